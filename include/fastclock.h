@@ -1,0 +1,231 @@
+/*
+ * fastclock — the time of day and monotonic time at the cost of a counter read.
+ *
+ * Clocks (every value is nanoseconds in an int64_t):
+ *   mono  CLOCK_MONOTONIC's timeline (follows its NTP slews and time-namespace offset; never goes back)
+ *   real  CLOCK_REALTIME's timeline, ns since the Unix epoch (follows the kernel's steps and leap seconds)
+ *
+ * Cost classes, as named in the table of README.md:
+ *   counter read  one hardware counter read (TSC / CNTVCT_EL0), a 128-bit multiply, no lock, no shared
+ *                 write, no division; about 1 ns more than the bare counter read.
+ *   one load      a single load of a value the slow path or the updater thread last stored.
+ *   kernel        clock_gettime (vDSO or syscall): used when the counter cannot be trusted.
+ * Once per re-anchor period (default 1 ms) the first reader that finds its timehand stale takes the slow
+ * path: it samples the kernel's clocks (~0.5 us) and publishes a new hand. Nothing else ever blocks.
+ *
+ * Ordering:
+ *   ordered   (fc_mono_ns, fc_real_ns, fc_ticks): like clock_gettime, if one read happens-before another
+ *             (C11 sense, across threads) the second is >= the first (realtime: unless the kernel's wall
+ *             clock was stepped back in between).
+ *   relaxed   (*_relaxed): the counter read is not ordered against surrounding memory operations; values
+ *             never decrease within one thread, but a value may be smaller than one another thread read
+ *             before synchronising with this one. Cheapest; use for durations measured in one thread.
+ *   coarse    (*_coarse_ns): a past value; up to one re-anchor period old while fc_updater_start() runs or
+ *             precise reads keep the clock re-anchored; otherwise as old as the last re-anchor. A coarse
+ *             value is never ahead of a precise one, so mixing the two can look like time going back.
+ *
+ * Fail closed: when the kernel does not itself use the counter (clocksource not tsc/arch_sys_counter), or
+ * the CPU reports no invariant TSC, every clock is served by clock_gettime and fc_status() says why.
+ * Environment: FASTCLOCK_SOURCE=auto|counter|kernel, FASTCLOCK_PERIOD_US=1..1000000 (re-anchor period).
+ * Invalid values are reported in fc_status().config_error and the default is used.
+ *
+ * Thread safety: every function may be called from any thread at any time, including after fork().
+ * Errors: functions returning int return 0, or -1 with errno set, as their libc counterparts.
+ */
+#ifndef FASTCLOCK_H
+#define FASTCLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+#include <sys/time.h>
+
+#include "fastclock/fc_counter.h"
+#include "fastclock/fc_hand.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FASTCLOCK_VERSION_MAJOR 0
+#define FASTCLOCK_VERSION_MINOR 1
+#define FASTCLOCK_VERSION_PATCH 0
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Internal entry points used by the inline readers below. Not part of the API.
+ */
+extern struct fc_pub fc__pub;
+#define FC__MONO 0
+#define FC__REAL 1
+#define FC__RELAXED 2
+int64_t fc__slow_ns(int how);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Precise clocks (cost: counter read).
+ */
+
+/* CLOCK_MONOTONIC, ordered. */
+static inline int64_t fc_mono_ns(void)
+{
+	int64_t m, off;
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off)))
+		return m;
+	return fc__slow_ns(FC__MONO);
+}
+
+/* CLOCK_MONOTONIC, relaxed (monotonic within one thread only). */
+static inline int64_t fc_mono_ns_relaxed(void)
+{
+	int64_t m, off;
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, &m, &off)))
+		return m;
+	return fc__slow_ns(FC__MONO | FC__RELAXED);
+}
+
+/* CLOCK_REALTIME, ordered. */
+static inline int64_t fc_real_ns(void)
+{
+	int64_t m, off;
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off)))
+		return m + off;
+	return fc__slow_ns(FC__REAL);
+}
+
+/* CLOCK_REALTIME, relaxed. */
+static inline int64_t fc_real_ns_relaxed(void)
+{
+	int64_t m, off;
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, &m, &off)))
+		return m + off;
+	return fc__slow_ns(FC__REAL | FC__RELAXED);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Coarse clocks (cost: one load). Before the first use of any other clock they return 0 only if the
+ * library has never initialised; call fc_init() (or any precise clock) once at startup.
+ */
+static inline int64_t fc_mono_coarse_ns(void)
+{
+	return __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED);
+}
+
+/* Two loads (the monotonic value and the current wall-clock offset); may lag a wall-clock step by one
+ * re-anchor period, as the kernel's CLOCK_REALTIME_COARSE lags by one tick. */
+static inline int64_t fc_real_coarse_ns(void)
+{
+	return __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&fc__pub.coarse_real_off, __ATOMIC_RELAXED);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Capture now, convert later (PPS-style). fc_ticks() costs a counter read and nothing else; keep the raw
+ * value and convert it when convenient. A capture converts exactly (with the hand that was current when it
+ * was taken) while that hand is still in the ring, i.e. for FC_HANDS re-anchor periods; older captures are
+ * converted with the oldest hand that covers them, then extrapolated (error grows with age, ~1e-7 * age).
+ * On the kernel backend fc_ticks() returns CLOCK_MONOTONIC nanoseconds, which convert the same way (a
+ * capture taken on one backend and converted after a switch to the other converts wrongly: the switch is
+ * counted in fc_status().discontinuities).
+ */
+uint64_t fc__ticks_kernel(void);
+
+/* Raw counter, ordered. */
+static inline uint64_t fc_ticks(void)
+{
+	const struct fc_hand *th = __atomic_load_n(&fc__pub.current, __ATOMIC_ACQUIRE);
+	if (FC__UNLIKELY(FC__LOAD(th->stale_ticks) == 0))
+		return fc__ticks_kernel();
+	return fc__counter_ordered();
+}
+
+/* Raw counter, relaxed. */
+static inline uint64_t fc_ticks_relaxed(void)
+{
+	const struct fc_hand *th = __atomic_load_n(&fc__pub.current, __ATOMIC_ACQUIRE);
+	if (FC__UNLIKELY(FC__LOAD(th->stale_ticks) == 0))
+		return fc__ticks_kernel();
+	return fc__counter_relaxed();
+}
+
+int64_t fc_ticks_to_mono_ns(uint64_t ticks);
+int64_t fc_ticks_to_real_ns(uint64_t ticks);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Drop-in replacements.
+ * fc_clock_gettime: CLOCK_REALTIME and CLOCK_MONOTONIC from the counter; their _COARSE variants from the
+ * coarse clocks while the updater thread runs (else from the kernel, whose coarse clocks are bounded by a
+ * tick); every other id goes to the kernel. Returns -1 with errno EFAULT for a NULL ts, EINVAL for an id
+ * the kernel rejects.
+ * fc_gettimeofday: CLOCK_REALTIME in microseconds; a NULL tv is allowed (as in the kernel); tz, if given,
+ * is filled by the kernel.
+ */
+int fc_clock_gettime(clockid_t id, struct timespec *ts);
+int fc_gettimeofday(struct timeval *tv, void *tz);
+
+/* Valkey-style helpers: CLOCK_REALTIME in us / ms, CLOCK_MONOTONIC in us (counter read). */
+static inline int64_t fc_ustime(void) { return fc_real_ns() / 1000; }
+static inline int64_t fc_mstime(void) { return fc_real_ns() / 1000000; }
+static inline int64_t fc_mono_us(void) { return fc_mono_ns() / 1000; }
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Control and status.
+ */
+
+/* Initialise now instead of on first use (idempotent; < 1 ms). Returns 0. */
+int fc_init(void);
+
+/* Re-anchor period in ns: 1 us .. 1 s. Returns -1/EINVAL (and changes nothing) outside that range. */
+int fc_set_period_ns(int64_t period_ns);
+
+/* Optional background thread that re-anchors every period_ns (0: the current period) so the coarse clocks
+ * stay fresh and readers never take the slow path. In a child after fork() it is restarted on the
+ * child's first slow path. Returns 0, or -1 with errno (EINVAL: bad period; EALREADY: running; or
+ * pthread_create's error). fc_updater_stop() joins it; returns 0, or -1/ESRCH if none runs. */
+int fc_updater_start(int64_t period_ns);
+int fc_updater_stop(void);
+
+enum fc_backend {
+	FC_BACKEND_COUNTER = 1, /* hardware counter, re-anchored to the kernel */
+	FC_BACKEND_KERNEL = 2,  /* clock_gettime on every read */
+};
+
+enum fc_freq_source {
+	FC_FREQ_NONE = 0,
+	FC_FREQ_PERF = 1,    /* the kernel's TSC parameters in the perf_event mmap page */
+	FC_FREQ_CPUID = 2,   /* CPUID leaf 0x15 / 0x40000010 */
+	FC_FREQ_CNTFRQ = 3,  /* CNTFRQ_EL0 */
+	FC_FREQ_MEASURED = 4 /* a short bracketed measurement against CLOCK_MONOTONIC */
+};
+
+struct fc_status {
+	int backend;                /* enum fc_backend */
+	char reason[160];           /* why this backend (human readable) */
+	char counter[16];           /* "tsc", "cntvct", "none" */
+	char clocksource[32];       /* kernel's current clocksource at the last check */
+	int freq_source;            /* enum fc_freq_source: where the initial frequency came from */
+	uint64_t counter_hz_initial; /* the frequency taken at start-up */
+	uint64_t counter_hz;        /* the kernel-relative rate the tracker uses now */
+	int64_t period_ns;          /* re-anchor period */
+	uint64_t reanchors;         /* hands published */
+	uint64_t slow_paths;        /* reader slow-path entries (kernel-backend reads excluded) */
+	uint64_t waits;             /* readers that waited for an expired hand to be replaced */
+	uint64_t discontinuities;   /* counter/kernel discontinuities detected (suspend, migration, steps) */
+	uint64_t real_steps;        /* wall-clock steps followed */
+	uint64_t trust_checks;      /* re-checks of the clocksource */
+	int64_t last_error_ns;      /* fastclock - kernel CLOCK_MONOTONIC at the last re-anchor (midpoint) */
+	int64_t last_bracket_ns;    /* width of the best kernel sample's counter bracket at the last re-anchor */
+	int64_t max_abs_error_ns;   /* largest |last_error_ns| seen while tracking (not across discontinuities) */
+	int updater_running;        /* 1 while fc_updater_start's thread runs */
+	char config_error[160];     /* "" or what was wrong in the environment/configuration */
+};
+
+/* Fill *out. Returns 0, or -1/EFAULT for NULL. Cheap enough for a metrics endpoint, not for a hot loop. */
+int fc_status(struct fc_status *out);
+
+/* Printable name of a backend / frequency source ("counter", "kernel", "perf", ...). */
+const char *fc_backend_name(int backend);
+const char *fc_freq_source_name(int src);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FASTCLOCK_H */

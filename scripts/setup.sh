@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install everything the build, the tests, the benchmarks and the report need on a fresh Debian machine.
+# Idempotent: skips apt when every package is present, and the venv when it is complete.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS=(cmake ninja-build gcc g++ clang clang-tidy clang-format libclang-rt-14-dev libgtest-dev
+      libbenchmark-dev libabsl-dev spin valgrind hyperfine python3-venv util-linux
+      qemu-user-static gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "setup: installing ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Python for the report (tools/report): Debian's python3 with a venv; the python3 first on PATH may not be it.
+PY=/usr/bin/python3
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import matplotlib, pandas, jsonschema' 2>/dev/null; then
+  echo "setup: creating .venv (matplotlib, pandas, jsonschema)" >&2
+  "$PY" -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check matplotlib pandas jsonschema
+fi

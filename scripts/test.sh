@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: installs what it needs, then builds and runs every preset.
+#   scripts/test.sh            everything (dev, asan+ubsan, tsan, fuzz, aarch64 under qemu, install/consumer)
+#   scripts/test.sh dev tsan   only the named phases
+set -uo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh || { echo "setup failed"; exit 1; }
+
+JOBS=$(nproc)
+phases=("$@")
+((${#phases[@]})) || phases=(dev asan tsan fuzz aarch64 package lint)
+passed=0; failed=0; failures=()
+
+run_phase() { # name, command...
+  local name=$1; shift
+  local t0=$SECONDS
+  echo "=== phase $name ==="
+  if "$@"; then passed=$((passed + 1)); echo "=== phase $name: ok ($((SECONDS - t0)) s) ===";
+  else failed=$((failed + 1)); failures+=("$name"); echo "=== phase $name: FAILED ($((SECONDS - t0)) s) ==="; fi
+}
+
+preset() { # configure, build and ctest one preset
+  local p=$1
+  cmake --preset "$p" >/dev/null && cmake --build --preset "$p" -j "$JOBS" && ctest --preset "$p" -j "$JOBS"
+}
+
+package() { # install into a prefix and build the consumer project against it (find_package + pkg-config)
+  local pre=build/package-prefix
+  rm -rf "$pre" build/consumer build/consumer-pc
+  cmake --install build/dev --prefix "$pre" >/dev/null &&
+  cmake -S tests/package -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="$PWD/$pre" >/dev/null &&
+  cmake --build build/consumer && ./build/consumer/consumer &&
+  PKG_CONFIG_PATH="$PWD/$pre/lib/pkgconfig" cc -O2 -o build/consumer-pc tests/package/consumer.c \
+     $(PKG_CONFIG_PATH="$PWD/$pre/lib/pkgconfig" pkg-config --cflags --libs fastclock) -Wl,-rpath,"$PWD/$pre/lib" &&
+  ./build/consumer-pc
+}
+
+lint() { [ -x scripts/lint.sh ] && scripts/lint.sh; }
+
+for ph in "${phases[@]}"; do
+  case $ph in
+    dev|asan|tsan|fuzz|aarch64) run_phase "$ph" preset "$ph" ;;
+    package) run_phase package package ;;
+    lint) run_phase lint lint ;;
+    *) echo "unknown phase '$ph' (dev asan tsan fuzz aarch64 package lint)"; exit 2 ;;
+  esac
+done
+echo
+((failed)) && echo "failed phases: ${failures[*]}"
+echo "phases: $passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,73 @@
+/*
+ * fastclock — the writer side of the timehands publication protocol.
+ *
+ * One writer at a time (the caller holds the clock's try-lock). The writer never touches the current hand:
+ * it fills the next one in the ring and then makes it current, so readers of the current hand never wait.
+ * A reader retries only if the writer recycles the very hand it is reading, which takes FC_HANDS - 1 more
+ * re-anchors. The steps are named W1..W4 here, R1..R4 in include/fastclock/fc_hand.h, and the same names
+ * label the Promela model in tests/model/hands.pml.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+void fc_hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start)
+{
+	memset(h, 0, sizeof(*h));
+	for (unsigned i = 0; i < FC_HANDS; i++) {
+		h->ring[i].next = &h->ring[(i + 1) % FC_HANDS];
+		/* Unpublished hands keep a generation too, so the first reuse of each already wraps when the
+		 * tests start next to UINT32_MAX. gen_start 0 is bumped to 1 by the first publish. */
+		h->ring[i].gen = gen_start;
+	}
+	h->boot.gen = 1;
+	h->boot.flags = FC_HAND_KERNEL;
+	h->boot.stale_ticks = 0; /* every read takes the slow path, which initialises the clock */
+	h->boot.mask = ~(uint64_t)0;
+	h->boot.next = &h->ring[0];
+	pub->coarse_mono = 0;
+	pub->coarse_real_off = 0;
+	__atomic_store_n(&pub->current, &h->boot, __ATOMIC_RELEASE);
+}
+
+struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *p)
+{
+	/* Only the lock holder stores pub->current, so a relaxed load sees our own last store. */
+	struct fc_hand *cur = __atomic_load_n(&pub->current, __ATOMIC_RELAXED);
+	struct fc_hand *th = cur->next;
+	uint32_t gen = th->gen + 1;
+
+	if (gen == 0) /* 0 means "being written": skip it on wrap */
+		gen = 1;
+
+	/* W1: mark the hand as being written. The release fence orders this store before every field store
+	 * below: a reader that loads any new field value (R3's acquire fence) then sees gen == 0 or the new
+	 * generation at R4, and retries. (FreeBSD: th_generation = 0; atomic_thread_fence_rel().) */
+	__atomic_store_n(&th->gen, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+
+	/* W2: write the fields. Relaxed stores: readers may copy them concurrently (and will retry). */
+	FC__STORE(th->flags, p->flags);
+	FC__STORE(th->stale_ticks, p->stale_ticks);
+	FC__STORE(th->base_ticks, p->base_ticks);
+	FC__STORE(th->mask, p->mask);
+	FC__STORE(th->mult, p->mult);
+	FC__STORE(th->frac, p->frac);
+	FC__STORE(th->mono_ns, p->mono_ns);
+	FC__STORE(th->real_off_ns, p->real_off_ns);
+	FC__STORE(th->valid_ticks, p->valid_ticks);
+	FC__STORE(th->mono_err_ns, p->mono_err_ns);
+	FC__STORE(th->err_mult, p->err_mult);
+	FC__STORE(th->ntp_err_ns, p->ntp_err_ns);
+	FC__STORE(th->sync_status, p->sync_status);
+	FC__STORE(th->floor_ns, p->floor_ns);
+
+	/* W3: publish the generation with release: pairs with R2, so a reader that sees this generation sees
+	 * every field above. */
+	__atomic_store_n(&th->gen, gen, __ATOMIC_RELEASE);
+
+	/* W4: make it current with release: pairs with R1, so a reader that loads this pointer sees the
+	 * complete hand (fields and generation). */
+	__atomic_store_n(&pub->current, th, __ATOMIC_RELEASE);
+	return th;
+}

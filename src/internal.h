@@ -1,0 +1,126 @@
+/*
+ * fastclock — internal interfaces between the library's modules.
+ *
+ * The seam that makes the algorithm testable: track.c, hands.c and sample.c never touch the hardware or
+ * the kernel themselves; they take a struct fc_source (an injected counter and reference clock). clock.c
+ * builds the real source from the counter hooks and clock_gettime; tests/sim builds simulated ones.
+ */
+#ifndef FASTCLOCK_INTERNAL_H
+#define FASTCLOCK_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "fastclock.h"
+
+/* ---- injected counter and reference clock ---------------------------------------------------------- */
+struct fc_source {
+	uint64_t (*counter)(void *ctx);                       /* ordered counter read */
+	int (*kernel)(void *ctx, clockid_t id, int64_t *ns);  /* reference clock; 0 or -1 */
+	void *ctx;
+	uint64_t mask; /* counter width mask (~0 for a 64-bit counter) */
+};
+
+/* ---- sample.c: bracketed counter-kernel-counter sampling -------------------------------------------- */
+struct fc_sample {
+	uint64_t c_mid;  /* counter at the middle of the tightest counter bracket around a CLOCK_MONOTONIC read */
+	uint64_t c_half; /* half that bracket's width, ticks */
+	int64_t mono;    /* the CLOCK_MONOTONIC value read inside it */
+	int64_t off_lo;  /* CLOCK_REALTIME - CLOCK_MONOTONIC lies in [off_lo, off_hi] */
+	int64_t off_hi;
+};
+
+/* Tries per sample. The best of 4 brackets is within a few ns of the narrowest possible on an idle core and
+ * survives up to 3 preempted tries; each try costs one counter pair plus one vDSO call (~40 ns here). */
+#define FC_SAMPLE_TRIES 4
+int fc_sample_take(const struct fc_source *src, int tries, struct fc_sample *out);
+
+/* ---- track.c: samples in, next hand's parameters out (pure) --------------------------------------- */
+#define FC_TRACK_HIST 8 /* samples kept for the rate estimate: a baseline of 8 periods */
+
+struct fc_track {
+	/* configuration */
+	uint64_t mask;
+	uint64_t period_ticks; /* re-anchor period P in ticks: hands go stale after P */
+	uint64_t valid_ticks;  /* and expire after P + P/8 */
+	/* state */
+	uint64_t mult_est; /* kernel ns per counter tick, 32.32 */
+	struct fc_sample hist[FC_TRACK_HIST];
+	unsigned nhist;     /* valid entries, newest at hist[nhist - 1] */
+	int rate_suspect;   /* the previous sample broke continuity: a second break in a row means a new rate */
+	int have_off;
+	int64_t off_lo, off_hi; /* intersection of every wall-offset interval since the last step */
+	/* results of the last update, and counters */
+	int64_t last_err_ns;     /* old hand minus kernel at the anchor (ns), before correction */
+	int64_t max_abs_err_ns;
+	uint64_t discontinuities;
+	uint64_t real_steps;
+	int disrupted; /* the last update followed a discontinuity */
+};
+
+void fc_track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uint64_t mult_hint);
+void fc_track_set_period(struct fc_track *t, uint64_t period_ticks);
+/* Compute the hand that follows `old` (NULL or a kernel hand at start-up), anchored at counter value
+ * t_anchor, from sample s. Fills every parameter field of *out (not gen/next). Pure: no I/O, no globals. */
+void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,
+		     uint64_t t_anchor, struct fc_hand *out);
+
+/* The value of a hand at counter t, in 32.32 fixed point (exactly what readers compute, before the shift),
+ * with deltas clamped to the hand's validity window [0, valid_ticks]. Shared by track.c and clock.c. */
+__int128 fc_hand_value_fx(const struct fc_hand *h, uint64_t t);
+
+/* ---- hands.c: the writer side of the publication protocol ----------------------------------------- */
+struct fc_hands {
+	struct fc_hand ring[FC_HANDS];
+	struct fc_hand boot; /* kernel hand current before the first publish */
+};
+/* Link the ring, make `boot` a kernel hand and current; generations start at gen_start (tests start them
+ * next to the wrap point). */
+void fc_hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start);
+/* Publish params as the next hand. The caller holds the writer lock. Returns the published hand. */
+struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *params);
+
+/* ---- trust.c ------------------------------------------------------------------------------------------ */
+/* 1 if the counter may be used (the kernel's clocksource uses it and the CPU says it is invariant), else 0;
+ * `why` gets a sentence either way, `cs` the clocksource name. */
+int fc_trust_check(char *why, size_t whylen, char *cs, size_t cslen);
+
+/* ---- counter/freq.c: frequency hints ------------------------------------------------------------------ */
+/* Returns the counter frequency in Hz (0 if unknown) and sets *src to an enum fc_freq_source. */
+uint64_t fc_counter_freq_hint(int *src);
+
+/* ---- clock.c: the clock object (one global; tests make their own over simulated sources) ----------- */
+struct fc_clock {
+	struct fc_pub *pub;
+	struct fc_hands hands;
+	struct fc_source src;
+	struct fc_track track;
+	int lock;        /* writer try-lock: 0 free, 1 held */
+	int backend;     /* enum fc_backend */
+	int64_t period_ns;
+	uint64_t counter_hz_initial;
+	int freq_source;
+	int forced;      /* FASTCLOCK_SOURCE forced a backend */
+	unsigned trust_every; /* re-check the clocksource every this many re-anchors (0: never, in tests) */
+	unsigned since_trust;
+	char reason[160];
+	char clocksource[32];
+	char config_error[160];
+	/* counters (relaxed atomics; slow path only) */
+	uint64_t reanchors, slow_paths, waits, trust_checks;
+};
+
+/* Build a clock over `src` (pure: no environment, no trust check) with the counter backend, first hand
+ * anchored now. Used by the global init and by tests. */
+int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
+		   uint64_t counter_hz, uint32_t gen_start);
+/* The slow path: everything the inline readers do not. how = FC__MONO/FC__REAL | FC__RELAXED. */
+int64_t fc_clock_slow(struct fc_clock *c, int how);
+/* Re-anchor now if the current hand is still `seen` (NULL: unconditionally). Takes the lock; returns 1 if
+ * a hand was published, 0 if another writer held the lock or already replaced `seen`. */
+int fc_clock_windup(struct fc_clock *c, const struct fc_hand *seen);
+/* Switch to the kernel backend (trust lost) or back, without a backward step. Caller holds the lock. */
+void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why);
+
+#endif /* FASTCLOCK_INTERNAL_H */

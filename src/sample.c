@@ -1,0 +1,52 @@
+/*
+ * fastclock — bracketed sampling of the kernel's clocks against the counter.
+ *
+ * A CLOCK_MONOTONIC read between two ordered counter reads c1 <= c2 happened at some count in [c1, c2]: we
+ * keep the tightest of `tries` such brackets (a preempted try is simply outvoted). The wall offset
+ * CLOCK_REALTIME - CLOCK_MONOTONIC is bracketed the same way by monotonic reads before and after a realtime
+ * read: the offset lies in [r - m2, r - m1].
+ */
+#include <limits.h>
+
+#include "internal.h"
+
+int fc_sample_take(const struct fc_source *src, int tries, struct fc_sample *out)
+{
+	uint64_t best = UINT64_MAX;
+	int64_t best_off = INT64_MAX;
+	int got = 0;
+
+	for (int i = 0; i < tries; i++) {
+		int64_t m;
+		uint64_t c1 = src->counter(src->ctx);
+		int rc = src->kernel(src->ctx, CLOCK_MONOTONIC, &m);
+		uint64_t c2 = src->counter(src->ctx);
+		uint64_t w = (c2 - c1) & src->mask;
+
+		if (rc != 0)
+			return -1;
+		if (w > (src->mask >> 1)) /* counter went back inside the bracket (cross-core skew): useless */
+			continue;
+		if (w < best) {
+			best = w;
+			out->c_mid = (c1 + w / 2) & src->mask;
+			out->c_half = (w + 1) / 2;
+			out->mono = m;
+			got = 1;
+		}
+	}
+	if (!got)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		int64_t m1, r, m2;
+		if (src->kernel(src->ctx, CLOCK_MONOTONIC, &m1) || src->kernel(src->ctx, CLOCK_REALTIME, &r) ||
+		    src->kernel(src->ctx, CLOCK_MONOTONIC, &m2))
+			return -1;
+		if (m2 - m1 < best_off) {
+			best_off = m2 - m1;
+			out->off_lo = r - m2;
+			out->off_hi = r - m1;
+		}
+	}
+	return 0;
+}

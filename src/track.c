@@ -1,0 +1,250 @@
+/*
+ * fastclock — the tracker: bracketed kernel samples in, the next timehand's parameters out.
+ *
+ * Pure code: no I/O, no globals, no clocks. tests/sim drives it with simulated machines.
+ *
+ * Model. The kernel's CLOCK_MONOTONIC is K(t) for counter value t; each sample gives one point of K with an
+ * uncertainty of half its counter bracket. The tracker keeps
+ *   - mult_est: the rate of K in ns per tick, measured over the last FC_TRACK_HIST samples (a baseline of
+ *     several periods keeps bracket noise below ~1 ppm while following an NTP slew within that many
+ *     periods);
+ *   - the wall offset CLOCK_REALTIME - CLOCK_MONOTONIC, which the kernel keeps constant between steps: the
+ *     intersection of every sample's interval pins it to ~1 ns, and an empty intersection is a step.
+ * Each update anchors the new hand at t_anchor with value V and slope mult:
+ *   V    = the old hand's value at t_anchor (continuity), raised to the kernel's lower bound if the old hand
+ *          had fallen behind (monotonic time may jump forward, never back), and to the old hand's largest
+ *          possible value if the old hand had expired;
+ *   mult = the slope that meets K at t_anchor + P, so an error present now is gone by the next re-anchor
+ *          (this is how NTP slews reach readers), clamped to mult_est +- 1/16.
+ * and, so that readers still holding the old hand can never see time go back, the new line stays at or above
+ * the old one over the rest of the old hand's validity window (the "dominance" rule below).
+ */
+#include "internal.h"
+
+typedef __int128 i128;
+
+#define FX_ONE ((i128)1 << 32) /* 1 ns in 32.32 fixed point */
+
+/* A sample whose bracket is wider than this is too noisy to steer the rate or the slope (the process was
+ * preempted inside it): it only bounds the anchor from below. 2 us is ~50x the bracket of an idle core here
+ * (lfence;rdtsc + vDSO ~ 40 ns). */
+#define POOR_BRACKET_NS 2000
+/* Continuity test between consecutive samples: a rate change of more than 1000 ppm (twice the kernel's
+ * maximum NTP slew of 500 ppm, adjtimex(2)) between two re-anchors is a discontinuity. */
+#define RATE_TOL_DIV 1000
+/* Largest slope correction: 1/16 of the rate (62500 ppm), enough for chrony's fastest slew (83333 ppm is
+ * its maximum; tens of ms/s typical) to be followed while an error of P is removed within 16 periods. */
+#define SLEW_DIV 16
+/* Rate uncertainty assumed between re-anchors for the error bound: 1/65536 (15 ppm): the 8-sample rate
+ * estimate is better than 1 ppm on a quiet machine; the margin covers an NTP frequency change between
+ * two re-anchors. */
+#define DRIFT_DIV 65536
+
+static int64_t sdelta(uint64_t a, uint64_t b, uint64_t mask)
+{
+	uint64_t d = (a - b) & mask;
+	if (d > (mask >> 1))
+		return -(int64_t)((mask - d) + 1);
+	return (int64_t)d;
+}
+
+static i128 fx(int64_t ns) { return (i128)ns * FX_ONE; }
+
+static int64_t fx_floor(i128 v) { return (int64_t)(v >> 32); } /* arithmetic shift: floor */
+
+static i128 i128_abs(i128 v) { return v < 0 ? -v : v; }
+
+/* Kernel CLOCK_MONOTONIC at counter t, extrapolated from sample s at rate mult. */
+static i128 kernel_at(const struct fc_sample *s, uint64_t t, uint64_t mult, uint64_t mask)
+{
+	return fx(s->mono) + (i128)sdelta(t, s->c_mid, mask) * (i128)mult;
+}
+
+i128 fc_hand_value_fx(const struct fc_hand *h, uint64_t t)
+{
+	uint64_t d = (t - h->base_ticks) & h->mask;
+	if (d > (h->mask >> 1)) /* counter behind the anchor: readers clamp to the anchor */
+		d = 0;
+	else if (d > h->valid_ticks)
+		d = h->valid_ticks;
+	return fx(h->mono_ns) + (i128)h->frac + (i128)((unsigned __int128)d * h->mult);
+}
+
+void fc_track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uint64_t mult_hint)
+{
+	*t = (struct fc_track){0};
+	t->mask = mask;
+	t->mult_est = mult_hint ? mult_hint : 1;
+	fc_track_set_period(t, period_ticks);
+}
+
+void fc_track_set_period(struct fc_track *t, uint64_t period_ticks)
+{
+	if (period_ticks < 8)
+		period_ticks = 8;
+	t->period_ticks = period_ticks;
+	/* Expire P/8 after going stale: long enough that a reader arriving while another thread re-anchors
+	 * (~0.5 us) never waits, short enough that the dominance bump (<= P/8 x slope change) stays ~1 ns. */
+	t->valid_ticks = period_ticks + period_ticks / 8;
+}
+
+static void hist_reset(struct fc_track *t, const struct fc_sample *a, const struct fc_sample *b)
+{
+	t->nhist = 0;
+	if (a)
+		t->hist[t->nhist++] = *a;
+	t->hist[t->nhist++] = *b;
+}
+
+/* Step 1: the rate. Returns 1 if s continues the history, 0 if it broke continuity. */
+static int update_rate(struct fc_track *t, const struct fc_sample *s, int poor)
+{
+	const struct fc_sample *prev;
+	int64_t dc, dm;
+	i128 expect, got, tol;
+
+	if (t->nhist == 0) {
+		hist_reset(t, NULL, s);
+		return 1;
+	}
+	prev = &t->hist[t->nhist - 1];
+	dc = sdelta(s->c_mid, prev->c_mid, t->mask);
+	dm = s->mono - prev->mono;
+	if (dc > 0 && dm >= 0) {
+		expect = (i128)dc * t->mult_est;
+		got = fx(dm);
+		tol = expect / RATE_TOL_DIV + (i128)(prev->c_half + s->c_half + 2) * t->mult_est + 2 * FX_ONE;
+		if (i128_abs(got - expect) <= tol) {
+			if (poor)
+				return 1; /* consistent, but too noisy to move the estimate */
+			if (t->nhist == FC_TRACK_HIST) {
+				for (unsigned i = 1; i < FC_TRACK_HIST; i++)
+					t->hist[i - 1] = t->hist[i];
+				t->nhist--;
+			}
+			t->hist[t->nhist++] = *s;
+			t->rate_suspect = 0;
+			dc = sdelta(s->c_mid, t->hist[0].c_mid, t->mask);
+			dm = s->mono - t->hist[0].mono;
+			if (t->nhist > 1 && dc > 0 && dm > 0)
+				t->mult_est = (uint64_t)(fx(dm) / dc);
+			return 1;
+		}
+		/* Two breaks in a row whose pair agrees on a plausible rate (within 2x): the counter's rate
+		 * itself changed (a VM migrated to another host). Adopt it. */
+		if (t->rate_suspect && !poor && got > expect / 2 && got < expect * 2) {
+			t->mult_est = (uint64_t)(got / dc);
+			hist_reset(t, prev, s);
+			t->rate_suspect = 0;
+			return 0;
+		}
+	}
+	/* Counter jumped, stopped or went back relative to the kernel: suspend/resume, migration. */
+	hist_reset(t, NULL, s);
+	t->rate_suspect = 1;
+	return 0;
+}
+
+/* Step 2: the wall offset. */
+static void update_offset(struct fc_track *t, const struct fc_sample *s)
+{
+	if (t->have_off && s->off_hi >= t->off_lo && s->off_lo <= t->off_hi) {
+		if (s->off_lo > t->off_lo)
+			t->off_lo = s->off_lo;
+		if (s->off_hi < t->off_hi)
+			t->off_hi = s->off_hi;
+		return;
+	}
+	if (t->have_off)
+		t->real_steps++; /* settimeofday, a leap second, clock_settime: follow the kernel */
+	t->off_lo = s->off_lo;
+	t->off_hi = s->off_hi;
+	t->have_off = 1;
+}
+
+void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,
+		     uint64_t t_anchor, struct fc_hand *out)
+{
+	const uint64_t P = t->period_ticks;
+	int poor = (i128)s->c_half * t->mult_est > fx(POOR_BRACKET_NS);
+	int continuous = update_rate(t, s, poor);
+	const uint64_t mult = t->mult_est;
+	i128 K, K_lo, half, V, end_val = 0, target, m;
+	uint64_t rem = 0;
+	int in_valid = 0;
+
+	update_offset(t, s);
+
+	/* Step 3: the anchor value. */
+	K = kernel_at(s, t_anchor, mult, t->mask);
+	/* Uncertainty of K: half the bracket, plus 1 ns for the kernel's own rounding to whole ns. */
+	half = (i128)s->c_half * mult + FX_ONE;
+	K_lo = K - half;
+	if (old == NULL || (old->flags & FC_HAND_KERNEL)) {
+		/* Leaving the kernel backend: start at the kernel's upper bound, so a kernel read another thread
+		 * made just before is not ahead of us; the slope removes the half bracket within P. */
+		V = K + half;
+		if (old && V < fx(old->floor_ns))
+			V = fx(old->floor_ns);
+	} else {
+		uint64_t od = (t_anchor - old->base_ticks) & old->mask;
+		end_val = fc_hand_value_fx(old, old->base_ticks + old->valid_ticks);
+		if (od < old->valid_ticks) {
+			in_valid = 1;
+			rem = old->valid_ticks - od;
+			V = fc_hand_value_fx(old, t_anchor); /* continuity */
+		} else {
+			V = end_val; /* expired or behind: start no lower than anything the old hand returned */
+		}
+		if (in_valid)
+			t->last_err_ns = fx_floor(V - K);
+		if (V < K_lo)
+			V = K_lo; /* behind the kernel: step forward */
+	}
+	if (!continuous)
+		t->discontinuities++;
+	t->disrupted = !continuous;
+
+	/* Step 4: the slope that meets the kernel one period from now. */
+	target = kernel_at(s, t_anchor + P, mult, t->mask);
+	m = poor ? (i128)mult : (target - V) / (i128)P;
+	if (m < (i128)(mult - mult / SLEW_DIV))
+		m = mult - mult / SLEW_DIV;
+	if (m > (i128)(mult + mult / SLEW_DIV))
+		m = mult + mult / SLEW_DIV;
+	if (m < 1)
+		m = 1;
+
+	/* Dominance: readers may still use the old hand up to the end of its validity, so the new line must
+	 * not pass below the old one there: V + rem * m >= old(end). When a re-anchor comes early (forced, or
+	 * the updater thread racing a reader), rem is long and a slower slope would need a large bump; keep
+	 * the old slope instead, and let the next on-time re-anchor correct. */
+	if (in_valid) {
+		if (rem > P / 2 && m < (i128)old->mult)
+			m = old->mult;
+		i128 need = end_val - (i128)rem * m;
+		if (V < need)
+			V = need;
+	}
+
+	if (!t->disrupted && in_valid) {
+		int64_t a = t->last_err_ns < 0 ? -t->last_err_ns : t->last_err_ns;
+		if (a > t->max_abs_err_ns)
+			t->max_abs_err_ns = a;
+	}
+
+	*out = (struct fc_hand){0};
+	out->flags = 0;
+	out->base_ticks = t_anchor & t->mask;
+	out->mask = t->mask;
+	out->mult = (uint64_t)m;
+	out->mono_ns = fx_floor(V);
+	out->frac = (uint64_t)(V - fx(out->mono_ns));
+	out->real_off_ns = t->off_lo + (t->off_hi - t->off_lo) / 2;
+	out->stale_ticks = P;
+	out->valid_ticks = t->valid_ticks;
+	/* Error bound at the anchor: distance to the kernel's estimate plus its uncertainty; it grows at the
+	 * slope's deliberate deviation from the rate plus the assumed rate uncertainty. */
+	out->mono_err_ns = fx_floor(i128_abs(V - K) + half) + 1;
+	out->err_mult = (uint64_t)(i128_abs(m - (i128)mult) + mult / DRIFT_DIV + 1);
+}
