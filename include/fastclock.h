@@ -58,6 +58,8 @@ extern struct fc_pub fc__pub;
 #define FC__REAL 1
 #define FC__RELAXED 2
 int64_t fc__slow_ns(int how);
+struct fc_interval;
+int fc__slow_bounded(struct fc_interval *out, int how);
 
 /* ---------------------------------------------------------------------------------------------------------
  * Precise clocks (cost: counter read).
@@ -67,7 +69,7 @@ int64_t fc__slow_ns(int how);
 static inline int64_t fc_mono_ns(void)
 {
 	int64_t m, off;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off)))
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off, NULL)))
 		return m;
 	return fc__slow_ns(FC__MONO);
 }
@@ -76,7 +78,7 @@ static inline int64_t fc_mono_ns(void)
 static inline int64_t fc_mono_ns_relaxed(void)
 {
 	int64_t m, off;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, &m, &off)))
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, &m, &off, NULL)))
 		return m;
 	return fc__slow_ns(FC__MONO | FC__RELAXED);
 }
@@ -85,7 +87,7 @@ static inline int64_t fc_mono_ns_relaxed(void)
 static inline int64_t fc_real_ns(void)
 {
 	int64_t m, off;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off)))
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off, NULL)))
 		return m + off;
 	return fc__slow_ns(FC__REAL);
 }
@@ -94,10 +96,66 @@ static inline int64_t fc_real_ns(void)
 static inline int64_t fc_real_ns_relaxed(void)
 {
 	int64_t m, off;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, &m, &off)))
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, &m, &off, NULL)))
 		return m + off;
 	return fc__slow_ns(FC__REAL | FC__RELAXED);
 }
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Bounded reads (cost: counter read; within a few % of fc_real_ns). TrueTime-style: the true time lies in
+ * [earliest_ns, latest_ns]. The half-width adds
+ *   (a) fastclock's own tracking error against the kernel's clock: measured at each re-anchor (distance to
+ *       the bracketed kernel sample plus half the bracket) and grown since at the slope's deviation from
+ *       the measured rate plus 15 ppm;
+ *   (b) for fc_real_bounded only, the kernel's error against UTC: adjtimex() maxerror, read on the slow
+ *       path at most once a second (never per read), grown at 500 ppm since (the kernel's own rule).
+ * status (enum fc_sync), rules in order:
+ *   FC_SYNC_DISRUPTED     a discontinuity (suspend, migration, counter jump, backend switch) was detected
+ *                         and fastclock has not re-converged on the kernel (within 1 us) since;
+ *   FC_SYNC_UNKNOWN       adjtimex() failed (e.g. seccomp), so (b) is unknown and set to 0;
+ *   FC_SYNC_FREE_RUNNING  no NTP discipline: STA_UNSYNC with maxerror >= 16 s (the kernel's NTP_PHASE_LIMIT
+ *                         reset value), or TIME_ERROR with maxerror >= 16 s;
+ *   FC_SYNC_SYNCHRONIZED  otherwise. Traps: chronyd leaves STA_UNSYNC set unless rtcsync is configured, so
+ *                         STA_UNSYNC alone is not trusted (maxerror decides); systemd-timesyncd writes
+ *                         maxerror = 0 at each sync, so right after one its bound is optimistic (it grows
+ *                         at 500 ppm from there, as the kernel adds 500 us per second).
+ * Monotonic counterpart: fc_mono_bounded gives the interval for CLOCK_MONOTONIC, (a) only.
+ * Returns 0, or -1/EFAULT for NULL.
+ */
+enum fc_sync { FC_SYNC_UNKNOWN = 0, FC_SYNC_SYNCHRONIZED = 1, FC_SYNC_FREE_RUNNING = 2, FC_SYNC_DISRUPTED = 3 };
+struct fc_interval {
+	int64_t earliest_ns, latest_ns;
+	int status; /* enum fc_sync */
+};
+
+static inline int fc_real_bounded(struct fc_interval *out)
+{
+	int64_t m, off;
+	struct fc__bound b;
+	if (FC__UNLIKELY(out == NULL) ||
+	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off, &b)))
+		return fc__slow_bounded(out, FC__REAL);
+	m += off;
+	out->earliest_ns = m - b.track_err_ns - b.ntp_err_ns;
+	out->latest_ns = m + b.track_err_ns + b.ntp_err_ns;
+	out->status = b.sync_status;
+	return 0;
+}
+
+static inline int fc_mono_bounded(struct fc_interval *out)
+{
+	int64_t m, off;
+	struct fc__bound b;
+	if (FC__UNLIKELY(out == NULL) ||
+	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off, &b)))
+		return fc__slow_bounded(out, FC__MONO);
+	out->earliest_ns = m - b.track_err_ns;
+	out->latest_ns = m + b.track_err_ns;
+	out->status = b.sync_status;
+	return 0;
+}
+
+const char *fc_sync_name(int status);
 
 /* ---------------------------------------------------------------------------------------------------------
  * Coarse clocks (cost: one load). Before the first use of any other clock they return 0 only if the
@@ -215,6 +273,12 @@ struct fc_status {
 	int64_t max_abs_error_ns;   /* largest |last_error_ns| seen while tracking (not across discontinuities) */
 	int updater_running;        /* 1 while fc_updater_start's thread runs */
 	char config_error[160];     /* "" or what was wrong in the environment/configuration */
+	int sync_status;            /* enum fc_sync, as bounded reads report it now */
+	int64_t ntp_maxerror_ns;    /* adjtimex maxerror at the last read (-1: unavailable) */
+	int64_t ntp_esterror_ns;    /* adjtimex esterror */
+	int ntp_status;             /* adjtimex status bits (STA_*) */
+	int step_notifier;          /* 1 if the updater thread watches a CANCEL_ON_SET timerfd */
+	uint64_t step_notifications; /* wall-clock steps reported by the notifier */
 };
 
 /* Fill *out. Returns 0, or -1/EFAULT for NULL. Cheap enough for a metrics endpoint, not for a hot loop. */

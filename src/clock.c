@@ -20,11 +20,10 @@
 #include "internal.h"
 
 #define NS_PER_SEC 1000000000LL
-/* Default re-anchor period: 1 ms keeps the error from an NTP slew (500 ppm max) under 0.5 us and costs
- * ~0.5 us of sampling per ms (0.05 %) on one thread. */
-#define DEFAULT_PERIOD_NS 1000000LL
-#define MIN_PERIOD_NS 1000LL
-#define MAX_PERIOD_NS NS_PER_SEC
+/* Read the kernel's NTP state at most this often (adjtimex is a real syscall, ~0.3 us). */
+#define NTP_EVERY_NS NS_PER_SEC
+/* The kernel's maxerror grows by 500 us each second (MAXFREQ, kernel/time/ntp.c): 500 ppm. */
+#define NTP_GROWTH_DIV 2000
 /* Re-check the kernel's clocksource every 1024 re-anchors: about once a second at the default period; a
  * sysfs read costs a few us under the writer lock, which readers never wait on. */
 #define TRUST_EVERY 1024
@@ -65,7 +64,7 @@ static int real_kernel(void *ctx, clockid_t id, int64_t *ns)
 	return 0;
 }
 
-static const struct fc_source real_source = {real_counter, real_kernel, NULL, ~(uint64_t)0};
+static const struct fc_source real_source = {real_counter, real_kernel, fc_ntp_read, NULL, ~(uint64_t)0};
 
 /* ---- the global clock ------------------------------------------------------------------------------- */
 static struct fc_clock g_clock = {
@@ -127,6 +126,27 @@ static void publish_coarse(struct fc_clock *c, const struct fc_hand *h)
 }
 
 /* ---- the writer --------------------------------------------------------------------------------------- */
+/* Refresh the cached NTP state if it is a second old, and stamp the hand with the kernel's bound vs UTC,
+ * grown at 500 ppm over the cache age plus one period (the hand's lifetime). */
+static void refresh_ntp(struct fc_clock *c, int64_t now)
+{
+	if (c->have_ntp && now - c->ntp_at < NTP_EVERY_NS)
+		return;
+	if (c->src.ntp)
+		c->src.ntp(c->src.ctx, &c->ntp);
+	else
+		c->ntp = (struct fc_ntp){.sync = FC_SYNC_UNKNOWN};
+	c->ntp_at = now;
+	c->have_ntp = 1;
+}
+
+static void set_ntp_fields(struct fc_clock *c, struct fc_hand *p, int64_t now)
+{
+	refresh_ntp(c, now);
+	p->ntp_err_ns = c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + c->period_ns) / NTP_GROWTH_DIV : 0;
+	p->sync_status = c->track.disrupted ? FC_SYNC_DISRUPTED : c->ntp.sync;
+}
+
 void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why)
 {
 	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
@@ -175,6 +195,7 @@ static void windup_locked(struct fc_clock *c)
 	}
 	t_a = c->src.counter(c->src.ctx);
 	fc_track_update(&c->track, cur, &s, t_a, &p);
+	set_ntp_fields(c, &p, s.mono);
 	fc_hands_publish(c->pub, &p);
 	publish_coarse(c, &p);
 	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
@@ -236,6 +257,8 @@ int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sourc
 		return -1;
 	t_a = src->counter(src->ctx);
 	fc_track_update(&c->track, NULL, &s, t_a, &p);
+	c->have_ntp = 0;
+	set_ntp_fields(c, &p, s.mono);
 	fc_hands_publish(pub, &p);
 	publish_coarse(c, &p);
 	c->reanchors = 1;
@@ -305,57 +328,18 @@ int64_t fc_clock_slow(struct fc_clock *c, int how)
 }
 
 /* ---- configuration and initialisation ---------------------------------------------------------------- */
-static void config_error(struct fc_clock *c, const char *fmt, const char *val)
-{
-	size_t n = strlen(c->config_error);
-	if (n > 0 && n + 2 < sizeof(c->config_error)) {
-		memcpy(c->config_error + n, "; ", 3);
-		n += 2;
-	}
-	snprintf(c->config_error + n, sizeof(c->config_error) - n, fmt, val);
-}
-
-/* Parse a decimal integer in [lo, hi]; 0 on success. */
-static int parse_int(const char *s, long long lo, long long hi, long long *out)
-{
-	char *end;
-	long long v;
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static void global_init(void)
 {
 	struct fc_clock *c = &g_clock;
-	const char *src = getenv("FASTCLOCK_SOURCE");
-	const char *per = getenv("FASTCLOCK_PERIOD_US");
-	int want = 0; /* 0 auto, FC_BACKEND_* forced */
-	long long v;
-	int trusted;
+	struct fc_config cfg;
+	int want, trusted;
 
 	c->pub = &fc__pub;
 	c->src = real_source;
-	c->period_ns = DEFAULT_PERIOD_NS;
-	if (src && *src) {
-		if (!strcmp(src, "counter"))
-			want = FC_BACKEND_COUNTER;
-		else if (!strcmp(src, "kernel"))
-			want = FC_BACKEND_KERNEL;
-		else if (strcmp(src, "auto"))
-			config_error(c, "FASTCLOCK_SOURCE='%s' is not auto, counter or kernel; using auto", src);
-	}
-	if (per && *per) {
-		if (parse_int(per, MIN_PERIOD_NS / 1000, MAX_PERIOD_NS / 1000, &v) == 0)
-			c->period_ns = v * 1000;
-		else
-			config_error(c, "FASTCLOCK_PERIOD_US='%s' is not an integer in 1..1000000; using 1000", per);
-	}
+	fc_config_parse(getenv("FASTCLOCK_SOURCE"), getenv("FASTCLOCK_PERIOD_US"), &cfg, c->config_error,
+			sizeof(c->config_error));
+	c->period_ns = cfg.period_ns;
+	want = cfg.backend;
 	trusted = fc_trust_check(c->reason, sizeof(c->reason), c->clocksource, sizeof(c->clocksource));
 	c->forced = want != 0;
 	c->trust_every = TRUST_EVERY;
@@ -440,6 +424,66 @@ uint64_t fc__ticks_kernel(void)
 	return (uint64_t)kernel_ns(&g_clock, CLOCK_MONOTONIC);
 }
 
+int fc__slow_bounded(struct fc_interval *out, int how)
+{
+	struct fc_clock *c = &g_clock;
+	int64_t ntp_err = 0, v;
+	int sync;
+
+	if (out == NULL) {
+		errno = EFAULT;
+		return -1;
+	}
+	v = fc__slow_ns(how);
+	if (c->backend == FC_BACKEND_COUNTER) {
+		/* The slow path re-anchored (or found a fresh hand): read again through the hand to get its
+		 * bound. A second slow path in a row means another thread is re-anchoring: use the kernel's
+		 * numbers below. */
+		int64_t m, off;
+		struct fc__bound b;
+		if (fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off, &b)) {
+			v = (how & FC__REAL) ? m + off : m;
+			ntp_err = (how & FC__REAL) ? b.ntp_err_ns : 0;
+			out->earliest_ns = v - b.track_err_ns - ntp_err;
+			out->latest_ns = v + b.track_err_ns + ntp_err;
+			out->status = b.sync_status;
+			return 0;
+		}
+	}
+	/* Kernel backend: no tracking error of our own; the kernel's NTP state decides. */
+	{
+		int expect = 0;
+		struct fc_ntp n = {0};
+		if (__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			refresh_ntp(c, kernel_ns(c, CLOCK_MONOTONIC));
+			n = c->ntp;
+			__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+		} else {
+			fc_ntp_read(NULL, &n);
+		}
+		ntp_err = (how & FC__REAL) ? n.maxerror_ns : 0;
+		sync = n.sync;
+	}
+	out->earliest_ns = v - ntp_err;
+	out->latest_ns = v + ntp_err;
+	out->status = sync;
+	return 0;
+}
+
+const char *fc_sync_name(int status)
+{
+	switch (status) {
+	case FC_SYNC_SYNCHRONIZED:
+		return "synchronized";
+	case FC_SYNC_FREE_RUNNING:
+		return "free-running";
+	case FC_SYNC_DISRUPTED:
+		return "disrupted";
+	default:
+		return "unknown";
+	}
+}
+
 /* ---- capture now, convert later ----------------------------------------------------------------------- */
 static int64_t ticks_to_ns(uint64_t ticks, int how)
 {
@@ -492,6 +536,8 @@ int64_t fc_ticks_to_real_ns(uint64_t ticks) { return ticks_to_ns(ticks, FC__REAL
 
 /* ---- drop-in replacements ------------------------------------------------------------------------------ */
 int fc__updater_is_running(void);
+int fc__updater_step_notifier(void);
+uint64_t fc__updater_step_count(void);
 
 static void ns_to_timespec(int64_t ns, struct timespec *ts)
 {
@@ -556,7 +602,7 @@ int fc_set_period_ns(int64_t period_ns)
 {
 	struct fc_clock *c = &g_clock;
 	int expect = 0;
-	if (period_ns < MIN_PERIOD_NS || period_ns > MAX_PERIOD_NS) {
+	if (period_ns < FC_MIN_PERIOD_NS || period_ns > FC_MAX_PERIOD_NS) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -628,5 +674,15 @@ int fc_status(struct fc_status *out)
 	out->waits = __atomic_load_n(&c->waits, __ATOMIC_RELAXED);
 	out->trust_checks = __atomic_load_n(&c->trust_checks, __ATOMIC_RELAXED);
 	out->updater_running = fc__updater_is_running();
+	{
+		struct fc_interval iv;
+		fc_real_bounded(&iv);
+		out->sync_status = iv.status;
+	}
+	out->ntp_maxerror_ns = c->have_ntp && c->ntp.sync != FC_SYNC_UNKNOWN ? c->ntp.maxerror_ns : -1;
+	out->ntp_esterror_ns = c->ntp.esterror_ns;
+	out->ntp_status = c->ntp.status;
+	out->step_notifier = fc__updater_step_notifier();
+	out->step_notifications = fc__updater_step_count();
 	return 0;
 }

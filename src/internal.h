@@ -14,10 +14,36 @@
 
 #include "fastclock.h"
 
+/* ---- ntp.c: the kernel's NTP state ------------------------------------------------------------------ */
+struct fc_ntp {
+	int sync;            /* enum fc_sync (never DISRUPTED: that is the tracker's verdict) */
+	int status;          /* STA_* bits */
+	int64_t maxerror_ns; /* kernel's bound on its error vs UTC */
+	int64_t esterror_ns;
+};
+/* Classify an adjtimex() result (rc: its return value or -1). Pure. Returns out->sync. */
+int fc_ntp_classify(int rc, int status, long maxerror_us, long esterror_us, struct fc_ntp *out);
+int fc_ntp_read(void *ctx, struct fc_ntp *out); /* adjtimex(modes = 0), classified */
+
+/* ---- config.c: environment parsing (pure) ------------------------------------------------------------- */
+/* Default re-anchor period: 1 ms keeps the error from an NTP slew (500 ppm max) under 0.5 us and costs
+ * ~0.5 us of sampling per ms (0.05 %) on one thread. */
+#define FC_DEFAULT_PERIOD_NS 1000000LL
+#define FC_MIN_PERIOD_NS 1000LL
+#define FC_MAX_PERIOD_NS 1000000000LL
+struct fc_config {
+	int backend;       /* 0: auto; FC_BACKEND_* forced */
+	int64_t period_ns;
+};
+/* Parse FASTCLOCK_SOURCE / FASTCLOCK_PERIOD_US values (either may be NULL). Returns the number of errors;
+ * each is described in err (naming the bad value) and replaced by the default. */
+int fc_config_parse(const char *source, const char *period_us, struct fc_config *out, char *err, size_t errlen);
+
 /* ---- injected counter and reference clock ---------------------------------------------------------- */
 struct fc_source {
 	uint64_t (*counter)(void *ctx);                       /* ordered counter read */
 	int (*kernel)(void *ctx, clockid_t id, int64_t *ns);  /* reference clock; 0 or -1 */
+	int (*ntp)(void *ctx, struct fc_ntp *out);            /* NTP state; NULL: unknown */
 	void *ctx;
 	uint64_t mask; /* counter width mask (~0 for a 64-bit counter) */
 };
@@ -107,6 +133,9 @@ struct fc_clock {
 	char reason[160];
 	char clocksource[32];
 	char config_error[160];
+	struct fc_ntp ntp;   /* last NTP state read */
+	int64_t ntp_at;      /* kernel CLOCK_MONOTONIC when it was read */
+	int have_ntp;
 	/* counters (relaxed atomics; slow path only) */
 	uint64_t reanchors, slow_paths, waits, trust_checks;
 };

@@ -40,6 +40,9 @@ typedef __int128 i128;
  * two re-anchors. */
 #define DRIFT_DIV 65536
 
+/* Re-converged after a discontinuity once the error at a re-anchor is within 1 us again. */
+#define RECONVERGED_NS 1000
+
 static int64_t sdelta(uint64_t a, uint64_t b, uint64_t mask)
 {
 	uint64_t d = (a - b) & mask;
@@ -203,7 +206,11 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 	}
 	if (!continuous)
 		t->discontinuities++;
-	t->disrupted = !continuous;
+	/* Disrupted from a discontinuity until the error at a re-anchor is back within RECONVERGED_NS. */
+	if (!continuous)
+		t->disrupted = 1;
+	else if (t->disrupted && in_valid && t->last_err_ns < RECONVERGED_NS && t->last_err_ns > -RECONVERGED_NS)
+		t->disrupted = 0;
 
 	/* Step 4: the slope that meets the kernel one period from now. */
 	target = kernel_at(s, t_anchor + P, mult, t->mask);
@@ -227,7 +234,7 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 			V = need;
 	}
 
-	if (!t->disrupted && in_valid) {
+	if (continuous && !t->disrupted && in_valid) {
 		int64_t a = t->last_err_ns < 0 ? -t->last_err_ns : t->last_err_ns;
 		if (a > t->max_abs_err_ns)
 			t->max_abs_err_ns = a;

@@ -5,11 +5,21 @@
  * period old. Nothing depends on it: without it the first reader past the period re-anchors.
  * Fork: threads do not survive fork(); the child handler marks the thread for restart and the child's first
  * slow path (within one period of its first read) starts a new one with the same period.
+ *
+ * Step notification: the thread also waits on a timerfd armed on CLOCK_REALTIME with
+ * TFD_TIMER_CANCEL_ON_SET (timerfd_create(2)): when anyone sets the wall clock (settimeofday, clock_settime,
+ * a leap second is not a set), the read fails with ECANCELED at once, and the thread re-anchors immediately
+ * instead of at the end of the period. Tests substitute their own fd (fc__updater_test_step_fd) to drive
+ * that path without ever touching the host's clock.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -21,17 +31,66 @@ static int u_running;      /* guarded by u_mu; read relaxed by fc__updater_is_ru
 static int u_stop;         /* set under u_mu, read relaxed by the thread */
 static int64_t u_period_ns;
 int fc__updater_restart_needed;
+static int u_step_fd = -1;       /* the CANCEL_ON_SET timerfd, or a test's fd; -1 if none */
+static int u_test_fd = -1;       /* set by tests before fc_updater_start */
+static uint64_t u_steps;         /* notifications seen */
+
+int fc__updater_step_notifier(void) { return __atomic_load_n(&u_step_fd, __ATOMIC_RELAXED) >= 0; }
+uint64_t fc__updater_step_count(void) { return __atomic_load_n(&u_steps, __ATOMIC_RELAXED); }
+void fc__updater_test_step_fd(int fd) { u_test_fd = fd; }
+
+/* Arm (or re-arm) the timerfd: an absolute expiry far in the future, so it only ever reports a set. */
+static int arm_step_fd(int fd)
+{
+	struct itimerspec its = {{0, 0}, {(time_t)1 << 40, 0}};
+	return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
+}
+
+static int open_step_fd(void)
+{
+	int fd;
+	if (u_test_fd >= 0)
+		return u_test_fd;
+	fd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (arm_step_fd(fd) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Wait up to timeout_ns; returns 1 if the wall clock was set meanwhile. */
+static int wait_step(int fd, int64_t timeout_ns)
+{
+	struct pollfd pfd = {fd, POLLIN, 0};
+	uint64_t buf;
+	if (fd < 0) {
+		struct timespec ts = {(time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000)};
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		return 0;
+	}
+	/* poll's timeout is in ms; round up so a sub-ms period still sleeps (the hand is not stale yet). */
+	if (poll(&pfd, 1, (int)((timeout_ns + 999999) / 1000000)) <= 0)
+		return 0;
+	if (read(fd, &buf, sizeof(buf)) < 0 && errno == ECANCELED) {
+		arm_step_fd(fd);
+		return 1;
+	}
+	return fd == u_test_fd; /* a test's eventfd/pipe: any readable event is a simulated step */
+}
 
 int fc__updater_is_running(void) { return __atomic_load_n(&u_running, __ATOMIC_RELAXED); }
 
 static void *updater_main(void *arg)
 {
 	struct fc_clock *c = fc__global_clock();
+	int fd = open_step_fd();
 	(void)arg;
+	__atomic_store_n(&u_step_fd, fd, __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&u_stop, __ATOMIC_RELAXED)) {
 		int64_t p = __atomic_load_n(&u_period_ns, __ATOMIC_RELAXED);
-		/* Wake at 3/4 of the period, so the hand is replaced before readers find it stale. */
-		struct timespec ts = {(time_t)(p * 3 / 4 / 1000000000), (long)(p * 3 / 4 % 1000000000)};
 		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
 
 		if (c->backend == FC_BACKEND_COUNTER) {
@@ -45,8 +104,14 @@ static void *updater_main(void *arg)
 			__atomic_store_n(&c->pub->coarse_real_off, rn - mn, __ATOMIC_RELAXED);
 			__atomic_store_n(&c->pub->coarse_mono, mn, __ATOMIC_RELAXED);
 		}
-		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		/* Wake at 3/4 of the period, so the hand is replaced before readers find it stale; at once if
+		 * the wall clock is set. */
+		if (wait_step(fd, p * 3 / 4))
+			__atomic_fetch_add(&u_steps, 1, __ATOMIC_RELAXED);
 	}
+	__atomic_store_n(&u_step_fd, -1, __ATOMIC_RELAXED);
+	if (fd >= 0 && fd != u_test_fd)
+		close(fd);
 	return NULL;
 }
 

@@ -78,15 +78,23 @@ FC__ALWAYS_INLINE uint64_t fc__scale(uint64_t delta, uint64_t mult, uint64_t fra
 	return (uint64_t)(((unsigned __int128)delta * mult + frac) >> 32);
 }
 
+/* Error-bound fields, copied under the same protocol by bounded reads (fc_real_bounded). */
+struct fc__bound {
+	int64_t track_err_ns; /* |fastclock - kernel| bound at this read */
+	int64_t ntp_err_ns;   /* kernel's own bound vs UTC */
+	int32_t sync_status;  /* enum fc_sync */
+};
+
 /*
  * The reader protocol. Copies what it needs from the current hand, reads the counter, and retries if the
  * hand was recycled meanwhile. Returns 1 with *mono and *real_off set, or 0 when the slow path must run
  * (kernel hand, or a delta past stale_ticks: the hand needs re-anchoring, or the counter went backwards).
  * `counter` is a constant at every call site, so it is inlined: the real clocks pass the hardware hook,
- * the simulation tests pass a simulated counter, and both run this same code.
+ * the simulation tests pass a simulated counter, and both run this same code. `b` is NULL (a constant, so
+ * the bound code vanishes) except in bounded reads.
  */
 FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter)(void), int64_t *mono,
-				    int64_t *real_off)
+				    int64_t *real_off, struct fc__bound *b)
 {
 	const struct fc_hand *th;
 	uint32_t gen;
@@ -108,6 +116,11 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 			return 0;
 		m = FC__LOAD(th->mono_ns) + (int64_t)fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->frac));
 		r = FC__LOAD(th->real_off_ns);
+		if (b) {
+			b->track_err_ns = FC__LOAD(th->mono_err_ns) + (int64_t)fc__scale(delta, FC__LOAD(th->err_mult), 0);
+			b->ntp_err_ns = FC__LOAD(th->ntp_err_ns);
+			b->sync_status = FC__LOAD(th->sync_status);
+		}
 		/* R3: acquire fence pairs with W1: if any field load above saw a store made after the writer
 		 * zeroed gen, the gen load below sees 0 or the new generation, and we retry. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);

@@ -1,0 +1,37 @@
+/*
+ * fastclock — the kernel's NTP state (adjtimex, modes = 0: a read, unprivileged) and how it is classified.
+ * The rules are documented with fc_real_bounded in include/fastclock.h.
+ */
+#include <sys/timex.h>
+
+#include "internal.h"
+
+/* The kernel resets maxerror to NTP_PHASE_LIMIT (16 s) when it is not disciplined (kernel/time/ntp.c). */
+#define UNSYNC_MAXERROR_US 16000000L
+
+int fc_ntp_classify(int rc, int status, long maxerror_us, long esterror_us, struct fc_ntp *out)
+{
+	out->status = status;
+	out->maxerror_ns = maxerror_us < 0 ? 0 : (int64_t)maxerror_us * 1000;
+	out->esterror_ns = esterror_us < 0 ? 0 : (int64_t)esterror_us * 1000;
+	if (rc < 0) {
+		out->sync = FC_SYNC_UNKNOWN;
+		out->maxerror_ns = 0;
+		out->esterror_ns = 0;
+	} else if (maxerror_us >= UNSYNC_MAXERROR_US && ((status & STA_UNSYNC) || rc == TIME_ERROR)) {
+		out->sync = FC_SYNC_FREE_RUNNING;
+	} else {
+		out->sync = FC_SYNC_SYNCHRONIZED;
+	}
+	return out->sync;
+}
+
+int fc_ntp_read(void *ctx, struct fc_ntp *out)
+{
+	struct timex tx = {0};
+	int rc;
+	(void)ctx;
+	tx.modes = 0; /* read only */
+	rc = adjtimex(&tx);
+	return fc_ntp_classify(rc, tx.status, tx.maxerror, tx.esterror, out);
+}
