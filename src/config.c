@@ -46,7 +46,8 @@ int fc_config_parse(const char *source, const char *period_us, struct fc_config 
 		long long v;
 		errno = 0;
 		v = strtoll(period_us, &end, 10);
-		if (errno || *end || end == period_us || v < FC_MIN_PERIOD_NS / 1000 || v > FC_MAX_PERIOD_NS / 1000) {
+		/* digits only: strtoll alone would accept leading blanks, a sign and trailing nothing */
+		if (errno || *end || end == period_us || *period_us < '0' || *period_us > '9' || v < FC_MIN_PERIOD_NS / 1000 || v > FC_MAX_PERIOD_NS / 1000) {
 			add_error(err, errlen,
 				  "FASTCLOCK_PERIOD_US='%.40s' is not an integer in 1..1000000; using 1000", period_us);
 			nerr++;

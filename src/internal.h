@@ -14,6 +14,10 @@
 
 #include "fastclock.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- ntp.c: the kernel's NTP state ------------------------------------------------------------------ */
 struct fc_ntp {
 	int sync;            /* enum fc_sync (never DISRUPTED: that is the tracker's verdict) */
@@ -151,5 +155,9 @@ int64_t fc_clock_slow(struct fc_clock *c, int how);
 int fc_clock_windup(struct fc_clock *c, const struct fc_hand *seen);
 /* Switch to the kernel backend (trust lost) or back, without a backward step. Caller holds the lock. */
 void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* FASTCLOCK_INTERNAL_H */

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@ int fc__updater_restart_needed;
 static int u_step_fd = -1;       /* the CANCEL_ON_SET timerfd, or a test's fd; -1 if none */
 static int u_test_fd = -1;       /* set by tests before fc_updater_start */
 static uint64_t u_steps;         /* notifications seen */
+static int u_wake_fd = -1;       /* eventfd: fc_updater_stop wakes the thread at once */
 
 int fc__updater_step_notifier(void) { return __atomic_load_n(&u_step_fd, __ATOMIC_RELAXED) >= 0; }
 uint64_t fc__updater_step_count(void) { return __atomic_load_n(&u_steps, __ATOMIC_RELAXED); }
@@ -61,18 +63,20 @@ static int open_step_fd(void)
 	return fd;
 }
 
-/* Wait up to timeout_ns; returns 1 if the wall clock was set meanwhile. */
+/* Wait up to timeout_ns (or until fc_updater_stop); returns 1 if the wall clock was set meanwhile. */
 static int wait_step(int fd, int64_t timeout_ns)
 {
-	struct pollfd pfd = {fd, POLLIN, 0};
+	struct pollfd pfd[2] = {{u_wake_fd, POLLIN, 0}, {fd, POLLIN, 0}};
 	uint64_t buf;
-	if (fd < 0) {
+	int n = fd >= 0 ? 2 : 1;
+	if (u_wake_fd < 0) { /* no eventfd: plain sleep */
 		struct timespec ts = {(time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000)};
 		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 		return 0;
 	}
-	/* poll's timeout is in ms; round up so a sub-ms period still sleeps (the hand is not stale yet). */
-	if (poll(&pfd, 1, (int)((timeout_ns + 999999) / 1000000)) <= 0)
+	/* poll's timeout is in ms; round up so a sub-ms period still sleeps (the hand is not stale yet).
+	 * A sub-ms period thus re-anchors every 1 ms from this thread; readers re-anchor in between. */
+	if (poll(pfd, (nfds_t)n, (int)((timeout_ns + 999999) / 1000000)) <= 0 || n < 2 || !(pfd[1].revents & POLLIN))
 		return 0;
 	if (read(fd, &buf, sizeof(buf)) < 0 && errno == ECANCELED) {
 		arm_step_fd(fd);
@@ -120,6 +124,8 @@ static int start_locked(int64_t period_ns)
 	int rc;
 	u_period_ns = period_ns;
 	__atomic_store_n(&u_stop, 0, __ATOMIC_RELAXED);
+	if (u_wake_fd < 0)
+		u_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	rc = pthread_create(&u_thread, NULL, updater_main, NULL);
 	if (rc != 0) {
 		errno = rc;
@@ -159,7 +165,16 @@ int fc_updater_stop(void)
 		return -1;
 	}
 	__atomic_store_n(&u_stop, 1, __ATOMIC_RELAXED);
-	pthread_join(u_thread, NULL);
+	if (u_wake_fd >= 0) {
+		uint64_t one = 1, drain;
+		if (write(u_wake_fd, &one, sizeof(one)) != sizeof(one))
+			(void)0; /* the thread then wakes at its next period */
+		pthread_join(u_thread, NULL);
+		while (read(u_wake_fd, &drain, sizeof(drain)) > 0)
+			;
+	} else {
+		pthread_join(u_thread, NULL);
+	}
 	__atomic_store_n(&u_running, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&u_mu);
 	return 0;

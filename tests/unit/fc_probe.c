@@ -1,0 +1,305 @@
+/*
+ * fc_probe — runs one behaviour of the library in a fresh process, for tests that need the environment
+ * read at start-up, fork(), a time namespace or a file playing the kernel's clocksource.
+ * Exit 0: behaviour holds; 1: it does not (the reason is printed); 77: cannot be tested here (skip).
+ *
+ *   fc_probe agree [--expect-backend counter|kernel]   both clocks within the kernel's bracket (+-20 us)
+ *   fc_probe config-error TEXT      fc_status().config_error contains TEXT and the clocks still work
+ *   fc_probe period NS              fc_status().period_ns == NS
+ *   fc_probe untrusted NAME         a kernel clocksource NAME makes the library use the kernel backend
+ *   fc_probe demote                 clocksource changes from tsc at run time: followed, no backward step
+ *   fc_probe fork                   a child after fork() reads correct time
+ *   fc_probe fork-updater           the updater thread is restarted in the child
+ *   fc_probe timens OFFSET_S        inside a new time namespace with monotonic offset, mono follows it
+ *   fc_probe first-call             the first call initialises in well under 1 ms (prints the figure)
+ *   fc_probe step-notify            a step notification wakes the updater and re-anchors at once
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fastclock.h>
+
+void fc__updater_test_step_fd(int fd); /* test hook in src/updater.c */
+
+#define BOUND_NS 20000 /* generous: the benchmark measures the real figure (tens of ns) */
+
+static int64_t kns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int fail(const char *what, long long a, long long b)
+{
+	fprintf(stderr, "fc_probe: %s (%lld vs %lld)\n", what, a, b);
+	return 1;
+}
+
+/* n bracketed reads of each clock: kernel, fastclock, kernel; and monotonicity of fc_mono_ns. */
+static int agree(int n)
+{
+	int64_t last = INT64_MIN, worst = 0;
+	for (int i = 0; i < n; i++) {
+		int64_t k1 = kns(CLOCK_MONOTONIC), f = fc_mono_ns(), k2 = kns(CLOCK_MONOTONIC);
+		int64_t r1 = kns(CLOCK_REALTIME), g = fc_real_ns(), r2 = kns(CLOCK_REALTIME);
+		if (f < k1 - BOUND_NS || f > k2 + BOUND_NS)
+			return fail("fc_mono_ns outside the kernel bracket", f - k1, k2 - k1);
+		if (g < r1 - BOUND_NS || g > r2 + BOUND_NS)
+			return fail("fc_real_ns outside the kernel bracket", g - r1, r2 - r1);
+		if (f < last)
+			return fail("fc_mono_ns went back", f, last);
+		last = f;
+		if (f < k1 && k1 - f > worst)
+			worst = k1 - f;
+		if (f > k2 && f - k2 > worst)
+			worst = f - k2;
+	}
+	printf("agree: %d reads, worst outside bracket %lld ns\n", n, (long long)worst);
+	return 0;
+}
+
+static int expect_backend(const char *name)
+{
+	struct fc_status st;
+	fc_status(&st);
+	if (strcmp(fc_backend_name(st.backend), name) != 0) {
+		fprintf(stderr, "fc_probe: backend %s (%s), expected %s\n", fc_backend_name(st.backend), st.reason,
+			name);
+		return 1;
+	}
+	return 0;
+}
+
+static char cs_file[] = "/tmp/fc_probe_cs_XXXXXX";
+
+static void write_cs(const char *name)
+{
+	FILE *f = fopen(cs_file, "w");
+	if (!f) {
+		perror("fc_probe: clocksource file");
+		exit(1);
+	}
+	fprintf(f, "%s\n", name);
+	fclose(f);
+}
+
+static int setup_cs(const char *name)
+{
+	int fd = mkstemp(cs_file);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	write_cs(name);
+	setenv("FASTCLOCK_TEST_CLOCKSOURCE_FILE", cs_file, 1);
+	return 0;
+}
+
+static int child_status(pid_t pid)
+{
+	int st;
+	if (waitpid(pid, &st, 0) < 0)
+		return 1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+static int mode_demote(void)
+{
+	struct fc_status st;
+	int64_t last = INT64_MIN, t0;
+	setup_cs("tsc");
+	fc_init();
+	fc_status(&st);
+	unlink(cs_file);
+	if (st.backend != FC_BACKEND_COUNTER) {
+		printf("skip: counter backend not in use here (%s)\n", st.reason);
+		return 77;
+	}
+	write_cs("hpet");
+	t0 = kns(CLOCK_MONOTONIC);
+	for (;;) {
+		int64_t v = fc_mono_ns();
+		if (v < last)
+			return fail("backward step while demoting", v, last);
+		last = v;
+		fc_status(&st);
+		if (st.backend == FC_BACKEND_KERNEL)
+			break;
+		if (kns(CLOCK_MONOTONIC) - t0 > 10000000000LL)
+			return fail("demotion not followed within 10 s", (long long)st.trust_checks, 0);
+	}
+	unlink(cs_file);
+	if (!strstr(st.reason, "hpet"))
+		return fail("reason does not name the clocksource", 0, 0);
+	for (int i = 0; i < 100000; i++) {
+		int64_t v = fc_mono_ns();
+		if (v < last)
+			return fail("backward step after demotion", v, last);
+		last = v;
+	}
+	printf("demote: followed after %lld trust checks; reason: %s\n", (long long)st.trust_checks, st.reason);
+	return agree(10000);
+}
+
+static int mode_timens(long long off_s)
+{
+	char buf[64];
+	int fd;
+	pid_t pid;
+	int64_t before = kns(CLOCK_MONOTONIC);
+
+	/* As root a time namespace needs nothing else; unprivileged, a user namespace gives CAP_SYS_TIME over
+	 * it. */
+	if (unshare(CLONE_NEWTIME) != 0 && unshare(CLONE_NEWUSER | CLONE_NEWTIME) != 0) {
+		printf("skip: unshare(CLONE_NEWTIME): %s\n", strerror(errno));
+		return 77;
+	}
+	/* Offsets are written before any process enters the namespace; our children will. An unshare
+	 * --time --monotonic wrapper may already have set them: then writing fails and we check those. */
+	fd = open("/proc/self/timens_offsets", O_WRONLY);
+	if (fd >= 0) {
+		int n = snprintf(buf, sizeof(buf), "monotonic %lld 0\n", off_s);
+		if (write(fd, buf, (size_t)n) != n)
+			off_s = 0; /* already set by the wrapper (EACCES): the wrapper's offset is off_s anyway */
+		close(fd);
+	}
+	pid = fork();
+	if (pid == 0) {
+		int64_t k = kns(CLOCK_MONOTONIC), f = fc_mono_ns();
+		if (k - before < off_s * 1000000000LL - 1000000000LL)
+			_exit(fail("the namespace has no monotonic offset", k, before));
+		if (f < k - BOUND_NS || f > k + 1000000000LL)
+			_exit(fail("fc_mono_ns does not follow the namespace's clock", f, k));
+		printf("timens: kernel monotonic %lld s ahead of the parent's; fastclock follows\n",
+		       (long long)((k - before) / 1000000000));
+		fflush(stdout);
+		{
+			int rc = agree(20000);
+			fflush(stdout);
+			_exit(rc);
+		}
+	}
+	return child_status(pid);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "agree";
+
+	if (!strcmp(mode, "agree")) {
+		int rc = agree(200000);
+		if (rc == 0 && argc > 3 && !strcmp(argv[2], "--expect-backend"))
+			rc = expect_backend(argv[3]);
+		return rc;
+	}
+	if (!strcmp(mode, "config-error") && argc > 2) {
+		struct fc_status st;
+		fc_status(&st);
+		if (!strstr(st.config_error, argv[2])) {
+			fprintf(stderr, "fc_probe: config_error '%s' does not contain %s\n", st.config_error, argv[2]);
+			return 1;
+		}
+		printf("config-error: %s\n", st.config_error);
+		return agree(10000);
+	}
+	if (!strcmp(mode, "period") && argc > 2) {
+		struct fc_status st;
+		fc_status(&st);
+		if (st.period_ns != atoll(argv[2]))
+			return fail("period", st.period_ns, atoll(argv[2]));
+		return agree(10000);
+	}
+	if (!strcmp(mode, "untrusted") && argc > 2) {
+		struct fc_status st;
+		setup_cs(argv[2]);
+		fc_status(&st);
+		unlink(cs_file);
+		if (st.backend != FC_BACKEND_KERNEL || !strstr(st.reason, argv[2]))
+			return fail("an untrusted clocksource did not select the kernel backend", st.backend, 0);
+		printf("untrusted: %s\n", st.reason);
+		return agree(10000);
+	}
+	if (!strcmp(mode, "demote"))
+		return mode_demote();
+	if (!strcmp(mode, "fork")) {
+		pid_t pid;
+		fc_mono_ns();
+		pid = fork();
+		if (pid == 0)
+			_exit(agree(50000));
+		return child_status(pid) || agree(1000);
+	}
+	if (!strcmp(mode, "fork-updater")) {
+		pid_t pid;
+		if (fc_updater_start(200000) != 0)
+			return fail("fc_updater_start", errno, 0);
+		pid = fork();
+		if (pid == 0) {
+			struct fc_status st;
+			int64_t t0 = kns(CLOCK_MONOTONIC);
+			do {
+				fc_mono_ns();
+				fc_status(&st);
+			} while (!st.updater_running && kns(CLOCK_MONOTONIC) - t0 < 2000000000LL);
+			if (!st.updater_running)
+				_exit(fail("updater not restarted in the child", 0, 0));
+			fc_updater_stop();
+			_exit(agree(10000));
+		}
+		if (child_status(pid))
+			return 1;
+		return fc_updater_stop() != 0 ? fail("fc_updater_stop", errno, 0) : 0;
+	}
+	if (!strcmp(mode, "timens") && argc > 2)
+		return mode_timens(atoll(argv[2]));
+	if (!strcmp(mode, "first-call")) {
+		int64_t t0 = kns(CLOCK_MONOTONIC), v = fc_mono_ns(), t1 = kns(CLOCK_MONOTONIC);
+		struct fc_status st;
+		fc_status(&st);
+		printf("first-call: %lld us (backend %s, frequency from %s)\n", (long long)(t1 - t0) / 1000,
+		       fc_backend_name(st.backend), fc_freq_source_name(st.freq_source));
+		/* The requirement is "well under 1 ms"; the assertion is loose (20 ms) because this machine is
+		 * shared: it catches a calibration that sleeps, not noise. The figure above is the measurement. */
+		if (t1 - t0 > 20000000 || v < t0 - BOUND_NS || v > t1 + BOUND_NS)
+			return fail("first call too slow or wrong", t1 - t0, v - t0);
+		return 0;
+	}
+	if (!strcmp(mode, "step-notify")) {
+		struct fc_status st0, st;
+		int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		uint64_t one = 1;
+		int64_t t0, t1;
+		if (efd < 0)
+			return 77;
+		fc__updater_test_step_fd(efd);
+		/* A long period, so only the notification can explain a prompt re-anchor. */
+		if (fc_updater_start(500000000) != 0)
+			return fail("fc_updater_start", errno, 0);
+		fc_status(&st0);
+		t0 = kns(CLOCK_MONOTONIC);
+		while (!st0.step_notifier && kns(CLOCK_MONOTONIC) - t0 < 2000000000LL)
+			fc_status(&st0);
+		if (write(efd, &one, sizeof(one)) != sizeof(one))
+			return 1;
+		t0 = kns(CLOCK_MONOTONIC);
+		do
+			fc_status(&st);
+		while (st.step_notifications == 0 && kns(CLOCK_MONOTONIC) - t0 < 5000000000LL);
+		t1 = kns(CLOCK_MONOTONIC);
+		fc_updater_stop();
+		if (!st0.step_notifier || st.step_notifications != 1)
+			return fail("step notification not seen", (long long)st.step_notifications, st0.step_notifier);
+		printf("step-notify: seen %lld us after the notification\n", (long long)(t1 - t0) / 1000);
+		return 0;
+	}
+	fprintf(stderr, "fc_probe: unknown mode '%s'\n", mode);
+	return 2;
+}
