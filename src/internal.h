@@ -144,6 +144,8 @@ struct fc_clock {
 	uint64_t reanchors, slow_paths, waits, trust_checks;
 };
 
+/* The library's own clock (tests force re-anchors on it). */
+struct fc_clock *fc__global_clock(void);
 /* Build a clock over `src` (pure: no environment, no trust check) with the counter backend, first hand
  * anchored now. Used by the global init and by tests. */
 int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
