@@ -35,7 +35,7 @@ int fc_config_parse(const char *source, const char *period_us, struct fc_config 
 			out->backend = FC_BACKEND_COUNTER;
 		else if (!strcmp(source, "kernel"))
 			out->backend = FC_BACKEND_KERNEL;
-		else if (strcmp(source, "auto")) {
+		else if (strcmp(source, "auto") != 0) {
 			add_error(err, errlen, "FASTCLOCK_SOURCE='%.40s' is not auto, counter or kernel; using auto",
 				  source);
 			nerr++;

@@ -215,10 +215,10 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 	/* Step 4: the slope that meets the kernel one period from now. */
 	target = kernel_at(s, t_anchor + P, mult, t->mask);
 	m = poor ? (i128)mult : (target - V) / (i128)P;
-	if (m < (i128)(mult - mult / SLEW_DIV))
-		m = mult - mult / SLEW_DIV;
-	if (m > (i128)(mult + mult / SLEW_DIV))
-		m = mult + mult / SLEW_DIV;
+	if (m < (i128)mult - (i128)(mult / SLEW_DIV))
+		m = (i128)mult - (i128)(mult / SLEW_DIV);
+	if (m > (i128)mult + (i128)(mult / SLEW_DIV))
+		m = (i128)mult + (i128)(mult / SLEW_DIV);
 	if (m < 1)
 		m = 1;
 
