@@ -115,7 +115,11 @@ static int mode_demote(void)
 {
 	struct fc_status st;
 	int64_t last = INT64_MIN, t0;
+#if defined(__aarch64__)
+	setup_cs("arch_sys_counter");
+#else
 	setup_cs("tsc");
+#endif
 	fc_init();
 	fc_status(&st);
 	unlink(cs_file);
