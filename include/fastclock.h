@@ -158,20 +158,27 @@ static inline int fc_mono_bounded(struct fc_interval *out)
 const char *fc_sync_name(int status);
 
 /* ---------------------------------------------------------------------------------------------------------
- * Coarse clocks (cost: one load). Before the first use of any other clock they return 0 only if the
- * library has never initialised; call fc_init() (or any precise clock) once at startup.
+ * Coarse clocks (cost: one load, and a branch that is only taken before the library has initialised, so a
+ * first coarse read is never 0 or stale: it initialises the library like any other first call).
  */
+int64_t fc__coarse_init(int how);
+
 static inline int64_t fc_mono_coarse_ns(void)
 {
-	return __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED);
+	int64_t v = __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED);
+	if (FC__UNLIKELY(v == 0))
+		return fc__coarse_init(FC__MONO);
+	return v;
 }
 
 /* Two loads (the monotonic value and the current wall-clock offset); may lag a wall-clock step by one
  * re-anchor period, as the kernel's CLOCK_REALTIME_COARSE lags by one tick. */
 static inline int64_t fc_real_coarse_ns(void)
 {
-	return __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) +
-	       __atomic_load_n(&fc__pub.coarse_real_off, __ATOMIC_RELAXED);
+	int64_t v = __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED);
+	if (FC__UNLIKELY(v == 0))
+		return fc__coarse_init(FC__REAL);
+	return v + __atomic_load_n(&fc__pub.coarse_real_off, __ATOMIC_RELAXED);
 }
 
 /* ---------------------------------------------------------------------------------------------------------

@@ -416,6 +416,13 @@ int64_t fc__slow_ns(int how)
 	return fc_clock_slow(&g_clock, how);
 }
 
+int64_t fc__coarse_init(int how)
+{
+	/* First use of a coarse clock (or CLOCK_MONOTONIC really is 0, in a time namespace): a precise read
+	 * initialises the library and stores the coarse value. */
+	return fc__slow_ns(how);
+}
+
 uint64_t fc__ticks_kernel(void)
 {
 	ensure_init();
