@@ -68,8 +68,8 @@ int fc__slow_bounded(struct fc_interval *out, int how);
 /* CLOCK_MONOTONIC, ordered. */
 static inline int64_t fc_mono_ns(void)
 {
-	int64_t m, off;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off, NULL)))
+	int64_t m;
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, &m, NULL, NULL)))
 		return m;
 	return fc__slow_ns(FC__MONO);
 }
@@ -77,8 +77,8 @@ static inline int64_t fc_mono_ns(void)
 /* CLOCK_MONOTONIC, relaxed (monotonic within one thread only). */
 static inline int64_t fc_mono_ns_relaxed(void)
 {
-	int64_t m, off;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, &m, &off, NULL)))
+	int64_t m;
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, &m, NULL, NULL)))
 		return m;
 	return fc__slow_ns(FC__MONO | FC__RELAXED);
 }
@@ -144,10 +144,10 @@ static inline int fc_real_bounded(struct fc_interval *out)
 
 static inline int fc_mono_bounded(struct fc_interval *out)
 {
-	int64_t m, off;
+	int64_t m;
 	struct fc__bound b;
 	if (FC__UNLIKELY(out == NULL) ||
-	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off, &b)))
+	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, &m, NULL, &b)))
 		return fc__slow_bounded(out, FC__MONO);
 	out->earliest_ns = m - b.track_err_ns;
 	out->latest_ns = m + b.track_err_ns;

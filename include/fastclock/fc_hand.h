@@ -115,7 +115,7 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 		if (FC__UNLIKELY(delta >= stale))
 			return 0;
 		m = FC__LOAD(th->mono_ns) + (int64_t)fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->frac));
-		r = FC__LOAD(th->real_off_ns);
+		r = real_off ? FC__LOAD(th->real_off_ns) : 0; /* real_off is a constant at every call site */
 		if (b) {
 			b->track_err_ns = FC__LOAD(th->mono_err_ns) + (int64_t)fc__scale(delta, FC__LOAD(th->err_mult), 0);
 			b->ntp_err_ns = FC__LOAD(th->ntp_err_ns);
@@ -127,7 +127,8 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 		/* R4: validate. gen 0: being written; changed: recycled while we read. */
 	} while (FC__UNLIKELY(gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED)));
 	*mono = m;
-	*real_off = r;
+	if (real_off)
+		*real_off = r;
 	return 1;
 }
 
