@@ -14,8 +14,8 @@ done
 if ((${#missing[@]})); then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   echo "setup: installing ${missing[*]}" >&2
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  $SUDO apt-get update -qq </dev/null
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}" >/dev/null </dev/null
 fi
 
 # Python for the report (tools/report): Debian's python3 with a venv; the python3 first on PATH may not be it.
@@ -23,5 +23,5 @@ PY=/usr/bin/python3
 if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import matplotlib, pandas, jsonschema' 2>/dev/null; then
   echo "setup: creating .venv (matplotlib, pandas, jsonschema)" >&2
   "$PY" -m venv .venv
-  .venv/bin/pip install -q --disable-pip-version-check matplotlib pandas jsonschema
+  .venv/bin/pip install -q --disable-pip-version-check --timeout 60 matplotlib pandas jsonschema
 fi

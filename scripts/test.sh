@@ -6,16 +6,19 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh || { echo "setup failed"; exit 1; }
 
-JOBS=$(nproc)
+export JOBS=$(nproc)
 phases=("$@")
 ((${#phases[@]})) || phases=(dev asan tsan fuzz aarch64 package lint)
 passed=0; failed=0; failures=()
+
+# No phase may hang CI: each gets PHASE_TIMEOUT seconds (ctest also limits every test, CMakePresets.json).
+PHASE_TIMEOUT=${PHASE_TIMEOUT:-900}
 
 run_phase() { # name, command...
   local name=$1; shift
   local t0=$SECONDS
   echo "=== phase $name ==="
-  if "$@"; then passed=$((passed + 1)); echo "=== phase $name: ok ($((SECONDS - t0)) s) ===";
+  if timeout -k 10 "$PHASE_TIMEOUT" bash -c "$(declare -f preset package lint); \"\$@\"" _ "$@"; then passed=$((passed + 1)); echo "=== phase $name: ok ($((SECONDS - t0)) s) ===";
   else failed=$((failed + 1)); failures+=("$name"); echo "=== phase $name: FAILED ($((SECONDS - t0)) s) ==="; fi
 }
 

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +31,10 @@ static void *forcer(void *arg)
 	while (!__atomic_load_n(&g_stop, __ATOMIC_RELAXED)) {
 		int64_t until = fc_mono_ns_relaxed() + g_force_us * 1000LL;
 		fc_clock_windup(c, NULL);
+		/* Yield while waiting: with more spinning threads than cores (2-core CI, TSan) a pure spin would
+		 * hold a core the readers need for whole scheduler slices. */
 		while (fc_mono_ns_relaxed() < until && !__atomic_load_n(&g_stop, __ATOMIC_RELAXED))
-			;
+			sched_yield();
 	}
 	return NULL;
 }
@@ -72,8 +75,11 @@ static void *pinger(void *arg)
 	uint64_t bad = 0;
 	for (long long r = 0; r < g_rounds; r++) {
 		int64_t seen, v;
-		while (__atomic_load_n(&pp_turn, __ATOMIC_ACQUIRE) != me)
-			;
+		/* Spin briefly, then yield: if the other pinger was descheduled, spinning would only delay it by
+		 * a scheduler slice per round (hundreds of seconds on an oversubscribed CI machine). */
+		for (unsigned spins = 0; __atomic_load_n(&pp_turn, __ATOMIC_ACQUIRE) != me;)
+			if (++spins > 256)
+				sched_yield();
 		seen = __atomic_load_n(&pp_value, __ATOMIC_RELAXED);
 		v = fc_mono_ns(); /* happens-after the other thread's read, through pp_turn */
 		if (v < seen)
