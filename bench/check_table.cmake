@@ -10,6 +10,9 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "fc_bench --quick exited with '${rc}': ${err}")
 endif()
 
+# ';' separates CMake list items: "lfence;rdtsc" would split a row in two.
+string(REPLACE ";" "," out "${out}")
+
 # The header, then rows: name, group, median min p25 p75, IQR%, x vDSO, x ctr, base, +ns.
 if(NOT out MATCHES "\ncandidate +group +median +min +p25 +p75 +IQR% +x vDSO +x ctr +ctr base +\\+ns ctr\n")
   message(FATAL_ERROR "table header missing")

@@ -1,7 +1,8 @@
 /*
  * fc_icount — call one clock N times, for instruction counting under callgrind (bench/callgrind.sh).
  *
- *   fc_icount CLOCK N
+ *   fc_icount CLOCK N           run the loop (count it with callgrind --toggle-collect=icount_*)
+ *   fc_icount --step CLOCK N    count the loop's instructions by single-stepping it with ptrace
  *
  * Each clock has its own out-of-line loop, icount_<clock>, which callgrind collects alone
  * (--toggle-collect=icount_*). The loop adds each result to a sink so the calls cannot be dropped; the
@@ -9,10 +10,23 @@
  * divides the difference of the counts by the difference of N, which removes everything done once
  * (initialisation, the first slow path). It prints the fastclock backend and the slow paths taken inside
  * the loop, so a count that includes re-anchors is visible as such.
+ *
+ * Why --step: valgrind does not give its guest the kernel's vDSO, so under callgrind glibc's clock_gettime
+ * is a real system call (about 10 user-space instructions, the kernel's work unseen) and the vDSO's own
+ * instructions cannot be counted. --step runs the loop in a traced child and counts PTRACE_SINGLESTEP
+ * traps between two SIGSTOPs around it: every user-space instruction, the vDSO's included (a system call
+ * counts as one). Single-stepping makes each instruction take microseconds, so run it with a long
+ * re-anchor period (FASTCLOCK_PERIOD_US=1000000) and few calls.
  */
 #include <fastclock.h>
 
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,32 +95,98 @@ static const struct {
 	{"clock_gettime_mono_coarse", icount_clock_gettime_mono_coarse},
 };
 
+static int run_loop(size_t i, uint64_t n)
+{
+	struct fc_status a, b;
+	fc_init();
+	(void)fc_mono_ns(); /* the first reads initialise; keep that out of the loop */
+	(void)fc_mono_coarse_ns();
+	fc_status(&a);
+	sink = clocks[i].loop(n);
+	fc_status(&b);
+	printf("clock=%s n=%" PRIu64 " backend=%s slow_paths=%" PRIu64 " reanchors=%" PRIu64 "\n", clocks[i].name, n,
+	       fc_backend_name(b.backend), b.slow_paths - a.slow_paths, b.reanchors - a.reanchors);
+	fflush(stdout);
+	return 0;
+}
+
+/* The child stops itself before and after the loop; the parent single-steps everything in between. */
+static int step_loop(size_t i, uint64_t n)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (pid == 0) {
+		struct fc_status a, b;
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0)
+			_exit(3);
+		fc_init();
+		(void)fc_mono_ns();
+		(void)fc_mono_coarse_ns();
+		fc_status(&a);
+		raise(SIGSTOP);
+		sink = clocks[i].loop(n);
+		raise(SIGSTOP);
+		fc_status(&b);
+		printf("clock=%s n=%" PRIu64 " backend=%s slow_paths=%" PRIu64 " reanchors=%" PRIu64, clocks[i].name, n,
+		       fc_backend_name(b.backend), b.slow_paths - a.slow_paths, b.reanchors - a.reanchors);
+		fflush(stdout);
+		_exit(0);
+	}
+	int st;
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st) || WSTOPSIG(st) != SIGSTOP) {
+		fprintf(stderr, "fc_icount: the traced child did not stop (ptrace not permitted?)\n");
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return 1;
+	}
+	uint64_t steps = 0;
+	for (;;) {
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) != 0) {
+			perror("ptrace(PTRACE_SINGLESTEP)");
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return 1;
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st)) {
+			fprintf(stderr, "fc_icount: the traced child ended while stepping\n");
+			return 1;
+		}
+		if (WSTOPSIG(st) == SIGSTOP)
+			break;
+		if (WSTOPSIG(st) != SIGTRAP) {
+			fprintf(stderr, "fc_icount: unexpected signal %d while stepping\n", WSTOPSIG(st));
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return 1;
+		}
+		steps++;
+	}
+	ptrace(PTRACE_DETACH, pid, NULL, NULL); /* the SIGSTOP is suppressed; the child prints and exits */
+	waitpid(pid, &st, 0);
+	printf(" steps=%" PRIu64 "\n", steps);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	size_t nclocks = sizeof clocks / sizeof clocks[0];
+	int step = argc > 1 && strcmp(argv[1], "--step") == 0;
 	char *end = NULL;
-	unsigned long long n = argc == 3 ? strtoull(argv[2], &end, 10) : 0;
-	if (argc != 3 || !end || *end || n == 0) {
-		fprintf(stderr, "usage: fc_icount CLOCK N\nclocks:");
+	unsigned long long n = argc == 3 + step ? strtoull(argv[2 + step], &end, 10) : 0;
+	if (argc != 3 + step || !end || *end || n == 0) {
+		fprintf(stderr, "usage: fc_icount [--step] CLOCK N\nclocks:");
 		for (size_t i = 0; i < nclocks; i++)
 			fprintf(stderr, " %s", clocks[i].name);
 		fprintf(stderr, "\n");
 		return 2;
 	}
-	for (size_t i = 0; i < nclocks; i++) {
-		if (strcmp(argv[1], clocks[i].name) != 0)
-			continue;
-		struct fc_status a, b;
-		fc_init();
-		(void)fc_mono_ns(); /* the first reads initialise; keep that out of the loop */
-		(void)fc_mono_coarse_ns();
-		fc_status(&a);
-		sink = clocks[i].loop(n);
-		fc_status(&b);
-		printf("clock=%s n=%llu backend=%s slow_paths=%" PRIu64 " reanchors=%" PRIu64 "\n", clocks[i].name, n,
-		       fc_backend_name(b.backend), b.slow_paths - a.slow_paths, b.reanchors - a.reanchors);
-		return 0;
-	}
-	fprintf(stderr, "fc_icount: unknown clock '%s'\n", argv[1]);
+	for (size_t i = 0; i < nclocks; i++)
+		if (strcmp(argv[1 + step], clocks[i].name) == 0)
+			return step ? step_loop(i, n) : run_loop(i, n);
+	fprintf(stderr, "fc_icount: unknown clock '%s'\n", argv[1 + step]);
 	return 2;
 }
