@@ -435,16 +435,26 @@ std::string json_arr(const std::vector<double> &v)
 struct ScaleResult {
 	const char *name;
 	std::vector<int> threads;
-	std::vector<std::vector<double>> rate; /* [thread-count index][repetition] aggregate calls/s */
+	std::vector<std::vector<double>> rate;  /* [thread-count index][repetition] aggregate calls/s */
+	std::vector<std::vector<double>> share; /* [thread-count index][repetition] mean CPU time / wall time */
 };
 
+int64_t thread_cpu_ns()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* n threads call `batch` in chunks of 1024 until told to stop; each times its own run, and the aggregate
- * rate is the sum of the per-thread rates (threads start and stop a few us apart). */
-double scale_once(uint64_t (*batch)(uint64_t), int n, double run_ns)
+ * rate is the sum of the per-thread rates (threads start and stop a few us apart). *share is the threads'
+ * mean CPU time / wall time: below 1 when other processes (or more threads than CPUs) took CPU time, so a
+ * low efficiency can be told apart from contention in the clock itself. */
+double scale_once(uint64_t (*batch)(uint64_t), int n, double run_ns, double *share)
 {
 	std::atomic<int> ready{0};
 	std::atomic<bool> go{false}, stop{false};
-	std::vector<double> rates((size_t)n, 0.0);
+	std::vector<double> rates((size_t)n, 0.0), shares((size_t)n, 0.0);
 	std::vector<std::thread> th;
 	for (int i = 0; i < n; i++) {
 		th.emplace_back([&, i] {
@@ -452,14 +462,15 @@ double scale_once(uint64_t (*batch)(uint64_t), int n, double run_ns)
 			while (!go.load(std::memory_order_acquire))
 				;
 			uint64_t calls = 0, s = 0;
-			int64_t t0 = now_ns();
+			int64_t c0 = thread_cpu_ns(), t0 = now_ns();
 			do {
 				s += batch(1024);
 				calls += 1024;
 			} while (!stop.load(std::memory_order_relaxed));
-			int64_t t1 = now_ns();
+			int64_t t1 = now_ns(), c1 = thread_cpu_ns();
 			g_sink = g_sink + s;
 			rates[(size_t)i] = (double)calls * 1e9 / (double)(t1 - t0);
+			shares[(size_t)i] = (double)(c1 - c0) / (double)(t1 - t0);
 		});
 	}
 	while (ready.load() < n)
@@ -469,9 +480,12 @@ double scale_once(uint64_t (*batch)(uint64_t), int n, double run_ns)
 	stop.store(true);
 	for (auto &t : th)
 		t.join();
-	double sum = 0;
-	for (double r : rates)
-		sum += r;
+	double sum = 0, sh = 0;
+	for (int i = 0; i < n; i++) {
+		sum += rates[(size_t)i];
+		sh += shares[(size_t)i];
+	}
+	*share = sh / n;
 	return sum;
 }
 
@@ -624,8 +638,8 @@ int main(int argc, char **argv)
 	printf("fc_bench: %d rounds x %zu candidates, ~%.3g ms per batch, interleaved (order rotated each round)\n",
 	       o.rounds, cands.size(), o.batch_ms);
 	printf("  ns/call of back-to-back calls, timed by clock_gettime(CLOCK_MONOTONIC) around each batch\n");
-	printf("machine:   %s, %ld online CPUs, clocksource %s, %s %s\n", cpu.c_str(), ncpu, clocksource.c_str(),
-	       un.sysname, un.release);
+	printf("machine:   %s, %ld online CPUs, clocksource %s, %s %s, load average %s\n", cpu.c_str(), ncpu,
+	       clocksource.c_str(), un.sysname, un.release, read_first_line("/proc/loadavg").c_str());
 	printf("fastclock: backend %s (%s), counter %s at %.6f GHz (%s), period %.0f us, updater %s\n",
 	       fc_backend_name(st0.backend), st0.reason, st0.counter, (double)st0.counter_hz / 1e9,
 	       fc_freq_source_name(st0.freq_source), (double)st0.period_ns / 1e3, o.updater ? "on" : "off");
@@ -690,28 +704,34 @@ int main(int argc, char **argv)
 			res.name = sc.name;
 			res.threads = ns;
 			res.rate.assign(ns.size(), {});
+			res.share.assign(ns.size(), {});
 			sres.push_back(res);
 		}
 		/* Interleaved as above: each repetition runs every (clock, thread count) pair once. */
 		for (int rep = 0; rep < o.scale_reps; rep++)
 			for (size_t j = 0; j < ns.size(); j++)
-				for (size_t k = 0; k < sres.size(); k++)
-					sres[k].rate[j].push_back(scale_once(kScaleCands[k].batch, ns[j], o.scale_ms * 1e6));
-		printf("\nthread scaling: aggregate Mcalls/s, median of %d x %.3g ms; eff = thr(n) / (n x thr(1))\n",
+				for (size_t k = 0; k < sres.size(); k++) {
+					double sh;
+					sres[k].rate[j].push_back(scale_once(kScaleCands[k].batch, ns[j], o.scale_ms * 1e6, &sh));
+					sres[k].share[j].push_back(sh);
+				}
+		printf("\nthread scaling: aggregate Mcalls/s, median of %d x %.3g ms; eff = thr(n) / (n x thr(1));\n"
+		       "  cpu = the threads' CPU time / wall time (below 1: other load, or more threads than CPUs)\n",
 		       o.scale_reps, o.scale_ms);
 		printf("%-34s", "clock");
 		for (int n : ns)
-			printf(" %9s%-3d %5s", "threads=", n, "eff");
+			printf(" %9s%-3d %5s %4s", "threads=", n, "eff", "cpu");
 		printf("\n");
 		for (auto &s : sres) {
 			printf("%-34s", s.name);
 			double r1 = median(s.rate[0]);
 			for (size_t j = 0; j < ns.size(); j++) {
 				double r = median(s.rate[j]);
-				printf(" %12.1f %5.2f", r / 1e6, r / ((double)ns[j] * r1));
+				printf(" %12.1f %5.2f %4.2f", r / 1e6, r / ((double)ns[j] * r1), median(s.share[j]));
 			}
 			printf("\n");
 		}
+		printf("load average after scaling: %s\n", read_first_line("/proc/loadavg").c_str());
 		if (o.max_threads > ncpu)
 			printf("(more threads than the %ld online CPUs: efficiency below 1 is expected)\n", ncpu);
 	}
@@ -797,9 +817,12 @@ int main(int argc, char **argv)
 			double r1 = median(s.rate[0]);
 			for (size_t j = 0; j < s.threads.size(); j++) {
 				double r = median(s.rate[j]);
-				fprintf(f, "%s{\"threads\": %d, \"calls_per_s\": %s, \"efficiency\": %s, \"reps\": %s}",
+				fprintf(f,
+					"%s{\"threads\": %d, \"calls_per_s\": %s, \"efficiency\": %s, \"cpu_share\": %s, "
+					"\"reps\": %s}",
 					j ? ", " : "", s.threads[j], json_num(r).c_str(),
-					json_num(r / ((double)s.threads[j] * r1)).c_str(), json_arr(s.rate[j]).c_str());
+					json_num(r / ((double)s.threads[j] * r1)).c_str(), json_num(median(s.share[j])).c_str(),
+					json_arr(s.rate[j]).c_str());
 			}
 			fprintf(f, "]}%s\n", k + 1 < sres.size() ? "," : "");
 		}
