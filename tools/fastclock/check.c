@@ -1,0 +1,449 @@
+/*
+ * fastclock check — run fastclock against the kernel for S seconds; exit 1 on any violation.
+ *
+ * One thread per CPU (at least 2), each pinned to its own CPU, runs two duties interleaved:
+ *   bracket   k1 = clock_gettime(MONOTONIC); f = fc_mono_ns(); k2 = clock_gettime(MONOTONIC) must satisfy
+ *             k1 - slack <= f <= k2 + slack, and the same for fc_real_ns against CLOCK_REALTIME (skipped
+ *             for a grace window after the kernel's wall clock is seen to step). slack = --slack-ns plus
+ *             the documented error bound at that moment (fc_mono_bounded's half-width).
+ *             Per thread: fc_mono_ns, fc_mono_ns_relaxed, fc_real_ns (between steps), fc_ticks,
+ *             fc_ticks_relaxed and fc_mono_coarse_ns never go back; a coarse value is never ahead of a
+ *             precise read taken after it.
+ *   causality a token goes round the threads in a ring (release/acquire handoff); the holder reads
+ *             fc_mono_ns() and fc_ticks() and must see values >= those the previous holder published.
+ *             Passing the token through every thread exercises every pair of neighbouring cores.
+ * Self-test: FASTCLOCK_CHECK_INJECT=backstep|bracket|causality perturbs one observed value (thread 0's
+ * 10th bracket read, or the 3rd token handoff) so the check must fail; the tests prove it can.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fastclock.h>
+
+#include "cli.h"
+
+#define DEFAULT_DURATION_S 5.0
+#define DEFAULT_SLACK_NS 1000     /* clock_gettime's own granularity on a loaded VM, on top of the bound */
+#define STEP_DETECT_NS 100000     /* REALTIME - MONOTONIC moved by > 100 us: the kernel stepped the clock */
+#define INJECT_AT_ITER 10
+#define INJECT_AT_ROUND 3
+#define INJECT_NS 1000000         /* 1 ms: far outside any bound */
+#define AGREE_EVERY_NS 10000000   /* thread 0 records the agreement series every 10 ms */
+#define MAX_THREADS 256
+#define MAX_REPORTED 10
+
+enum { V_MONO_BRACKET, V_REAL_BRACKET, V_MONO_BACK, V_RELAXED_BACK, V_REAL_BACK, V_TICKS_BACK,
+       V_TICKS_RELAXED_BACK, V_COARSE_BACK, V_COARSE_AHEAD, V_CAUSALITY, V_CAUSALITY_TICKS, V_N };
+static const char *const vnames[V_N] = {"mono_outside_bracket", "real_outside_bracket", "mono_backward",
+					"mono_relaxed_backward", "real_backward", "ticks_backward",
+					"ticks_relaxed_backward", "coarse_backward", "coarse_ahead_of_precise",
+					"causality_mono", "causality_ticks"};
+
+enum { INJ_NONE, INJ_BACKSTEP, INJ_BRACKET, INJ_CAUSALITY };
+
+struct vrec {
+	int kind, thread;
+	long long a, b; /* observed, limit */
+};
+
+struct tstate {
+	pthread_t th;
+	int idx;
+	unsigned long long iters, rounds;
+	unsigned long long v[V_N];
+	int64_t worst_mono_below, worst_mono_above, worst_real_below, worst_real_above;
+	int64_t max_bound;
+	unsigned long long steps_seen;
+};
+
+static struct {
+	double duration_s;
+	int nthreads;
+	int64_t slack_ns;
+	int json;
+	int inject, injected;
+	int go, stop;
+	uint64_t turn;
+	int64_t pp_mono;
+	uint64_t pp_ticks;
+	pthread_mutex_t lock;
+	struct vrec rec[MAX_REPORTED];
+	int nrec;
+	int64_t grace_ns;
+	int64_t t0;
+	/* agreement series (thread 0 only) */
+	size_t an, acap;
+	double *at, *ame, *amh, *are, *arh;
+} C;
+
+static const char check_help[] =
+	"usage: fastclock check [--duration S] [--threads N] [--slack-ns NS] [--json]\n"
+	"\n"
+	"Run fastclock against the kernel for S seconds (default 5) on every CPU and exit 1 on any violation:\n"
+	"  - bracketed agreement: clock_gettime before <= fastclock <= clock_gettime after, within slack plus\n"
+	"    the documented error bound, for CLOCK_MONOTONIC (fc_mono_ns) and CLOCK_REALTIME (fc_real_ns);\n"
+	"  - per-thread monotonicity of fc_mono_ns, fc_mono_ns_relaxed, fc_real_ns, fc_ticks,\n"
+	"    fc_ticks_relaxed and fc_mono_coarse_ns, and coarse never ahead of precise;\n"
+	"  - cross-thread causality: a token passed round all threads (release/acquire) never sees\n"
+	"    fc_mono_ns or fc_ticks go back.\n"
+	"\n"
+	"  --duration S    seconds to run (default 5)\n"
+	"  --threads N     threads, each pinned to a CPU (default: the CPUs this process may use, at least 2)\n"
+	"  --slack-ns NS   tolerance added to the documented bound (default 1000)\n"
+	"  --json          one JSON document on stdout (schema: docs/bench.schema.json, command \"check\")\n"
+	"\n"
+	"Self-test: FASTCLOCK_CHECK_INJECT=backstep|bracket|causality perturbs one observed value so the check\n"
+	"must fail (exit 1). Exit codes: 0 no violation, 1 violation, 2 bad usage.\n";
+
+static void violation(struct tstate *t, int kind, int64_t a, int64_t b)
+{
+	t->v[kind]++;
+	pthread_mutex_lock(&C.lock);
+	if (C.nrec < MAX_REPORTED)
+		C.rec[C.nrec++] = (struct vrec){kind, t->idx, (long long)a, (long long)b};
+	pthread_mutex_unlock(&C.lock);
+}
+
+static void agree_record(int64_t k1, int64_t f, int64_t k2, int64_t r1, int64_t g, int64_t r2)
+{
+	if (C.an == C.acap) {
+		size_t cap = C.acap ? C.acap * 2 : 1024;
+		double **cols[] = {&C.at, &C.ame, &C.amh, &C.are, &C.arh};
+		for (int i = 0; i < 5; i++) {
+			double *p = realloc(*cols[i], cap * sizeof(double));
+			if (!p)
+				return;
+			*cols[i] = p;
+		}
+		C.acap = cap;
+	}
+	C.at[C.an] = (double)(k1 - C.t0) / 1e9;
+	C.ame[C.an] = (double)(f - k1) - (double)(k2 - k1) / 2;
+	C.amh[C.an] = (double)(k2 - k1) / 2;
+	C.are[C.an] = (double)(g - r1) - (double)(r2 - r1) / 2;
+	C.arh[C.an] = (double)(r2 - r1) / 2;
+	C.an++;
+}
+
+static void pingpong(struct tstate *t, uint64_t turn)
+{
+	int64_t seen = __atomic_load_n(&C.pp_mono, __ATOMIC_RELAXED);
+	uint64_t seen_t = __atomic_load_n(&C.pp_ticks, __ATOMIC_RELAXED);
+	int64_t v = fc_mono_ns(); /* happens-after the previous holder's reads, through C.turn */
+	uint64_t tk = fc_ticks();
+	if (C.inject == INJ_CAUSALITY && turn == INJECT_AT_ROUND) {
+		v = seen - INJECT_NS;
+		C.injected = 1;
+	}
+	if (turn > 0 && v < seen)
+		violation(t, V_CAUSALITY, v, seen);
+	if (turn > 0 && tk < seen_t)
+		violation(t, V_CAUSALITY_TICKS, (int64_t)tk, (int64_t)seen_t);
+	__atomic_store_n(&C.pp_mono, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&C.pp_ticks, tk, __ATOMIC_RELAXED);
+	t->rounds++;
+	__atomic_store_n(&C.turn, turn + 1, __ATOMIC_RELEASE);
+}
+
+static void *checker(void *arg)
+{
+	struct tstate *t = arg;
+	int64_t last_mono = INT64_MIN, last_rel = INT64_MIN, last_real = INT64_MIN, last_coarse = INT64_MIN;
+	uint64_t last_ticks = 0, last_ticks_rel = 0;
+	int64_t last_off = 0, grace_until = INT64_MIN, next_agree = 0;
+	int have_off = 0;
+	cli_pin_thread(t->idx);
+	while (!__atomic_load_n(&C.go, __ATOMIC_ACQUIRE))
+		;
+	while (!__atomic_load_n(&C.stop, __ATOMIC_RELAXED)) {
+		uint64_t turn = __atomic_load_n(&C.turn, __ATOMIC_ACQUIRE);
+		int64_t k1, f, k2, r1, g, r2, bound, slack, off, rel, coarse, after;
+		uint64_t tk, tkr;
+		struct fc_interval iv;
+		if (turn % (uint64_t)C.nthreads == (uint64_t)t->idx) {
+			pingpong(t, turn);
+			continue;
+		}
+		t->iters++;
+		k1 = cli_ns(CLOCK_MONOTONIC);
+		f = fc_mono_ns();
+		k2 = cli_ns(CLOCK_MONOTONIC);
+		r1 = cli_ns(CLOCK_REALTIME);
+		g = fc_real_ns();
+		r2 = cli_ns(CLOCK_REALTIME);
+		if (t->idx == 0 && t->iters == INJECT_AT_ITER) {
+			if (C.inject == INJ_BACKSTEP) {
+				f = (last_mono > INT64_MIN ? last_mono : f) - INJECT_NS;
+				C.injected = 1;
+			} else if (C.inject == INJ_BRACKET) {
+				f += INJECT_NS;
+				C.injected = 1;
+			}
+		}
+		fc_mono_bounded(&iv);
+		bound = (iv.latest_ns - iv.earliest_ns) / 2;
+		if (bound > t->max_bound)
+			t->max_bound = bound;
+		slack = C.slack_ns + bound;
+		/* monotonic against the kernel's bracket */
+		if (f < k1 - slack)
+			violation(t, V_MONO_BRACKET, f - k1, -slack);
+		if (f > k2 + slack)
+			violation(t, V_MONO_BRACKET, f - k2, slack);
+		if (k1 - f > t->worst_mono_below)
+			t->worst_mono_below = k1 - f;
+		if (f - k2 > t->worst_mono_above)
+			t->worst_mono_above = f - k2;
+		if (f < last_mono)
+			violation(t, V_MONO_BACK, f, last_mono);
+		last_mono = f;
+		/* realtime: the kernel's offset REALTIME - MONOTONIC only changes when the clock is stepped */
+		off = r1 - k2;
+		if (have_off && llabs(off - last_off) > STEP_DETECT_NS) {
+			grace_until = r2 - off + C.grace_ns; /* in CLOCK_MONOTONIC terms */
+			t->steps_seen++;
+			last_real = INT64_MIN;
+		}
+		last_off = off;
+		have_off = 1;
+		if (k2 >= grace_until) {
+			if (g < r1 - slack)
+				violation(t, V_REAL_BRACKET, g - r1, -slack);
+			if (g > r2 + slack)
+				violation(t, V_REAL_BRACKET, g - r2, slack);
+			if (r1 - g > t->worst_real_below)
+				t->worst_real_below = r1 - g;
+			if (g - r2 > t->worst_real_above)
+				t->worst_real_above = g - r2;
+			if (g < last_real)
+				violation(t, V_REAL_BACK, g, last_real);
+			last_real = g;
+		}
+		/* the other readers, each against its own previous value */
+		rel = fc_mono_ns_relaxed();
+		if (rel < last_rel)
+			violation(t, V_RELAXED_BACK, rel, last_rel);
+		last_rel = rel;
+		tk = fc_ticks();
+		if (tk < last_ticks)
+			violation(t, V_TICKS_BACK, (int64_t)tk, (int64_t)last_ticks);
+		last_ticks = tk;
+		tkr = fc_ticks_relaxed();
+		if (tkr < last_ticks_rel)
+			violation(t, V_TICKS_RELAXED_BACK, (int64_t)tkr, (int64_t)last_ticks_rel);
+		last_ticks_rel = tkr;
+		coarse = fc_mono_coarse_ns();
+		after = fc_mono_ns();
+		if (coarse < last_coarse)
+			violation(t, V_COARSE_BACK, coarse, last_coarse);
+		if (coarse > after)
+			violation(t, V_COARSE_AHEAD, coarse, after);
+		last_coarse = coarse;
+		if (t->idx == 0 && k2 >= next_agree) {
+			agree_record(k1, f, k2, r1, g, r2);
+			next_agree = k2 + AGREE_EVERY_NS;
+		}
+	}
+	return NULL;
+}
+
+void bench_json_host(struct jw *j);
+void bench_json_agreement(struct jw *j, const double *t, const double *me, const double *mh, const double *re,
+			  const double *rh, size_t n);
+
+int cmd_check(int argc, char **argv)
+{
+	static struct tstate ts[MAX_THREADS];
+	struct fc_status st0, st;
+	unsigned long long tot[V_N] = {0}, total = 0, iters = 0, rounds = 0, steps = 0;
+	int64_t wmb = 0, wma = 0, wrb = 0, wra = 0, maxb = 0;
+	const char *inj = getenv("FASTCLOCK_CHECK_INJECT");
+	int started = 0;
+	double wall;
+
+	memset(&C, 0, sizeof(C));
+	pthread_mutex_init(&C.lock, NULL);
+	C.duration_s = DEFAULT_DURATION_S;
+	C.slack_ns = DEFAULT_SLACK_NS;
+	C.nthreads = cli_ncpus() < 2 ? 2 : cli_ncpus();
+	if (C.nthreads > MAX_THREADS)
+		C.nthreads = MAX_THREADS;
+	for (int i = 1; i < argc; i++) {
+		const char *v;
+		int m;
+		long n;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(check_help, stdout);
+			return CLI_EXIT_OK;
+		} else if (!strcmp(argv[i], "--json")) {
+			C.json = 1;
+		} else if ((m = cli_opt(argc, argv, &i, "--duration", &v)) != 0) {
+			if (m < 0)
+				return CLI_EXIT_USAGE;
+			if (cli_parse_double(v, &C.duration_s) || C.duration_s <= 0 || C.duration_s > 86400 * 7)
+				return cli_usage_error("bad --duration '%s' (seconds, > 0)", v);
+		} else if ((m = cli_opt(argc, argv, &i, "--threads", &v)) != 0) {
+			if (m < 0)
+				return CLI_EXIT_USAGE;
+			if (cli_parse_long(v, &n) || n < 1 || n > MAX_THREADS)
+				return cli_usage_error("bad --threads '%s' (1..%d)", v, MAX_THREADS);
+			C.nthreads = (int)n;
+		} else if ((m = cli_opt(argc, argv, &i, "--slack-ns", &v)) != 0) {
+			if (m < 0)
+				return CLI_EXIT_USAGE;
+			if (cli_parse_long(v, &n) || n < 0 || n > 1000000000L)
+				return cli_usage_error("bad --slack-ns '%s' (0..1000000000)", v);
+			C.slack_ns = n;
+		} else if (argv[i][0] == '-') {
+			return cli_usage_error("unknown option '%s' (see 'fastclock check --help')", argv[i]);
+		} else {
+			return cli_usage_error("unexpected argument '%s' (see 'fastclock check --help')", argv[i]);
+		}
+	}
+	if (inj && *inj) {
+		if (!strcmp(inj, "backstep"))
+			C.inject = INJ_BACKSTEP;
+		else if (!strcmp(inj, "bracket"))
+			C.inject = INJ_BRACKET;
+		else if (!strcmp(inj, "causality"))
+			C.inject = INJ_CAUSALITY;
+		else
+			return cli_usage_error("unknown FASTCLOCK_CHECK_INJECT '%s' (backstep, bracket, causality)", inj);
+		if (C.inject == INJ_CAUSALITY && C.nthreads < 2)
+			C.nthreads = 2;
+	}
+
+	fc_init();
+	fc_status(&st0);
+	/* After a kernel step fastclock follows within one period (the notifier makes it sooner): skip the
+	 * realtime bracket for two periods plus 1 ms of scheduling slack. */
+	C.grace_ns = 2 * st0.period_ns + 1000000;
+	C.t0 = cli_ns(CLOCK_MONOTONIC);
+	for (int i = 0; i < C.nthreads; i++) {
+		memset(&ts[i], 0, sizeof(ts[i]));
+		ts[i].idx = i;
+		if (pthread_create(&ts[i].th, NULL, checker, &ts[i]) != 0) {
+			cli_error("cannot start thread %d: %s", i, strerror(errno));
+			break;
+		}
+		started++;
+	}
+	if (started < C.nthreads) {
+		__atomic_store_n(&C.stop, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&C.go, 1, __ATOMIC_RELEASE);
+		for (int i = 0; i < started; i++)
+			pthread_join(ts[i].th, NULL);
+		return CLI_EXIT_FAIL;
+	}
+	C.t0 = cli_ns(CLOCK_MONOTONIC);
+	__atomic_store_n(&C.go, 1, __ATOMIC_RELEASE);
+	{
+		struct timespec d = {(time_t)C.duration_s, (long)((C.duration_s - floor(C.duration_s)) * 1e9)};
+		while (nanosleep(&d, &d) != 0 && errno == EINTR)
+			;
+	}
+	__atomic_store_n(&C.stop, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < started; i++)
+		pthread_join(ts[i].th, NULL);
+	wall = (double)(cli_ns(CLOCK_MONOTONIC) - C.t0) / 1e9;
+	fc_status(&st);
+	for (int i = 0; i < started; i++) {
+		struct tstate *t = &ts[i];
+		for (int k = 0; k < V_N; k++) {
+			tot[k] += t->v[k];
+			total += t->v[k];
+		}
+		iters += t->iters;
+		rounds += t->rounds;
+		steps += t->steps_seen;
+		wmb = t->worst_mono_below > wmb ? t->worst_mono_below : wmb;
+		wma = t->worst_mono_above > wma ? t->worst_mono_above : wma;
+		wrb = t->worst_real_below > wrb ? t->worst_real_below : wrb;
+		wra = t->worst_real_above > wra ? t->worst_real_above : wra;
+		maxb = t->max_bound > maxb ? t->max_bound : maxb;
+	}
+	if (C.inject && !C.injected)
+		cli_error("self-test: FASTCLOCK_CHECK_INJECT=%s was not applied (run longer); failing", inj);
+
+	if (C.json) {
+		struct jw j;
+		jw_init(&j, stdout);
+		jw_obj(&j, NULL);
+		jw_str(&j, "schema", "fastclock-check/1");
+		jw_str(&j, "command", "check");
+		jw_str(&j, "tool_version", FASTCLOCK_TOOL_VERSION);
+		bench_json_host(&j);
+		jw_obj(&j, "fastclock");
+		jw_str(&j, "backend", fc_backend_name(st.backend));
+		jw_str(&j, "reason", st.reason);
+		jw_int(&j, "period_ns", st.period_ns);
+		jw_int(&j, "reanchors", (int64_t)(st.reanchors - st0.reanchors));
+		jw_int(&j, "discontinuities", (int64_t)(st.discontinuities - st0.discontinuities));
+		jw_end_obj(&j);
+		jw_num(&j, "duration_s", C.duration_s);
+		jw_num(&j, "wall_s", round(wall * 1000) / 1000);
+		jw_int(&j, "threads", C.nthreads);
+		jw_int(&j, "slack_ns", C.slack_ns);
+		jw_int(&j, "max_documented_bound_ns", maxb);
+		jw_str(&j, "inject", C.inject ? inj : NULL);
+		jw_int(&j, "bracketed_reads", (int64_t)iters);
+		jw_int(&j, "pingpong_rounds", (int64_t)rounds);
+		jw_int(&j, "kernel_steps_seen", (int64_t)steps);
+		jw_obj(&j, "worst_outside_bracket_ns");
+		jw_int(&j, "mono_below", wmb);
+		jw_int(&j, "mono_above", wma);
+		jw_int(&j, "real_below", wrb);
+		jw_int(&j, "real_above", wra);
+		jw_end_obj(&j);
+		jw_obj(&j, "violations");
+		for (int k = 0; k < V_N; k++)
+			jw_int(&j, vnames[k], (int64_t)tot[k]);
+		jw_int(&j, "total", (int64_t)total);
+		jw_end_obj(&j);
+		jw_arr(&j, "first_violations");
+		for (int i = 0; i < C.nrec; i++) {
+			jw_obj(&j, NULL);
+			jw_str(&j, "kind", vnames[C.rec[i].kind]);
+			jw_int(&j, "thread", C.rec[i].thread);
+			jw_int(&j, "observed", C.rec[i].a);
+			jw_int(&j, "limit", C.rec[i].b);
+			jw_end_obj(&j);
+		}
+		jw_end_arr(&j);
+		bench_json_agreement(&j, C.at, C.ame, C.amh, C.are, C.arh, C.an);
+		jw_bool(&j, "passed", total == 0 && !(C.inject && !C.injected));
+		jw_end_obj(&j);
+	} else {
+		printf("fastclock check: %.1f s, %d threads pinned one per CPU; backend %s (%s)%s%s\n", wall, C.nthreads,
+		       fc_backend_name(st.backend), st.reason, C.inject ? "; SELF-TEST inject=" : "", C.inject ? inj : "");
+		printf("  bracketed reads      %llu (mono and real each), slack %lld ns + documented bound (max %lld ns)\n",
+		       iters, (long long)C.slack_ns, (long long)maxb);
+		printf("  worst outside        mono %lld ns below / %lld ns above the kernel's bracket; real %lld / %lld "
+		       "ns\n",
+		       (long long)wmb, (long long)wma, (long long)wrb, (long long)wra);
+		printf("  token handoffs       %llu round the %d threads (causality)\n", rounds, C.nthreads);
+		printf("  re-anchors           %llu, discontinuities %llu, kernel wall-clock steps seen %llu\n",
+		       (unsigned long long)(st.reanchors - st0.reanchors),
+		       (unsigned long long)(st.discontinuities - st0.discontinuities), steps);
+		printf("  violations           %llu\n", total);
+		for (int k = 0; k < V_N; k++)
+			if (tot[k])
+				printf("    %-24s %llu\n", vnames[k], tot[k]);
+		for (int i = 0; i < C.nrec; i++)
+			printf("    first: %s on thread %d: observed %lld, limit %lld\n", vnames[C.rec[i].kind],
+			       C.rec[i].thread, C.rec[i].a, C.rec[i].b);
+		printf("%s\n", total == 0 && !(C.inject && !C.injected) ? "PASS" : "FAIL");
+	}
+	free(C.at);
+	free(C.ame);
+	free(C.amh);
+	free(C.are);
+	free(C.arh);
+	fflush(stdout);
+	return total == 0 && !(C.inject && !C.injected) ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}

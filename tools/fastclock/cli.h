@@ -1,0 +1,93 @@
+/*
+ * fastclock command-line tool: shared declarations.
+ *
+ * The tool is built only on the library's public API (<fastclock.h>, <fastclock.hpp>); it never includes a
+ * header from src/. Each command lives in its own file (info.c, bench.c, check.c, report.c); this header
+ * holds what they share: argument errors (exit code 2), a small JSON writer, statistics and clock helpers.
+ *
+ * Exit codes (docs/cli.md): 0 success; 1 the command ran and found a problem (check: a violation; report:
+ * the renderer failed); 2 bad usage (unknown command, option or clock, bad value, unreadable file).
+ */
+#ifndef FASTCLOCK_CLI_H
+#define FASTCLOCK_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+
+#ifndef FASTCLOCK_TOOL_VERSION
+#define FASTCLOCK_TOOL_VERSION "0.1.0"
+#endif
+
+/* ---- commands ---- */
+int cmd_info(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* ---- errors: one line on stderr, "fastclock: <cmd>: <message>" ---- */
+void cli_set_command(const char *cmd);
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print the one-line error and return CLI_EXIT_USAGE (for `return cli_usage_error(...)`). */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Option matching for "--name value" and "--name=value". Returns 1 and sets *val when argv[*i] is the
+ * option (advancing *i past a separate value); returns -1 (after printing an error) when the value is
+ * missing; 0 when argv[*i] is another option. */
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
+
+/* Strict number parsers: the whole string must be a number in range. Return 0, or -1. */
+int cli_parse_double(const char *s, double *out);
+int cli_parse_long(const char *s, long *out);
+
+/* ---- time ---- */
+static inline int64_t cli_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+int cli_ncpus(void);
+/* Pin the calling thread to the idx-th CPU of the process's affinity mask (round robin). Best effort. */
+void cli_pin_thread(int idx);
+
+/* ---- statistics ---- */
+/* Sort v (n values) in place and return the p-th percentile (0..100), linear interpolation. n > 0. */
+double stat_percentile_sorted(const double *v, size_t n, double p);
+void stat_sort(double *v, size_t n);
+
+/* ---- JSON writer (streaming, no allocation) ---- */
+struct jw {
+	FILE *f;
+	int depth;
+	int first[32]; /* 1 until the first member of the open container is written */
+	int pretty;
+};
+void jw_init(struct jw *j, FILE *f);
+void jw_obj(struct jw *j, const char *key);   /* open an object (key NULL inside an array / at top) */
+void jw_arr(struct jw *j, const char *key);   /* open an array */
+void jw_end_obj(struct jw *j);
+void jw_end_arr(struct jw *j);
+void jw_str(struct jw *j, const char *key, const char *v); /* NULL v writes null */
+void jw_num(struct jw *j, const char *key, double v);      /* non-finite writes null */
+void jw_int(struct jw *j, const char *key, int64_t v);
+void jw_bool(struct jw *j, const char *key, int v);
+void jw_null(struct jw *j, const char *key);
+
+/* ---- small file helpers ---- */
+/* Read the first line of a file (newline stripped) into buf. Returns 0, or -1 if unreadable. */
+int cli_read_line(const char *path, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FASTCLOCK_CLI_H */

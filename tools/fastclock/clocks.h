@@ -1,0 +1,60 @@
+/*
+ * The clocks `fastclock bench` measures: one table entry per way of asking for the time.
+ *
+ * Each entry's read is compiled into two specialised loops (FCB_DEFINE), so the call under test is inlined
+ * exactly as an application would inline it, with no function pointer between the loop and the clock:
+ *   batch(n)        n reads whose values are summed and stored into a volatile sink (the cost loop);
+ *   sample(buf, n)  n consecutive reads stored raw (the deltas: resolution, staleness, backward steps).
+ * Values are in the clock's own unit; ns_per_unit converts them (0 for counter ticks: the tool fills in
+ * 1e9 / counter_hz at run time).
+ */
+#ifndef FASTCLOCK_TOOL_CLOCKS_H
+#define FASTCLOCK_TOOL_CLOCKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern volatile int64_t fcb_sink;
+
+struct fcb_clock {
+	const char *name;     /* what --clocks matches (globs, case-insensitive) */
+	const char *group;    /* libc, clock_gettime, counter, std::chrono, fastclock */
+	const char *timeline; /* realtime, monotonic, monotonic_raw, boottime, tai, cputime, counter */
+	const char *call;     /* the expression measured, for the documentation and --list */
+	int clockid;          /* for clock_getres, or -1 */
+	double nominal_res_ns; /* resolution of the interface's unit (time(): 1 s), 0 if the unit is ns */
+	double ns_per_unit;   /* 0: counter ticks, converted at run time */
+	void (*batch)(long n);
+	void (*sample)(int64_t *buf, long n);
+};
+
+#define FCB_DEFINE(ID, EXPR)                                                                               \
+	static inline int64_t fcb_read_##ID(void) { return (int64_t)(EXPR); }                             \
+	static __attribute__((noinline)) void fcb_batch_##ID(long n)                                       \
+	{                                                                                                  \
+		int64_t acc = 0;                                                                           \
+		for (long i = 0; i < n; i++)                                                               \
+			acc += fcb_read_##ID();                                                            \
+		fcb_sink = acc;                                                                            \
+	}                                                                                                  \
+	static __attribute__((noinline)) void fcb_sample_##ID(int64_t *buf, long n)                        \
+	{                                                                                                  \
+		for (long i = 0; i < n; i++)                                                               \
+			buf[i] = fcb_read_##ID();                                                          \
+	}
+
+/* Tables: C clocks (clocks.c) and C++ std::chrono / fastclock.hpp clocks (clocks_chrono.cc). */
+extern const struct fcb_clock fcb_c_clocks[];
+extern const size_t fcb_n_c_clocks;
+extern const struct fcb_clock fcb_cxx_clocks[];
+extern const size_t fcb_n_cxx_clocks;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,44 @@
+// The C++ clocks of `fastclock bench`: the std::chrono clocks and fastclock.hpp's drop-in replacements.
+#include <chrono>
+
+// g++ -Wshadow: fastclock.h declares both `struct fc_status` and `int fc_status(struct fc_status *)`, which
+// in C++ "hides the constructor" of the struct. Harmless (the C idiom of stat()); silenced for this include only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#include <fastclock.hpp>
+#pragma GCC diagnostic pop
+
+#include "clocks.h"
+
+namespace {
+
+template <class Clock> inline std::int64_t now_ns()
+{
+	return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+FCB_DEFINE(std_system, now_ns<std::chrono::system_clock>())
+FCB_DEFINE(std_steady, now_ns<std::chrono::steady_clock>())
+FCB_DEFINE(std_hires, now_ns<std::chrono::high_resolution_clock>())
+FCB_DEFINE(fc_steady, now_ns<fastclock::steady_clock>())
+FCB_DEFINE(fc_system, now_ns<fastclock::system_clock>())
+FCB_DEFINE(fc_coarse_steady, now_ns<fastclock::coarse_steady_clock>())
+
+} // namespace
+
+#define E(NAME, TL, CALL, SYM) {NAME, GROUP, TL, CALL, -1, 0, 1, fcb_batch_##SYM, fcb_sample_##SYM}
+
+extern "C" {
+#define GROUP "std::chrono"
+const struct fcb_clock fcb_cxx_clocks[] = {
+	E("std::chrono::system_clock", "realtime", "std::chrono::system_clock::now()", std_system),
+	E("std::chrono::steady_clock", "monotonic", "std::chrono::steady_clock::now()", std_steady),
+	E("std::chrono::high_resolution_clock", "realtime", "std::chrono::high_resolution_clock::now()", std_hires),
+#undef GROUP
+#define GROUP "fastclock"
+	E("fastclock::steady_clock", "monotonic", "fastclock::steady_clock::now()", fc_steady),
+	E("fastclock::system_clock", "realtime", "fastclock::system_clock::now()", fc_system),
+	E("fastclock::coarse_steady_clock", "monotonic", "fastclock::coarse_steady_clock::now()", fc_coarse_steady),
+};
+const size_t fcb_n_cxx_clocks = sizeof(fcb_cxx_clocks) / sizeof(fcb_cxx_clocks[0]);
+}

@@ -1,0 +1,61 @@
+/*
+ * fastclock — survey, diagnose and check every clock on this machine.
+ *
+ *   fastclock info                 the machine's clocks: clocksource, TSC flags, VM, vDSO, NTP, fastclock
+ *   fastclock bench                cost, resolution, staleness, deltas, thread scaling of every clock
+ *   fastclock check --duration S   fastclock against the kernel: agreement, monotonicity, causality
+ *   fastclock report RESULT.json   PNG plots and one HTML page (Python: tools/report/fastclock_report.py)
+ *
+ * Documentation: docs/cli.md. Exit codes: 0 ok, 1 a problem found, 2 bad usage.
+ */
+#include <string.h>
+
+#include <fastclock.h>
+
+#include "cli.h"
+
+static const char usage[] =
+	"usage: fastclock <command> [options]\n"
+	"\n"
+	"Survey, diagnose and check every clock on this machine (fastclock " FASTCLOCK_TOOL_VERSION ").\n"
+	"\n"
+	"commands:\n"
+	"  info                     clocksource, TSC flags, VM, vDSO per clock id, NTP, fastclock backend,\n"
+	"                           and a recommendation (< 1 s)\n"
+	"  bench                    cost, resolution, staleness, deltas and thread scaling of every clock\n"
+	"  check --duration S       run fastclock against the kernel for S seconds; exit 1 on any violation\n"
+	"  report RESULT.json       render bench/check JSON as PNGs and one HTML page\n"
+	"\n"
+	"`fastclock <command> --help` describes each command. Exit codes: 0 ok, 1 problem found, 2 bad usage.\n";
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return CLI_EXIT_USAGE;
+	}
+	cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		fputs(usage, stdout);
+		return CLI_EXIT_OK;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("fastclock %s (library %d.%d.%d)\n", FASTCLOCK_TOOL_VERSION, FASTCLOCK_VERSION_MAJOR,
+		       FASTCLOCK_VERSION_MINOR, FASTCLOCK_VERSION_PATCH);
+		return CLI_EXIT_OK;
+	}
+	cli_set_command(cmd);
+	if (!strcmp(cmd, "info"))
+		return cmd_info(argc - 1, argv + 1);
+	if (!strcmp(cmd, "bench"))
+		return cmd_bench(argc - 1, argv + 1);
+	if (!strcmp(cmd, "check"))
+		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return cmd_report(argc - 1, argv + 1);
+	cli_set_command(NULL);
+	if (cmd[0] == '-')
+		return cli_usage_error("unknown option '%s' (try 'fastclock --help')", cmd);
+	return cli_usage_error("unknown command '%s' (commands: info, bench, check, report)", cmd);
+}

@@ -1,0 +1,288 @@
+/* Shared helpers of the fastclock tool: errors, option parsing, statistics, JSON writer. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char *g_cmd;
+
+void cli_set_command(const char *cmd) { g_cmd = cmd; }
+
+static void verror(const char *fmt, va_list ap)
+{
+	fputs("fastclock: ", stderr);
+	if (g_cmd)
+		fprintf(stderr, "%s: ", g_cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verror(fmt, ap);
+	va_end(ap);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verror(fmt, ap);
+	va_end(ap);
+	return CLI_EXIT_USAGE;
+}
+
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+	if (strncmp(a, name, n) != 0)
+		return 0;
+	if (a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (a[n] != '\0')
+		return 0;
+	if (*i + 1 >= argc) {
+		cli_error("option '%s' needs a value", name);
+		return -1;
+	}
+	*val = argv[++*i];
+	return 1;
+}
+
+int cli_parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_long(const char *s, long *out)
+{
+	char *end;
+	long v;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_ncpus(void)
+{
+	cpu_set_t set;
+	long n;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+void cli_pin_thread(int idx)
+{
+	cpu_set_t set, one;
+	int k = 0, want;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0 || CPU_COUNT(&set) == 0)
+		return;
+	want = idx % CPU_COUNT(&set);
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &set))
+			continue;
+		if (k++ == want) {
+			CPU_ZERO(&one);
+			CPU_SET(c, &one);
+			pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+			return;
+		}
+	}
+}
+
+/* ---- statistics ---- */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+void stat_sort(double *v, size_t n) { qsort(v, n, sizeof(*v), cmp_double); }
+
+double stat_percentile_sorted(const double *v, size_t n, double p)
+{
+	double pos, frac;
+	size_t lo;
+	if (n == 0)
+		return NAN;
+	if (n == 1)
+		return v[0];
+	pos = p / 100.0 * (double)(n - 1);
+	lo = (size_t)pos;
+	if (lo >= n - 1)
+		return v[n - 1];
+	frac = pos - (double)lo;
+	return v[lo] + (v[lo + 1] - v[lo]) * frac;
+}
+
+/* ---- JSON ---- */
+void jw_init(struct jw *j, FILE *f)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+	j->first[0] = 1;
+	j->pretty = 1;
+}
+
+static void jw_indent(struct jw *j)
+{
+	if (!j->pretty)
+		return;
+	fputc('\n', j->f);
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->f);
+}
+
+static void jw_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		default:
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static void jw_member(struct jw *j, const char *key)
+{
+	if (j->depth > 0) {
+		if (!j->first[j->depth])
+			fputc(',', j->f);
+		jw_indent(j);
+	}
+	j->first[j->depth] = 0;
+	if (key) {
+		jw_string(j->f, key);
+		fputs(j->pretty ? ": " : ":", j->f);
+	}
+}
+
+static void jw_open(struct jw *j, const char *key, char c)
+{
+	jw_member(j, key);
+	fputc(c, j->f);
+	if (j->depth < 31)
+		j->depth++;
+	j->first[j->depth] = 1;
+}
+
+static void jw_close(struct jw *j, char c)
+{
+	int empty = j->first[j->depth];
+	if (j->depth > 0)
+		j->depth--;
+	if (!empty)
+		jw_indent(j);
+	fputc(c, j->f);
+	if (j->depth == 0)
+		fputc('\n', j->f);
+}
+
+void jw_obj(struct jw *j, const char *key) { jw_open(j, key, '{'); }
+void jw_arr(struct jw *j, const char *key) { jw_open(j, key, '['); }
+void jw_end_obj(struct jw *j) { jw_close(j, '}'); }
+void jw_end_arr(struct jw *j) { jw_close(j, ']'); }
+
+void jw_str(struct jw *j, const char *key, const char *v)
+{
+	jw_member(j, key);
+	if (v)
+		jw_string(j->f, v);
+	else
+		fputs("null", j->f);
+}
+
+void jw_num(struct jw *j, const char *key, double v)
+{
+	jw_member(j, key);
+	if (!isfinite(v))
+		fputs("null", j->f);
+	else if (v == floor(v) && fabs(v) < 9e15)
+		fprintf(j->f, "%.0f", v);
+	else
+		fprintf(j->f, "%.10g", v);
+}
+
+void jw_int(struct jw *j, const char *key, int64_t v)
+{
+	jw_member(j, key);
+	fprintf(j->f, "%lld", (long long)v);
+}
+
+void jw_bool(struct jw *j, const char *key, int v)
+{
+	jw_member(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void jw_null(struct jw *j, const char *key)
+{
+	jw_member(j, key);
+	fputs("null", j->f);
+}
+
+int cli_read_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	size_t len;
+	if (!f)
+		return -1;
+	if (!fgets(buf, (int)n, f)) {
+		fclose(f);
+		buf[0] = '\0';
+		return -1;
+	}
+	fclose(f);
+	len = strlen(buf);
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		buf[--len] = '\0';
+	return 0;
+}
