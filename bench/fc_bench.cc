@@ -759,7 +759,7 @@ int main(int argc, char **argv)
 		if (!sres.empty()) {
 			printf("\n| clock |");
 			for (int n : sres[0].threads)
-				printf(" %d thr Mcalls/s (eff) |", n);
+				printf(" %d thr: Mcalls/s (eff, cpu) |", n);
 			printf("\n|---|");
 			for (size_t j = 0; j < sres[0].threads.size(); j++)
 				printf("---:|");
@@ -769,7 +769,7 @@ int main(int argc, char **argv)
 				double r1 = median(s.rate[0]);
 				for (size_t j = 0; j < s.threads.size(); j++) {
 					double r = median(s.rate[j]);
-					printf(" %.1f (%.2f) |", r / 1e6, r / ((double)s.threads[j] * r1));
+					printf(" %.1f (%.2f, %.2f) |", r / 1e6, r / ((double)s.threads[j] * r1), median(s.share[j]));
 				}
 				printf("\n");
 			}
