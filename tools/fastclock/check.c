@@ -29,7 +29,7 @@
 
 #define DEFAULT_DURATION_S 5.0
 #define DEFAULT_SLACK_NS 1000     /* clock_gettime's own granularity on a loaded VM, on top of the bound */
-#define STEP_DETECT_NS 100000     /* REALTIME - MONOTONIC moved by > 100 us: the kernel stepped the clock */
+#define STEP_MARGIN_NS 1000       /* REALTIME - MONOTONIC left its bracketed interval by > 1 us: a step */
 #define INJECT_AT_ITER 10
 #define INJECT_AT_ROUND 3
 #define INJECT_NS 1000000         /* 1 ms: far outside any bound */
@@ -155,14 +155,14 @@ static void *checker(void *arg)
 	struct tstate *t = arg;
 	int64_t last_mono = INT64_MIN, last_rel = INT64_MIN, last_real = INT64_MIN, last_coarse = INT64_MIN;
 	uint64_t last_ticks = 0, last_ticks_rel = 0;
-	int64_t last_off = 0, grace_until = INT64_MIN, next_agree = 0;
+	int64_t off_lo_prev = 0, off_hi_prev = 0, grace_until = INT64_MIN, next_agree = 0;
 	int have_off = 0;
 	cli_pin_thread(t->idx);
 	while (!__atomic_load_n(&C.go, __ATOMIC_ACQUIRE))
 		;
 	while (!__atomic_load_n(&C.stop, __ATOMIC_RELAXED)) {
 		uint64_t turn = __atomic_load_n(&C.turn, __ATOMIC_ACQUIRE);
-		int64_t k1, f, k2, r1, g, r2, bound, slack, off, rel, coarse, after;
+		int64_t k1, f, k2, r1, g, r2, k3, bound, slack, off_lo, off_hi, rel, coarse, after;
 		uint64_t tk, tkr;
 		struct fc_interval iv;
 		if (turn % (uint64_t)C.nthreads == (uint64_t)t->idx) {
@@ -176,6 +176,7 @@ static void *checker(void *arg)
 		r1 = cli_ns(CLOCK_REALTIME);
 		g = fc_real_ns();
 		r2 = cli_ns(CLOCK_REALTIME);
+		k3 = cli_ns(CLOCK_MONOTONIC);
 		if (t->idx == 0 && t->iters == INJECT_AT_ITER) {
 			if (C.inject == INJ_BACKSTEP) {
 				f = (last_mono > INT64_MIN ? last_mono : f) - INJECT_NS;
@@ -202,14 +203,17 @@ static void *checker(void *arg)
 		if (f < last_mono)
 			violation(t, V_MONO_BACK, f, last_mono);
 		last_mono = f;
-		/* realtime: the kernel's offset REALTIME - MONOTONIC only changes when the clock is stepped */
-		off = r1 - k2;
-		if (have_off && llabs(off - last_off) > STEP_DETECT_NS) {
-			grace_until = r2 - off + C.grace_ns; /* in CLOCK_MONOTONIC terms */
+		/* realtime: the kernel's offset REALTIME - MONOTONIC changes only when the clock is stepped (slews
+		 * move both clocks alike). k2 <= r1 <= k3 in time bound it: r1 - k3 <= offset <= r1 - k2. */
+		off_lo = r1 - k3;
+		off_hi = r1 - k2;
+		if (have_off && (off_hi < off_lo_prev - STEP_MARGIN_NS || off_lo > off_hi_prev + STEP_MARGIN_NS)) {
+			grace_until = k3 + C.grace_ns;
 			t->steps_seen++;
 			last_real = INT64_MIN;
 		}
-		last_off = off;
+		off_lo_prev = off_lo;
+		off_hi_prev = off_hi;
 		have_off = 1;
 		if (k2 >= grace_until) {
 			if (g < r1 - slack)
