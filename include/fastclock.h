@@ -222,8 +222,50 @@ int64_t fc_ticks_to_real_ns(uint64_t ticks);
  * fc_gettimeofday: CLOCK_REALTIME in microseconds; a NULL tv is allowed (as in the kernel); tz, if given,
  * is filled by the kernel.
  */
-int fc_clock_gettime(clockid_t id, struct timespec *ts);
-int fc_gettimeofday(struct timeval *tv, void *tz);
+int fc__clock_gettime_other(clockid_t id, struct timespec *ts); /* every id not served inline; NULL ts */
+int fc__gettimeofday_tz(struct timeval *tv, void *tz);
+
+/* ns to (s, ns). Division by a constant: compilers emit a multiply and a shift, no divide instruction.
+ * Times before 1970 (possible only for CLOCK_REALTIME set to the past) round towards -infinity, as the
+ * kernel's timespec does. */
+static inline void fc__ns_split(int64_t ns, int64_t *sec, int64_t *sub, uint32_t unit)
+{
+	if (FC__UNLIKELY(ns < 0)) {
+		*sec = -(int64_t)(((uint64_t)(-(ns + 1))) / 1000000000u) - 1;
+		*sub = (ns - *sec * 1000000000) / unit;
+		return;
+	}
+	*sec = (int64_t)((uint64_t)ns / 1000000000u);
+	*sub = (int64_t)(((uint64_t)ns % 1000000000u) / unit);
+}
+
+static inline int fc_clock_gettime(clockid_t id, struct timespec *ts)
+{
+	int64_t ns, s, sub;
+	if (FC__LIKELY(ts != NULL) && id == CLOCK_MONOTONIC)
+		ns = fc_mono_ns();
+	else if (FC__LIKELY(ts != NULL) && id == CLOCK_REALTIME)
+		ns = fc_real_ns();
+	else
+		return fc__clock_gettime_other(id, ts);
+	fc__ns_split(ns, &s, &sub, 1);
+	ts->tv_sec = (time_t)s;
+	ts->tv_nsec = (long)sub;
+	return 0;
+}
+
+static inline int fc_gettimeofday(struct timeval *tv, void *tz)
+{
+	int64_t s, us;
+	if (FC__UNLIKELY(tz != NULL))
+		return fc__gettimeofday_tz(tv, tz);
+	if (tv) {
+		fc__ns_split(fc_real_ns(), &s, &us, 1000);
+		tv->tv_sec = (time_t)s;
+		tv->tv_usec = (suseconds_t)us;
+	}
+	return 0;
+}
 
 /* Valkey-style helpers: CLOCK_REALTIME in us / ms, CLOCK_MONOTONIC in us (counter read). */
 static inline int64_t fc_ustime(void) { return fc_real_ns() / 1000; }
@@ -289,7 +331,15 @@ struct fc_status {
 };
 
 /* Fill *out. Returns 0, or -1/EFAULT for NULL. Cheap enough for a metrics endpoint, not for a hot loop. */
+#if defined(__cplusplus) && defined(__GNUC__)
+/* The function and the struct share the name the API fixes; g++ -Wshadow would call that hiding. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#endif
 int fc_status(struct fc_status *out);
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 /* Printable name of a backend / frequency source ("counter", "kernel", "perf", ...). */
 const char *fc_backend_name(int backend);

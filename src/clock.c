@@ -546,20 +546,10 @@ int fc__updater_is_running(void);
 int fc__updater_step_notifier(void);
 uint64_t fc__updater_step_count(void);
 
-static void ns_to_timespec(int64_t ns, struct timespec *ts)
+/* What the inline fc_clock_gettime does not serve itself: NULL, the coarse clocks, every other id. */
+int fc__clock_gettime_other(clockid_t id, struct timespec *ts)
 {
-	int64_t s = ns / NS_PER_SEC, r = ns % NS_PER_SEC;
-	if (r < 0) { /* floor, for times before the epoch */
-		r += NS_PER_SEC;
-		s--;
-	}
-	ts->tv_sec = (time_t)s;
-	ts->tv_nsec = (long)r;
-}
-
-int fc_clock_gettime(clockid_t id, struct timespec *ts)
-{
-	int64_t ns;
+	int64_t ns, s, sub;
 	if (ts == NULL) {
 		errno = EFAULT;
 		return -1;
@@ -584,22 +574,23 @@ int fc_clock_gettime(clockid_t id, struct timespec *ts)
 	default:
 		return clock_gettime(id, ts);
 	}
-	ns_to_timespec(ns, ts);
+	fc__ns_split(ns, &s, &sub, 1);
+	ts->tv_sec = (time_t)s;
+	ts->tv_nsec = (long)sub;
 	return 0;
 }
 
-int fc_gettimeofday(struct timeval *tv, void *tz)
+/* fc_gettimeofday with a timezone argument: obsolete; the kernel fills it (zeros on most systems). */
+int fc__gettimeofday_tz(struct timeval *tv, void *tz)
 {
-	if (tz) { /* obsolete; the kernel fills it (with zeros on most systems) */
-		struct timeval ignored;
-		if (gettimeofday(&ignored, (struct timezone *)tz) != 0)
-			return -1;
-	}
+	struct timeval ignored;
+	int64_t s, us;
+	if (gettimeofday(&ignored, (struct timezone *)tz) != 0)
+		return -1;
 	if (tv) {
-		struct timespec ts;
-		ns_to_timespec(fc_real_ns(), &ts);
-		tv->tv_sec = ts.tv_sec;
-		tv->tv_usec = (suseconds_t)(ts.tv_nsec / 1000);
+		fc__ns_split(fc_real_ns(), &s, &us, 1000);
+		tv->tv_sec = (time_t)s;
+		tv->tv_usec = (suseconds_t)us;
 	}
 	return 0;
 }

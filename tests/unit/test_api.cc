@@ -237,3 +237,21 @@ TEST(Api, chrono_clocks_are_drop_in)
 }
 
 } // namespace
+
+TEST(Api, ns_split_rounds_towards_minus_infinity_like_timespec)
+{
+	struct { int64_t ns; int64_t s, sub; } cases[] = {
+		{0, 0, 0}, {1, 0, 1}, {999999999, 0, 999999999}, {1000000000, 1, 0}, {-1, -1, 999999999},
+		{-999999999, -1, 1}, {-1000000000, -1, 0}, {-1000000001, -2, 999999999},
+		{INT64_MAX, INT64_MAX / 1000000000, INT64_MAX % 1000000000},
+		{INT64_MIN, INT64_MIN / 1000000000 - 1, INT64_MIN % 1000000000 + 1000000000},
+	};
+	for (auto &c : cases) {
+		int64_t s, sub, us;
+		fc__ns_split(c.ns, &s, &sub, 1);
+		EXPECT_EQ(s, c.s) << c.ns;
+		EXPECT_EQ(sub, c.sub) << c.ns;
+		fc__ns_split(c.ns, &s, &us, 1000);
+		EXPECT_EQ(us, c.sub / 1000) << c.ns;
+	}
+}
