@@ -155,6 +155,8 @@ def plot_cost(doc, df, path, size):
 
 
 def plot_deltas(doc, path, size):
+    from matplotlib.ticker import NullFormatter
+
     clocks = doc["clocks"]
     n = max(1, len(clocks))
     rows = math.ceil(n / DELTA_COLS)
@@ -177,6 +179,8 @@ def plot_deltas(doc, path, size):
             ax.stairs(counts[a:b], edges[a:b + 1], fill=True, color=GROUP_COLORS.get(c.get("group"), "#333"))
             ax.set_xscale("log")
             ax.set_yscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())  # a one-decade axis would print crowded minor labels
+            ax.yaxis.set_minor_formatter(NullFormatter())
         else:
             ax.text(0.5, 0.5, "no positive delta\n(every read returned the same value)", ha="center",
                     va="center", fontsize=8, transform=ax.transAxes)
@@ -186,8 +190,7 @@ def plot_deltas(doc, path, size):
         ax.set_title(f"{c['name']}\nzero {stale}, back {neg}", fontsize=8)
         ax.tick_params(labelsize=7)
     fig.suptitle("consecutive deltas (ns, log-log)", fontsize=10)
-    fig.subplots_adjust(left=0.05, right=0.98, bottom=0.06 if rows > 2 else 0.12, top=1 - 60 / size[1],
-                        hspace=0.9, wspace=0.3)
+    fig.subplots_adjust(left=0.05, right=0.98, bottom=40 / size[1], top=1 - 95 / size[1], hspace=0.9, wspace=0.3)
     save(fig, path)
 
 
@@ -217,8 +220,10 @@ def plot_scaling(doc, path, size):
         if ts:
             ax.set_xticks(ts)
     if doc["clocks"]:
-        ax1.legend(fontsize=6, ncol=2, loc="lower left")
-    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.1, top=0.92, wspace=0.25)
+        h, labels = ax1.get_legend_handles_labels()
+        fig.legend(h, labels, fontsize=7, loc="center right", ncol=1 if len(labels) <= 20 else 2, frameon=False)
+    fig.subplots_adjust(left=0.06, right=0.58 if len(doc["clocks"]) > 20 else 0.75, bottom=0.1, top=0.92,
+                        wspace=0.3)
     save(fig, path)
 
 
