@@ -146,7 +146,7 @@ def render(fixture, outname):
     if os.path.isdir(out):
         for f in os.listdir(out):
             os.unlink(os.path.join(out, f))
-    env = {"FASTCLOCK_PYTHON": sys.executable, "MPLCONFIGDIR": os.path.join(A.work, "mplconfig")}
+    env = {"FASTCLOCK_PYTHON": sys.executable}
     run(["report", path, "-o", out], env=env)
     with open(path) as f:
         doc = json.load(f)

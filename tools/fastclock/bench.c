@@ -130,7 +130,7 @@ static int select_clocks(const char *spec, const struct fcb_clock **all, size_t 
 		cli_error("--clocks list too long");
 		return -1;
 	}
-	strcpy(buf, spec);
+	memcpy(buf, spec, strlen(spec) + 1);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int hit = 0;
 		while (*tok == ' ')
@@ -175,7 +175,7 @@ static int parse_threads(const char *s)
 		char buf[256], *save = NULL, *tok;
 		if (strlen(s) >= sizeof(buf))
 			return -1;
-		strcpy(buf, s);
+		memcpy(buf, s, strlen(s) + 1);
 		B.nthreads = 0;
 		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			if (cli_parse_long(tok, &v) || v < 1 || v > MAX_THREADS || B.nthreads >= 64)
@@ -244,7 +244,7 @@ static long calibrate(const struct fcb_clock *c)
 		double t = time_batch(c, n);
 		if (t >= BATCH_NS)
 			break;
-		if (t < BATCH_NS / 16)
+		if (t < BATCH_NS / 16.0)
 			n *= 8;
 		else
 			n *= 2;
@@ -407,8 +407,12 @@ static void measure_threads(struct result *r, double budget_s)
 /* ---- output ---- */
 static void print_text(struct result *res, size_t n, double wall_s, const struct fc_status *st)
 {
-	printf("fastclock bench: %zu clocks, %.1f s; fastclock backend %s (%s), counter %s at %.6f GHz\n", n, wall_s,
-	       fc_backend_name(st->backend), st->reason, st->counter, (double)st->counter_hz / 1e9);
+	printf("fastclock bench: %zu clocks, %.1f s; fastclock backend %s (%s)", n, wall_s, fc_backend_name(st->backend),
+	       st->reason);
+	if (st->backend == FC_BACKEND_COUNTER)
+		printf(", counter %s at %.6f GHz\n", st->counter, (double)st->counter_hz / 1e9);
+	else
+		printf("; fc_ticks returns CLOCK_MONOTONIC ns\n");
 	printf("cost: median ns/call of %s batches [p25..p75]; res: clock_getres / smallest delta; stale: zero "
 	       "deltas; back: backward steps\n",
 	       "repeated");
@@ -761,7 +765,7 @@ int cmd_bench(int argc, char **argv)
 		cli_error("warning: fc_updater_start failed: %s", strerror(errno));
 	fc_status(&st);
 	B.ns_per_tick = st.backend == FC_BACKEND_COUNTER && st.counter_hz ? 1e9 / (double)st.counter_hz : 1.0;
-	res = calloc((size_t)n, sizeof(*res));
+	res = n > 0 ? calloc((size_t)n, sizeof(*res)) : NULL;
 	if (!res)
 		return CLI_EXIT_FAIL;
 	tstart = B.t0 = cli_ns(CLOCK_MONOTONIC);

@@ -20,7 +20,8 @@ static void verror(const char *fmt, va_list ap)
 	fputs("fastclock: ", stderr);
 	if (g_cmd)
 		fprintf(stderr, "%s: ", g_cmd);
-	vfprintf(stderr, fmt, ap);
+	/* clang-analyzer reports a va_list parameter as uninitialised: a known false positive. */
+	vfprintf(stderr, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
 	fputc('\n', stderr);
 }
 
