@@ -36,10 +36,10 @@ struct fcb_clock {
 	static inline int64_t fcb_read_##ID(void) { return (int64_t)(EXPR); }                             \
 	static __attribute__((noinline)) void fcb_batch_##ID(long n)                                       \
 	{                                                                                                  \
-		int64_t acc = 0;                                                                           \
+		uint64_t acc = 0; /* unsigned: the sum wraps, defined behaviour */                         \
 		for (long i = 0; i < n; i++)                                                               \
-			acc += fcb_read_##ID();                                                            \
-		fcb_sink = acc;                                                                            \
+			acc += (uint64_t)fcb_read_##ID();                                                  \
+		fcb_sink = (int64_t)acc;                                                                   \
 	}                                                                                                  \
 	static __attribute__((noinline)) void fcb_sample_##ID(int64_t *buf, long n)                        \
 	{                                                                                                  \

@@ -205,33 +205,34 @@ static double cost_of(int how, clockid_t id)
 	for (int b = 0; b < VDSO_BATCHES; b++) {
 		struct timespec ts;
 		struct timeval tv;
-		int64_t acc = 0, t1 = cli_ns(CLOCK_MONOTONIC);
+		uint64_t acc = 0; /* unsigned: the sum may wrap */
+		int64_t t1 = cli_ns(CLOCK_MONOTONIC);
 		for (int i = 0; i < VDSO_CALLS; i++) {
 			switch (how) {
 			case 0:
 				clock_gettime(id, &ts);
-				acc += ts.tv_nsec;
+				acc += (uint64_t)ts.tv_nsec;
 				break;
 			case 1:
 				syscall(SYS_clock_gettime, id, &ts);
-				acc += ts.tv_nsec;
+				acc += (uint64_t)ts.tv_nsec;
 				break;
 			case 2:
 				gettimeofday(&tv, NULL);
-				acc += tv.tv_usec;
+				acc += (uint64_t)tv.tv_usec;
 				break;
 			case 3:
 				syscall(SYS_gettimeofday, &tv, NULL);
-				acc += tv.tv_usec;
+				acc += (uint64_t)tv.tv_usec;
 				break;
 			case 4:
-				acc += time(NULL);
+				acc += (uint64_t)time(NULL);
 				break;
 			default:
-				acc += fc_mono_ns();
+				acc += (uint64_t)fc_mono_ns();
 			}
 		}
-		g_sink = acc;
+		g_sink = (int64_t)acc;
 		v[b] = (double)(cli_ns(CLOCK_MONOTONIC) - t1) / VDSO_CALLS;
 	}
 	qsort(v, VDSO_BATCHES, sizeof(double), cmp_d);

@@ -31,10 +31,8 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
 	const char *cmd;
-	if (argc < 2) {
-		fputs(usage, stderr);
-		return CLI_EXIT_USAGE;
-	}
+	if (argc < 2)
+		return cli_usage_error("missing command (info, bench, check, report; see 'fastclock --help')");
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
 		fputs(usage, stdout);
