@@ -108,14 +108,30 @@ static void coarse_refresh(struct fc_clock *c, int64_t mono, int64_t real)
 	}
 }
 
-static int64_t kernel_read(struct fc_clock *c, int how, int64_t floor)
+/* A kernel-backend read. `h` (a reader's copy of the kernel hand; NULL: no floor) may carry the line of the
+ * counter hand it replaced (mult != 0): readers still holding that hand may return its value at any counter
+ * below base + valid_ticks, so a monotonic read is raised to the line's value at the current counter (its
+ * value at the end of the window, floor_ns, if the counter is past the window or behind the anchor). Once
+ * the kernel's clock has passed floor_ns (about one period after the switch) this is one compare; before,
+ * one counter read more. *clamp (if not NULL) gets how far the value was raised above the kernel's. */
+static int64_t kernel_read(struct fc_clock *c, int how, const struct fc_hand *h, int64_t *clamp)
 {
-	int64_t v = kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
+	int64_t k = kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC), v = k;
 	if (!(how & FC__REAL)) {
-		if (v < floor) /* just left the counter backend: it may have been a few ns ahead */
-			v = floor;
+		if (h && v < h->floor_ns) {
+			int64_t lim = h->floor_ns;
+			if (h->mult) {
+				uint64_t d = (c->src.counter(c->src.ctx) - h->base_ticks) & h->mask;
+				if (d <= (h->mask >> 1) && d < h->valid_ticks)
+					lim = h->mono_ns + (int64_t)fc__scale(d, h->mult, h->frac);
+			}
+			if (v < lim) /* just left the counter backend: it may have been a little ahead */
+				v = lim;
+		}
 		coarse_refresh(c, v, v + __atomic_load_n(&c->pub->coarse_real_off, __ATOMIC_RELAXED));
 	}
+	if (clamp)
+		*clamp = v - k;
 	return v;
 }
 
@@ -152,15 +168,22 @@ void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why)
 	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
 	struct fc_hand p = {0};
 
-	p.flags = FC_HAND_KERNEL;
+	/* Nothing the counter hand returned may be passed by a kernel read going back: keep its line, so kernel
+	 * reads are raised to what it would return at the current counter (kernel_read), and at most to its
+	 * largest possible value, until the kernel's clock catches up (within about one period). */
+	p.base_ticks = cur->base_ticks;
 	p.mask = cur->mask;
+	p.mult = cur->mult;
+	p.frac = cur->frac;
+	p.mono_ns = cur->mono_ns;
+	p.valid_ticks = cur->valid_ticks;
 	p.real_off_ns = cur->real_off_ns;
-	/* Nothing the counter hand returned may be passed by a kernel read going back: clamp to its largest
-	 * possible value until the kernel's clock catches up (at most ~P/8 later). */
 	if (cur->flags & FC_HAND_KERNEL)
 		p.floor_ns = cur->floor_ns;
 	else
 		p.floor_ns = (int64_t)(fc_hand_value_fx(cur, cur->base_ticks + cur->valid_ticks) >> 32) + 1;
+	p.flags = FC_HAND_KERNEL;
+	p.stale_ticks = 0; /* every read takes the slow path */
 	fc_hands_publish(c->pub, &p);
 	if (c->backend == FC_BACKEND_COUNTER)
 		c->track.discontinuities++;
@@ -266,55 +289,115 @@ int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sourc
 }
 
 /* ---- the slow path ------------------------------------------------------------------------------------ */
+/* A reader whose counter is behind its hand's anchor by less than this (cross-core skew, a relaxed read
+ * executed early) gets the anchor's value, as the vDSO clamps; further behind, the counter went back (a VM
+ * migration) and the reader re-anchors rather than return a frozen clock until the counter catches up. */
+#define SKEW_CLAMP_DIV 64 /* valid_ticks / 64: ~18 us at the default period */
+
 static int64_t hand_value(int64_t mono, uint64_t mult, uint64_t frac, int64_t off, uint64_t d, int how)
 {
 	int64_t v = mono + (int64_t)fc__scale(d, mult, frac);
 	return (how & FC__REAL) ? v + off : v;
 }
 
-int64_t fc_clock_slow(struct fc_clock *c, int how)
+/* The kernel's NTP state for a bounded read on the kernel backend: the cached one, refreshed once a second
+ * by whoever gets the writer lock. */
+static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__bound *b)
+{
+	int expect = 0;
+	struct fc_ntp n = {0};
+	if (__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		refresh_ntp(c, kernel_ns(c, CLOCK_MONOTONIC));
+		n = c->ntp;
+		__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+	} else if (c->src.ntp) {
+		c->src.ntp(c->src.ctx, &n);
+	}
+	b->track_err_ns = (how & FC__REAL) ? 0 : clamp;
+	b->ntp_err_ns = n.maxerror_ns;
+	b->sync_status = n.sync;
+}
+
+int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 {
 	unsigned spins = 0;
 	int counted = 0;
 
 	for (;;) {
 		/* The reader protocol of fc_hand.h (R1..R4), spelled out because this path also needs the
-		 * validity window and the kernel-hand fields. */
+		 * validity window, the bound and the kernel-hand fields. */
 		const struct fc_hand *th = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE); /* R1 */
 		uint32_t gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);                    /* R2 */
-		uint32_t flags = FC__LOAD(th->flags);
-		uint64_t stale = FC__LOAD(th->stale_ticks), valid = FC__LOAD(th->valid_ticks);
-		uint64_t base = FC__LOAD(th->base_ticks), mask = FC__LOAD(th->mask);
-		uint64_t mult = FC__LOAD(th->mult), frac = FC__LOAD(th->frac);
-		int64_t mono = FC__LOAD(th->mono_ns), off = FC__LOAD(th->real_off_ns);
-		int64_t floor = FC__LOAD(th->floor_ns);
+		struct fc_hand h;
 		uint64_t t, d;
 
-		if (flags & FC_HAND_KERNEL) {
+		h.flags = FC__LOAD(th->flags);
+		h.stale_ticks = FC__LOAD(th->stale_ticks);
+		h.valid_ticks = FC__LOAD(th->valid_ticks);
+		h.base_ticks = FC__LOAD(th->base_ticks);
+		h.mask = FC__LOAD(th->mask);
+		h.mult = FC__LOAD(th->mult);
+		h.frac = FC__LOAD(th->frac);
+		h.mono_ns = FC__LOAD(th->mono_ns);
+		h.real_off_ns = FC__LOAD(th->real_off_ns);
+		h.floor_ns = FC__LOAD(th->floor_ns);
+		h.mono_err_ns = FC__LOAD(th->mono_err_ns);
+		h.err_mult = FC__LOAD(th->err_mult);
+		h.ntp_err_ns = FC__LOAD(th->ntp_err_ns);
+		h.sync_status = FC__LOAD(th->sync_status);
+
+		if (h.flags & FC_HAND_KERNEL) {
+			int64_t v, clamp;
 			__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
 			if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED)) /* R4 */
 				continue;
-			return kernel_read(c, how, floor);
+			v = kernel_read(c, how, &h, &clamp);
+			if (b)
+				kernel_bound(c, how, clamp, b);
+			return v;
 		}
 		t = c->src.counter(c->src.ctx);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);                               /* R3 */
 		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED)) /* R4 */
 			continue;
-		d = (t - base) & mask;
-		if (d < stale) /* another thread re-anchored meanwhile */
-			return hand_value(mono, mult, frac, off, d, how);
+		if (b) {
+			b->ntp_err_ns = h.ntp_err_ns;
+			b->sync_status = h.sync_status;
+		}
+		d = (t - h.base_ticks) & h.mask;
+		if (d < h.stale_ticks) { /* another thread re-anchored meanwhile */
+			if (b)
+				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
+			return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
+		}
 		if (!counted) {
 			__atomic_fetch_add(&c->slow_paths, 1, __ATOMIC_RELAXED);
 			counted = 1;
 		}
-		if (d > (mask >> 1) && mask - d < valid) /* a little behind the anchor (cross-core skew): clamp */
-			return hand_value(mono, mult, frac, off, 0, how);
-		if (t_in_writer) /* a signal handler interrupted this thread's own re-anchor */
-			return kernel_read(c, how, INT64_MIN);
+		if (t_in_writer) { /* a signal handler interrupted this thread's own re-anchor */
+			int64_t clamp;
+			int64_t v = kernel_read(c, how, NULL, &clamp);
+			if (b)
+				b->track_err_ns = 0;
+			return v;
+		}
+		if (d > (h.mask >> 1)) {
+			/* Behind the anchor. A little (skew): clamp. More: the counter went back; re-anchor, or
+			 * clamp while another thread does. The bound adds the clamp's distance. */
+			uint64_t behind = h.mask - d + 1;
+			if (behind >= h.valid_ticks / SKEW_CLAMP_DIV && fc_clock_windup(c, th))
+				continue;
+			if (b)
+				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(behind, h.mult, 0) + 1;
+			return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, 0, how);
+		}
 		if (fc_clock_windup(c, th))
 			continue;
-		if (d < valid) /* another thread is re-anchoring; this hand is still good */
-			return hand_value(mono, mult, frac, off, d, how);
+		if (d < h.valid_ticks) { /* another thread is re-anchoring; this hand is still good */
+			if (b)
+				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
+			return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
+		}
 		if (__atomic_load_n(&c->pub->current, __ATOMIC_RELAXED) != th)
 			continue;
 		/* Expired while another thread re-anchors: wait for its hand (about 0.5 us). */
@@ -326,6 +409,8 @@ int64_t fc_clock_slow(struct fc_clock *c, int how)
 			sched_yield();
 	}
 }
+
+int64_t fc_clock_slow(struct fc_clock *c, int how) { return fc_clock_read(c, how, NULL); }
 
 /* ---- configuration and initialisation ---------------------------------------------------------------- */
 static void global_init(void)
@@ -433,47 +518,22 @@ uint64_t fc__ticks_kernel(void)
 
 int fc__slow_bounded(struct fc_interval *out, int how)
 {
-	struct fc_clock *c = &g_clock;
-	int64_t ntp_err = 0, v;
-	int sync;
+	struct fc__bound b;
+	int64_t v, ntp_err;
 
 	if (out == NULL) {
 		errno = EFAULT;
 		return -1;
 	}
-	v = fc__slow_ns(how);
-	if (c->backend == FC_BACKEND_COUNTER) {
-		/* The slow path re-anchored (or found a fresh hand): read again through the hand to get its
-		 * bound. A second slow path in a row means another thread is re-anchoring: use the kernel's
-		 * numbers below. */
-		int64_t m, off;
-		struct fc__bound b;
-		if (fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off, &b)) {
-			v = (how & FC__REAL) ? m + off : m;
-			ntp_err = (how & FC__REAL) ? b.ntp_err_ns : 0;
-			out->earliest_ns = v - b.track_err_ns - ntp_err;
-			out->latest_ns = v + b.track_err_ns + ntp_err;
-			out->status = b.sync_status;
-			return 0;
-		}
-	}
-	/* Kernel backend: no tracking error of our own; the kernel's NTP state decides. */
-	{
-		int expect = 0;
-		struct fc_ntp n = {0};
-		if (__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-			refresh_ntp(c, kernel_ns(c, CLOCK_MONOTONIC));
-			n = c->ntp;
-			__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
-		} else {
-			fc_ntp_read(NULL, &n);
-		}
-		ntp_err = (how & FC__REAL) ? n.maxerror_ns : 0;
-		sync = n.sync;
-	}
-	out->earliest_ns = v - ntp_err;
-	out->latest_ns = v + ntp_err;
-	out->status = sync;
+	ensure_init();
+	if (FC__UNLIKELY(__atomic_load_n(&fc__updater_restart_needed, __ATOMIC_RELAXED)))
+		fc__updater_restart();
+	/* The slow path reports the bound of the very hand (or kernel read) that produced the value. */
+	v = fc_clock_read(&g_clock, how, &b);
+	ntp_err = (how & FC__REAL) ? b.ntp_err_ns : 0;
+	out->earliest_ns = v - b.track_err_ns - ntp_err;
+	out->latest_ns = v + b.track_err_ns + ntp_err;
+	out->status = b.sync_status;
 	return 0;
 }
 

@@ -152,6 +152,11 @@ int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sourc
 		   uint64_t counter_hz, uint32_t gen_start);
 /* The slow path: everything the inline readers do not. how = FC__MONO/FC__REAL | FC__RELAXED. */
 int64_t fc_clock_slow(struct fc_clock *c, int how);
+/* The same, also filling *b (if not NULL) with the bound of the value returned: the hand's tracking bound at
+ * that read (plus a clamp's distance), or on the kernel backend the distance a monotonic read was raised above
+ * the kernel's value; and the kernel's NTP error and sync status. fc__slow_bounded is this on the global
+ * clock. */
+int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b);
 /* Re-anchor now if the current hand is still `seen` (NULL: unconditionally). Takes the lock; returns 1 if
  * a hand was published, 0 if another writer held the lock or already replaced `seen`. */
 int fc_clock_windup(struct fc_clock *c, const struct fc_hand *seen);

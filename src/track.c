@@ -35,10 +35,16 @@ typedef __int128 i128;
 /* Largest slope correction: 1/16 of the rate (62500 ppm), enough for chrony's fastest slew (83333 ppm is
  * its maximum; tens of ms/s typical) to be followed while an error of P is removed within 16 periods. */
 #define SLEW_DIV 16
-/* Rate uncertainty assumed between re-anchors for the error bound: 1/65536 (15 ppm): the 8-sample rate
- * estimate is better than 1 ppm on a quiet machine; the margin covers an NTP frequency change between
- * two re-anchors. */
-#define DRIFT_DIV 65536
+/* Rate uncertainty for the error bound, per tick (see rate_uncertainty()): at least 1/2^20 (~1 ppm: the
+ * kernel's own PLL adjustments and counter wander between re-anchors); 1/1024 (~1000 ppm, the continuity
+ * tolerance) while the rate rests on fewer than two samples (start-up from a frequency hint, or just after a
+ * discontinuity). */
+#define RATE_FLOOR_DIV (1 << 20)
+#define RATE_UNCONFIRMED_DIV 1024
+/* How far the counter can have run while readers used an expired hand, relative to the kernel's elapsed
+ * time: 1/2048 (~490 ppm) covers a kernel NTP frequency change (<= 500 ppm) since the hand's anchor, beyond
+ * the slack of the anchor's own error bound. See expired_floor(). */
+#define REACH_TOL_DIV 2048
 
 /* Re-converged after a discontinuity once the error at a re-anchor is within 1 us again. */
 #define RECONVERGED_NS 1000
@@ -165,10 +171,70 @@ static void update_offset(struct fc_track *t, const struct fc_sample *s)
 	t->have_off = 1;
 }
 
+/* The largest value a reader can have obtained from `old`, which has expired (or whose counter is now behind
+ * its anchor). Readers use a hand only for deltas below valid_ticks, and only at counter values the counter
+ * took while they ran. If the counter may have run through the whole window while the machine ran, that is
+ * the hand's value at the end of its window. But when it advanced far more than the kernel's clock did (a
+ * suspend during which the counter kept running, a VM migration that moved it forward) or went back, the
+ * kernel's elapsed time bounds the part readers can have seen: from the anchor, at most E = (kernel now,
+ * upper bound) - (kernel at the anchor, lower bound: the old value minus its bound there) of running time,
+ * i.e. E / rate ticks (plus REACH_TOL_DIV). A forward jump J that leaves the counter past the window whatever
+ * the instant it happened (J > valid even after crediting E / rate of running) cannot have landed inside
+ * the window. Without this the first read after a suspend could be up to P + P/8 ahead of the kernel. */
+static i128 expired_floor(const struct fc_hand *old, i128 K_hi, uint64_t rate, uint64_t od, i128 end_val)
+{
+	i128 at_anchor_lo = fx(old->mono_ns) + (i128)old->frac - fx(old->mono_err_ns);
+	i128 e = K_hi - at_anchor_lo, reach;
+	int behind = od > (old->mask >> 1);
+
+	if (e < 0)
+		e = 0;
+	reach = (e + e / REACH_TOL_DIV) / (i128)(rate ? rate : 1) + 1;
+	if (reach >= (i128)old->valid_ticks)
+		return end_val;
+	if (!behind && (i128)od - reach <= (i128)old->valid_ticks)
+		return end_val; /* a jump of less than the window may have landed inside it */
+	return fc_hand_value_fx(old, old->base_ticks + (uint64_t)reach);
+}
+
+/* Uncertainty of mult_est, fx ns per tick: how far the kernel's rate may be from it over the next period.
+ *  - the estimate's own noise: the end samples' half brackets over the baseline (~5 ppm over 8 periods);
+ *  - a rate change the 8-sample average has not caught up with (an NTP slew started a few periods ago):
+ *    the newest pair's rate minus the estimate, less that pair's own noise (0 in steady state);
+ *  - a floor of RATE_FLOOR_DIV; RATE_UNCONFIRMED_DIV while fewer than two samples back the estimate. */
+static i128 rate_uncertainty(const struct fc_track *t)
+{
+	const i128 mult = (i128)t->mult_est;
+	i128 u = mult / RATE_FLOOR_DIV + 1;
+	const struct fc_sample *a, *p, *n;
+	int64_t dc, ds;
+
+	if (t->nhist < 2)
+		return u + mult / RATE_UNCONFIRMED_DIV;
+	a = &t->hist[0];
+	p = &t->hist[t->nhist - 2];
+	n = &t->hist[t->nhist - 1];
+	dc = sdelta(n->c_mid, a->c_mid, t->mask);
+	if (dc <= 0)
+		return u + mult / RATE_UNCONFIRMED_DIV;
+	/* each end: half its bracket, plus 1 ns for the kernel's whole-ns value */
+	u += ((i128)(a->c_half + n->c_half) * mult + 2 * FX_ONE) / dc;
+	ds = sdelta(n->c_mid, p->c_mid, t->mask);
+	if (t->nhist > 2 && ds > 0) {
+		i128 r_short = fx(n->mono - p->mono) / ds;
+		i128 noise = ((i128)(p->c_half + n->c_half) * mult + 2 * FX_ONE) / ds;
+		i128 dev = i128_abs(r_short - mult) - noise;
+		if (dev > 0)
+			u += dev;
+	}
+	return u;
+}
+
 void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,
 		     uint64_t t_anchor, struct fc_hand *out)
 {
 	const uint64_t P = t->period_ticks;
+	const uint64_t rate_before = t->mult_est; /* the rate while readers used the old hand */
 	int poor = (i128)s->c_half * t->mult_est > fx(POOR_BRACKET_NS);
 	int continuous = update_rate(t, s, poor);
 	const uint64_t mult = t->mult_est;
@@ -196,13 +262,16 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 			in_valid = 1;
 			rem = old->valid_ticks - od;
 			V = fc_hand_value_fx(old, t_anchor); /* continuity */
-		} else {
-			V = end_val; /* expired or behind: start no lower than anything the old hand returned */
-		}
-		if (in_valid)
 			t->last_err_ns = fx_floor(V - K);
-		if (V < K_lo)
-			V = K_lo; /* behind the kernel: step forward */
+			if (V < K_lo)
+				V = K_lo; /* behind the kernel: step forward (the slope removes the rest) */
+		} else {
+			/* Expired or behind: start no lower than anything the old hand returned, and otherwise at the
+			 * kernel's value, so a reader after a long sleep or a suspend gets the kernel's time. */
+			V = expired_floor(old, K + half, rate_before, od, end_val);
+			if (V < K)
+				V = K;
+		}
 	}
 	if (!continuous)
 		t->discontinuities++;
@@ -250,8 +319,16 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 	out->real_off_ns = t->off_lo + (t->off_hi - t->off_lo) / 2;
 	out->stale_ticks = P;
 	out->valid_ticks = t->valid_ticks;
-	/* Error bound at the anchor: distance to the kernel's estimate plus its uncertainty; it grows at the
-	 * slope's deliberate deviation from the rate plus the assumed rate uncertainty. */
-	out->mono_err_ns = fx_floor(i128_abs(V - K) + half) + 1;
-	out->err_mult = (uint64_t)(i128_abs(m - (i128)mult) + mult / DRIFT_DIV + 1);
+	/* Error bound. Against the kernel's estimate K + mult x d, the hand is off by e(d) = (V - K) + (m - mult) d,
+	 * known exactly, to which the estimate's uncertainty adds half + u x d (u: rate_uncertainty). |e(d)| is
+	 * convex, so over the window [0, valid] it lies under its chord: |e(0)| + d (|e(valid)| - |e(0)|) / valid.
+	 * In steady state the slope steers e towards 0, the chord falls, and only u x d remains. */
+	{
+		const i128 e0 = V - K, e_end = e0 + (m - (i128)mult) * (i128)t->valid_ticks;
+		i128 chord = (i128_abs(e_end) - i128_abs(e0)) / (i128)t->valid_ticks;
+		if (chord < 0)
+			chord = 0;
+		out->mono_err_ns = fx_floor(i128_abs(e0) + half) + 1; /* + 1: readers floor to whole ns */
+		out->err_mult = (uint64_t)(chord + rate_uncertainty(t) + 1);
+	}
 }
