@@ -1,12 +1,7 @@
 // The C++ clocks of `fastclock bench`: the std::chrono clocks and fastclock.hpp's drop-in replacements.
 #include <chrono>
 
-// g++ -Wshadow: fastclock.h declares both `struct fc_status` and `int fc_status(struct fc_status *)`, which
-// in C++ "hides the constructor" of the struct. Harmless (the C idiom of stat()); silenced for this include only.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wshadow"
 #include <fastclock.hpp>
-#pragma GCC diagnostic pop
 
 #include "clocks.h"
 
