@@ -252,25 +252,40 @@ static long calibrate(const struct fcb_clock *c)
 	return n;
 }
 
-static void measure_cost(struct result *r, double budget_s)
+/* Cost of every selected clock, interleaved: round k times one batch of each clock, starting at a rotating
+ * offset, so a burst of load from elsewhere or a CPU frequency change hits every clock alike and the
+ * figures agree with bench/fc_bench, which measures the same way. Each clock's median is over its rounds. */
+static void measure_costs(struct result *res, int n, double budget_s)
 {
-	const struct fcb_clock *c = r->c;
-	long n = calibrate(c);
-	int64_t deadline = cli_ns(CLOCK_MONOTONIC) + (int64_t)(budget_s * 1e9);
-	double *v = malloc(MAX_REPS * sizeof(double));
+	double *v = malloc((size_t)n * MAX_REPS * sizeof(double));
+	int64_t deadline;
 	long reps = 0;
 	if (!v)
 		return;
-	while (reps < MAX_REPS && (reps < MIN_REPS || cli_ns(CLOCK_MONOTONIC) < deadline))
-		v[reps++] = time_batch(c, n) / (double)n;
-	stat_sort(v, (size_t)reps);
-	r->batch = n;
-	r->reps = reps;
-	r->cost_med = stat_percentile_sorted(v, (size_t)reps, 50);
-	r->cost_p25 = stat_percentile_sorted(v, (size_t)reps, 25);
-	r->cost_p75 = stat_percentile_sorted(v, (size_t)reps, 75);
-	r->cost_min = v[0];
-	r->cost_max = v[reps - 1];
+	for (int i = 0; i < n; i++) {
+		progress((size_t)i, (size_t)n, res[i].c->name, "calibrating");
+		res[i].batch = calibrate(res[i].c);
+	}
+	deadline = cli_ns(CLOCK_MONOTONIC) + (int64_t)(budget_s * 1e9);
+	while (reps < MAX_REPS && (reps < MIN_REPS || cli_ns(CLOCK_MONOTONIC) < deadline)) {
+		for (int j = 0; j < n; j++) {
+			int i = (int)((j + reps) % n);
+			v[(size_t)i * MAX_REPS + (size_t)reps] = time_batch(res[i].c, res[i].batch) / (double)res[i].batch;
+		}
+		reps++;
+		progress((size_t)(reps % n), (size_t)n, "all clocks", "cost rounds");
+	}
+	for (int i = 0; i < n; i++) {
+		struct result *r = &res[i];
+		double *x = v + (size_t)i * MAX_REPS;
+		stat_sort(x, (size_t)reps);
+		r->reps = reps;
+		r->cost_med = stat_percentile_sorted(x, (size_t)reps, 50);
+		r->cost_p25 = stat_percentile_sorted(x, (size_t)reps, 25);
+		r->cost_p75 = stat_percentile_sorted(x, (size_t)reps, 75);
+		r->cost_min = x[0];
+		r->cost_max = x[reps - 1];
+	}
 	free(v);
 }
 
@@ -778,9 +793,11 @@ int cmd_bench(int argc, char **argv)
 		r->getres_ns = NAN;
 		if (sel[i]->clockid >= 0 && clock_getres(sel[i]->clockid, &rs) == 0)
 			r->getres_ns = (double)rs.tv_sec * 1e9 + (double)rs.tv_nsec;
-		progress((size_t)i, (size_t)n, sel[i]->name, "cost");
-		agree_sample();
-		measure_cost(r, per_clock * SHARE_COST);
+	}
+	agree_sample();
+	measure_costs(res, n, B.duration_s * SHARE_COST);
+	for (int i = 0; i < n; i++) {
+		struct result *r = &res[i];
 		progress((size_t)i, (size_t)n, sel[i]->name, "deltas");
 		agree_sample();
 		measure_deltas(r, per_clock * SHARE_DELTAS);
