@@ -79,6 +79,8 @@ struct fc_track {
 	struct fc_sample hist[FC_TRACK_HIST];
 	unsigned nhist;     /* valid entries, newest at hist[nhist - 1] */
 	int rate_suspect;   /* the previous sample broke continuity: a second break in a row means a new rate */
+	uint64_t break_dev; /* rate deviation (32.32 ns/tick) implied by the last break, if it looked like a rate
+			     * change; counts in the bound until the rate is confirmed */
 	int have_off;
 	int64_t off_lo, off_hi; /* intersection of every wall-offset interval since the last step */
 	/* results of the last update, and counters */

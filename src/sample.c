@@ -12,9 +12,10 @@
 
 int fc_sample_take(const struct fc_source *src, int tries, struct fc_sample *out)
 {
-	uint64_t best = UINT64_MAX;
+	uint64_t best = UINT64_MAX, second = UINT64_MAX;
 	int64_t best_off = INT64_MAX;
 	int got = 0;
+	struct fc_sample runner_up = {0};
 
 	for (int i = 0; i < tries; i++) {
 		int64_t m;
@@ -28,15 +29,32 @@ int fc_sample_take(const struct fc_source *src, int tries, struct fc_sample *out
 		if (w > (src->mask >> 1)) /* counter went back inside the bracket (cross-core skew): useless */
 			continue;
 		if (w < best) {
+			if (got) {
+				second = best;
+				runner_up = *out;
+			}
 			best = w;
 			out->c_mid = (c1 + w / 2) & src->mask;
 			out->c_half = (w + 1) / 2;
 			out->mono = m;
 			got = 1;
+		} else if (w < second) {
+			second = w;
+			runner_up.c_mid = (c1 + w / 2) & src->mask;
+			runner_up.c_half = (w + 1) / 2;
+			runner_up.mono = m;
 		}
 	}
 	if (!got)
 		return -1;
+	/* The same code brackets the same call each try, so an honest bracket is never much narrower than the
+	 * next best: one less than half as wide had a counter read that lagged (a read on a core whose counter
+	 * is behind) and may not contain the kernel's read at all. Take the next best. */
+	if (second != UINT64_MAX && best * 2 < second) {
+		out->c_mid = runner_up.c_mid;
+		out->c_half = runner_up.c_half;
+		out->mono = runner_up.mono;
+	}
 	for (int i = 0; i < 2; i++) {
 		int64_t m1, r, m2;
 		if (src->kernel(src->ctx, CLOCK_MONOTONIC, &m1) || src->kernel(src->ctx, CLOCK_REALTIME, &r) ||

@@ -133,11 +133,19 @@ static int update_rate(struct fc_track *t, const struct fc_sample *s, int poor)
 			}
 			t->hist[t->nhist++] = *s;
 			t->rate_suspect = 0;
+			t->break_dev = 0;
 			dc = sdelta(s->c_mid, t->hist[0].c_mid, t->mask);
 			dm = s->mono - t->hist[0].mono;
 			if (t->nhist > 1 && dc > 0 && dm > 0)
 				t->mult_est = (uint64_t)(fx(dm) / dc);
 			return 1;
+		}
+		/* A break that looks like a rate change (within 2x): until the rate is confirmed, the bound
+		 * allows for its size (capped at the largest slope deviation the tracker follows). */
+		t->break_dev = 0;
+		if (!poor && got > expect / 2 && got < expect * 2) {
+			i128 dev = i128_abs(got - expect) / dc;
+			t->break_dev = (uint64_t)(dev < (i128)(t->mult_est / SLEW_DIV) ? dev : (i128)(t->mult_est / SLEW_DIV));
 		}
 		/* Two breaks in a row whose pair agrees on a plausible rate (within 2x): the counter's rate
 		 * itself changed (a VM migrated to another host). Adopt it. */
@@ -199,18 +207,19 @@ static i128 expired_floor(const struct fc_hand *old, i128 K_hi, uint64_t rate, u
 
 /* Uncertainty of mult_est, fx ns per tick: how far the kernel's rate may be from it over the next period.
  *  - the estimate's own noise: the end samples' half brackets over the baseline (~5 ppm over 8 periods);
- *  - a rate change the 8-sample average has not caught up with (an NTP slew started a few periods ago):
- *    the newest pair's rate minus the estimate, less that pair's own noise (0 in steady state);
- *  - a floor of RATE_FLOOR_DIV; RATE_UNCONFIRMED_DIV while fewer than two samples back the estimate. */
+ *  - a rate change the 8-sample average has not caught up with (an NTP slew started a few periods ago),
+ *    seen as the rate over the newest 1 or 3 periods differing from the estimate by more than its noise;
+ *  - a floor of RATE_FLOOR_DIV; RATE_UNCONFIRMED_DIV while fewer than two samples back the estimate, plus
+ *    the size of the last break if it looked like a rate change (chrony's fast slew, a migration). */
 static i128 rate_uncertainty(const struct fc_track *t)
 {
 	const i128 mult = (i128)t->mult_est;
-	i128 u = mult / RATE_FLOOR_DIV + 1;
+	i128 u = mult / RATE_FLOOR_DIV + 1, dev = 0;
 	const struct fc_sample *a, *p, *n;
 	int64_t dc, ds;
 
-	if (t->nhist < 2)
-		return u + mult / RATE_UNCONFIRMED_DIV;
+	if (t->nhist < 2) /* unconfirmed; after a break that looked like a rate change, at least its size */
+		return u + mult / RATE_UNCONFIRMED_DIV + (i128)t->break_dev;
 	a = &t->hist[0];
 	p = &t->hist[t->nhist - 2];
 	n = &t->hist[t->nhist - 1];
@@ -219,14 +228,22 @@ static i128 rate_uncertainty(const struct fc_track *t)
 		return u + mult / RATE_UNCONFIRMED_DIV;
 	/* each end: half its bracket, plus 1 ns for the kernel's whole-ns value */
 	u += ((i128)(a->c_half + n->c_half) * mult + 2 * FX_ONE) / dc;
-	ds = sdelta(n->c_mid, p->c_mid, t->mask);
-	if (t->nhist > 2 && ds > 0) {
-		i128 r_short = fx(n->mono - p->mono) / ds;
-		i128 noise = ((i128)(p->c_half + n->c_half) * mult + 2 * FX_ONE) / ds;
-		i128 dev = i128_abs(r_short - mult) - noise;
-		if (dev > 0)
-			u += dev;
+	/* A rate change the average has not caught up with: the rate over the newest 1 and 3 periods, where it
+	 * differs from the estimate by more than its own noise, bounds the current rate (that rate +- its
+	 * noise). Below its noise it is indistinguishable from steady state and adds nothing. */
+	for (unsigned back = 1; back <= 3; back += 2) {
+		if (t->nhist <= back + 1) /* the newest `back` periods must not be the whole baseline */
+			break;
+		p = &t->hist[t->nhist - 1 - back];
+		ds = sdelta(n->c_mid, p->c_mid, t->mask);
+		if (ds > 0) {
+			i128 r = fx(n->mono - p->mono) / ds;
+			i128 noise = ((i128)(p->c_half + n->c_half) * mult + 2 * FX_ONE) / ds;
+			if (i128_abs(r - mult) > noise && i128_abs(r - mult) + noise > dev)
+				dev = i128_abs(r - mult) + noise;
+		}
 	}
+	u += dev;
 	return u;
 }
 
@@ -328,7 +345,10 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 		i128 chord = (i128_abs(e_end) - i128_abs(e0)) / (i128)t->valid_ticks;
 		if (chord < 0)
 			chord = 0;
-		out->mono_err_ns = fx_floor(i128_abs(e0) + half) + 1; /* + 1: readers floor to whole ns */
-		out->err_mult = (uint64_t)(chord + rate_uncertainty(t) + 1);
+		const i128 u = rate_uncertainty(t);
+		/* K was extrapolated from the sample to the anchor (past the wall-offset reads): at rate u. */
+		const i128 reach = i128_abs((i128)sdelta(t_anchor, s->c_mid, t->mask)) * u;
+		out->mono_err_ns = fx_floor(i128_abs(e0) + half + reach) + 1; /* + 1: readers floor to whole ns */
+		out->err_mult = (uint64_t)(chord + u + 1);
 	}
 }

@@ -1,0 +1,101 @@
+// The simulated machine: counter, kernel clocks and NTP state as functions of true time (see sim.h).
+#include <algorithm>
+#include <cmath>
+
+#include "sim.h"
+
+fc_clock SIM_CLOCK;
+fc_pub SIM_PUB;
+
+namespace sim {
+
+Machine M;
+
+double Rng::normal()
+{
+	double u1 = uniform(), u2 = uniform();
+	if (u1 < 1e-300)
+		u1 = 1e-300;
+	return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+int64_t Machine::kmono_floor(long double tt) const { return (int64_t)floorl(kmono_at(tt)); }
+
+void Machine::pump()
+{
+	if (in_async || async.empty())
+		return;
+	in_async = true;
+	for (size_t i = 0; i < async.size();) {
+		if (async[i].at <= t) {
+			auto fn = std::move(async[i].fn);
+			async.erase(async.begin() + (long)i);
+			fn();
+			i = 0;
+		} else {
+			i++;
+		}
+	}
+	in_async = false;
+}
+
+uint64_t Machine::read_counter(bool relaxed)
+{
+	pump();
+	long double inst = t + counter_cost / 2;
+	long double at = inst;
+	if (relaxed && relaxed_early_max > 0 && c_rate > 0)
+		at -= (long double)(rng.next() % (uint64_t)(relaxed_early_max + 1)) / c_rate;
+	long double c = floorl(counter_at(at));
+	uint64_t v = (uint64_t)c;
+	last_skewed = 0;
+	if (skew_p > 0 && rng.uniform() < skew_p) {
+		int lag = skew_lo + (int)(rng.next() % (uint64_t)(skew_hi - skew_lo + 1));
+		v -= (uint64_t)lag;
+		// The lagging core's kernel (its vDSO reads the same counter) shows the time of the lagging value:
+		// judge the read against that, so what is measured is fastclock's handling, not the lag itself.
+		if (c_rate > 0)
+			inst -= lag / c_rate;
+		last_skewed = 1;
+	}
+	t += counter_cost;
+	last_instant = inst; // a relaxed read is judged at the instant the ordered read would have had
+	counter_reads++;
+	return v & mask;
+}
+
+int Machine::read_kernel(clockid_t id, int64_t *ns)
+{
+	pump();
+	long double before = 0, after = 0;
+	if (preempt_p > 0 && rng.uniform() < preempt_p) {
+		long double d = rng.uniform((double)preempt_lo, (double)preempt_hi);
+		if (rng.uniform() < 0.5)
+			before = d;
+		else
+			after = d;
+	}
+	long double inst = t + before + kernel_cost * rng.uniform(0.2, 0.5);
+	t += before + kernel_cost + after;
+	int64_t k = kmono_floor(inst);
+	*ns = id == CLOCK_REALTIME ? k + wall_off : k;
+	last_instant = inst;
+	if (first_kernel_instant < 0)
+		first_kernel_instant = inst;
+	kernel_reads++;
+	return 0;
+}
+
+uint64_t counter_ordered() { return M.read_counter(false); }
+uint64_t counter_relaxed() { return M.read_counter(true); }
+
+static uint64_t src_counter(void *) { return M.read_counter(false); }
+static int src_kernel(void *, clockid_t id, int64_t *ns) { return M.read_kernel(id, ns); }
+static int src_ntp(void *, fc_ntp *out)
+{
+	return fc_ntp_classify(0, M.ntp_status, M.ntp_maxerror_us, M.ntp_esterror_us, out);
+}
+
+const fc_source source_template = {src_counter, src_kernel, src_ntp, nullptr, ~0ull};
+
+} // namespace sim

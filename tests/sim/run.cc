@@ -1,0 +1,353 @@
+// The runner: one scenario x one reader variant over the simulated machine, measured against the kernel.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "sim.h"
+
+namespace sim {
+
+namespace {
+constexpr long double INF = std::numeric_limits<long double>::infinity();
+constexpr double CONVERGED_NS = 25; // "back within 25 ns"
+
+uint64_t hash_str(const char *s, uint64_t h = 1469598103934665603ull)
+{
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h;
+}
+
+bool lock_writer()
+{
+	int expect = 0;
+	return __atomic_compare_exchange_n(&SIM_CLOCK.lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+void unlock_writer() { __atomic_store_n(&SIM_CLOCK.lock, 0, __ATOMIC_RELEASE); }
+} // namespace
+
+Run::Run(const Scenario &s, const Variant &v) : sc(s), var(v)
+{
+	M = Machine{};
+	M.rng.s = hash_str(v.name, hash_str(s.name));
+	sc.setup(*this);
+}
+
+// ---- actions of other threads ---------------------------------------------------------------------------
+void Run::notify_step()
+{
+	// updater.c: on a CANCEL_ON_SET wake-up the loop re-anchors at once, exactly like its periodic turn.
+	const fc_hand *cur = __atomic_load_n(&SIM_PUB.current, __ATOMIC_ACQUIRE);
+	if (SIM_CLOCK.backend == FC_BACKEND_COUNTER)
+		fc_clock_windup(&SIM_CLOCK, cur);
+}
+
+void Run::demote(const char *why)
+{
+	// clock.c's trust re-check, as in windup_locked: under the writer lock.
+	if (!lock_writer()) {
+		r_.failures.push_back("demote: writer lock busy");
+		return;
+	}
+	fc_clock_set_kernel_locked(&SIM_CLOCK, why);
+	unlock_writer();
+}
+
+void Run::stall_writer(long double stall_ns)
+{
+	// windup_locked's steps, with the writer descheduled between computing the hand and publishing it.
+	if (!lock_writer())
+		return;
+	fc_sample s;
+	if (fc_sample_take(&SIM_CLOCK.src, FC_SAMPLE_TRIES, &s) != 0) {
+		unlock_writer();
+		return;
+	}
+	uint64_t ta = SIM_CLOCK.src.counter(SIM_CLOCK.src.ctx);
+	const fc_hand *cur = __atomic_load_n(&SIM_PUB.current, __ATOMIC_RELAXED);
+	fc_hand p;
+	fc_track_update(&SIM_CLOCK.track, cur, &s, ta, &p);
+	p.ntp_err_ns = cur->ntp_err_ns; // set_ntp_fields is clock.c's; the NTP state did not change
+	p.sync_status = SIM_CLOCK.track.disrupted ? FC_SYNC_DISRUPTED : cur->sync_status;
+	M.async.push_back(Machine::Async{M.t + stall_ns, [p]() {
+						 fc_hands_publish(&SIM_PUB, &p);
+						 __atomic_store_n(&SIM_PUB.coarse_real_off, p.real_off_ns, __ATOMIC_RELAXED);
+						 __atomic_store_n(&SIM_PUB.coarse_mono, p.mono_ns, __ATOMIC_RELAXED);
+						 __atomic_fetch_add(&SIM_CLOCK.reanchors, 1, __ATOMIC_RELAXED);
+						 unlock_writer();
+					 }});
+}
+
+// The instant the value of the read just made belongs to: its last counter read on a counter hand (the
+// slow path re-reads the counter after re-anchoring), its first kernel read on a kernel hand (a floor check or
+// the NTP refresh of a bounded read may read more clocks after it).
+long double Run::value_instant()
+{
+	const fc_hand *h = __atomic_load_n(&SIM_PUB.current, __ATOMIC_ACQUIRE);
+	long double i = (h->flags & FC_HAND_KERNEL) && M.first_kernel_instant >= 0 ? M.first_kernel_instant
+										    : M.last_instant;
+	M.first_kernel_instant = -1;
+	return i;
+}
+
+// ---- reads: the same two steps as include/fastclock.h, over the simulated counter ---------------------
+int64_t Run::read(int how, bool relaxed, long double *instant)
+{
+	int64_t m, off;
+	const bool real = how & FC__REAL;
+	int64_t v;
+	M.first_kernel_instant = -1;
+	if (fc__hand_read(&SIM_PUB, relaxed ? counter_relaxed : counter_ordered, &m, real ? &off : nullptr, nullptr))
+		v = real ? m + off : m;
+	else
+		v = fc_clock_slow(&SIM_CLOCK, how | (relaxed ? FC__RELAXED : 0));
+	*instant = value_instant();
+	return v;
+}
+
+// fc_mono_bounded / fc_real_bounded: the inline read with its bound, else the slow path's (fc__slow_bounded
+// is fc_clock_read on the global clock).
+int Run::bounded(int how, int64_t *v, int64_t *track_err, int64_t *ntp_err, long double *instant)
+{
+	int64_t m, off;
+	fc__bound b;
+	const bool real = how & FC__REAL;
+	M.first_kernel_instant = -1;
+	if (fc__hand_read(&SIM_PUB, counter_ordered, &m, &off, &b))
+		*v = real ? m + off : m;
+	else
+		*v = fc_clock_read(&SIM_CLOCK, how, &b);
+	*track_err = b.track_err_ns;
+	*ntp_err = real ? b.ntp_err_ns : 0;
+	*instant = value_instant();
+	return b.sync_status;
+}
+
+bool Run::in_window(long double t, bool blind, bool mono) const
+{
+	for (const Window &w : windows_) {
+		long double e = blind ? (mono ? w.blind_mono_end : w.blind_real_end) : (w.fault ? w.settle_end : w.at);
+		if (t >= w.at && t < e)
+			return true;
+	}
+	return false;
+}
+
+void Run::sample()
+{
+	const long double t0 = M.t;
+	long double inst;
+	int64_t err[4];
+	bool steady = !in_window(t0, false, true);
+
+	auto timed = [&](auto f) {
+		long double b = M.t;
+		auto v = f();
+		r_.max_latency = std::max(r_.max_latency, (double)(M.t - b));
+		return v;
+	};
+	auto mono_seen = [&](int64_t v) {
+		if (v < last_mono_)
+			r_.mono_violations++;
+		last_mono_ = v;
+	};
+
+	// 1, 2: the variant's plain reads.
+	int64_t vm = timed([&] { return read(FC__MONO, var.relaxed, &inst); });
+	mono_seen(vm);
+	err[0] = vm - M.kmono_floor(inst);
+	M.t += read_spacing;
+	int64_t vr = timed([&] { return read(FC__REAL, var.relaxed, &inst); });
+	err[1] = vr - (M.kmono_floor(inst) + M.wall_off);
+	M.t += read_spacing;
+	// 3, 4: bounded reads (always ordered, as the API's are).
+	int64_t v, te, ne;
+	timed([&] { return bounded(FC__MONO, &v, &te, &ne, &inst); });
+	mono_seen(v);
+	err[2] = v - M.kmono_floor(inst);
+	int64_t bound_m = te;
+	M.t += read_spacing;
+	timed([&] { return bounded(FC__REAL, &v, &te, &ne, &inst); });
+	int64_t kr = M.kmono_floor(inst) + M.wall_off;
+	err[3] = v - kr;
+	int64_t bound_r = te;
+	int64_t utc = kr - M.utc_err;
+	const bool blind_m = in_window(t0, true, true), blind_r = in_window(t0, true, false);
+	if (utc < v - te - ne || utc > v + te + ne) {
+		r_.utc_miss++;
+		r_.utc_miss_blind += blind_r;
+	}
+	M.t += read_spacing;
+
+	r_.samples++;
+	r_.reads += 4;
+	double am = (double)std::max(std::llabs(err[0]), std::llabs(err[2]));
+	double ar = (double)std::max(std::llabs(err[1]), std::llabs(err[3]));
+	r_.max_mono = std::max(r_.max_mono, am);
+	r_.max_real = std::max(r_.max_real, ar);
+	if (steady)
+		r_.steady_max = std::max(r_.steady_max, std::max(am, ar));
+
+	// Bound coverage, with the blind windows counted apart.
+	r_.cover_n += 2;
+	static const bool trace = getenv("FC_SIM_TRACE") != nullptr;
+	if (trace && ((std::llabs(err[2]) > bound_m && !blind_m) || (std::llabs(err[3]) > bound_r && !blind_r))) {
+		const fc_hand *h = SIM_PUB.current;
+		fprintf(stderr, "miss t=%.6f ms err m/r %lld/%lld bound m/r %lld/%lld hand age %.1f us nhist %u skew %d\n",
+			(double)((t0 - t_start) / 1e6L), (long long)err[2], (long long)err[3], (long long)bound_m,
+			(long long)bound_r, (double)((h->flags & FC_HAND_KERNEL) ? -1 : (double)((M.read_counter(false) - h->base_ticks) & h->mask) / 3000.0),
+			SIM_CLOCK.track.nhist, M.last_skewed);
+	}
+	if (std::llabs(err[2]) > bound_m) {
+		r_.cover_miss++;
+		r_.cover_miss_blind += blind_m;
+	}
+	if (std::llabs(err[3]) > bound_r) {
+		r_.cover_miss++;
+		r_.cover_miss_blind += blind_r;
+	}
+	if (steady && SIM_CLOCK.backend == FC_BACKEND_COUNTER && SIM_CLOCK.track.nhist) {
+		const fc_track &tr = SIM_CLOCK.track;
+		double h = (double)(((unsigned __int128)tr.hist[tr.nhist - 1].c_half * tr.mult_est) >> 32);
+		r_.half_bracket = std::min(r_.half_bracket, h);
+	}
+	if (steady) {
+		r_.steady_bound = std::max(r_.steady_bound, (double)std::max(bound_m, bound_r));
+		r_.steady_err = std::max(r_.steady_err, (double)std::max(std::llabs(err[2]), std::llabs(err[3])));
+	}
+
+	// Re-convergence (ordered reads: a property of the tracker) and the first read after a fault.
+	for (FaultTrack &f : faults_) {
+		if (t0 < f.at || t0 >= f.end)
+			continue;
+		if (std::llabs(err[2]) > CONVERGED_NS || std::llabs(err[3]) > CONVERGED_NS)
+			f.last_bad = t0;
+		if (f.want_first && !f.first_done) {
+			f.first_done = true;
+			r_.first_read = std::max(r_.first_read, (double)std::llabs(err[0]));
+			r_.first_read_real = std::max(r_.first_read_real, (double)std::llabs(err[1]));
+		}
+	}
+}
+
+Result Run::go()
+{
+	r_ = Result{};
+	r_.scenario = sc.name;
+	r_.variant = var.name;
+	SIM_CLOCK = fc_clock{};
+	SIM_PUB = fc_pub{};
+	fc_source src = source_template;
+	src.mask = M.mask;
+	t_start = M.t;
+	if (fc_clock_setup(&SIM_CLOCK, &SIM_PUB, &src, period_ns, (uint64_t)M.hz, gen_start) != 0) {
+		r_.failures.push_back("fc_clock_setup failed");
+		return r_;
+	}
+	std::stable_sort(events.begin(), events.end(), [](const Event &a, const Event &b) { return a.at < b.at; });
+	const long double end = t_start + duration;
+	const long double settle = 20e6L + 8 * var.gap; // the rate history (8 re-anchors) has forgotten the fault
+	// Start-up is not steady state: the rate rests on the frequency hint until the history fills.
+	windows_.push_back(Window{t_start, t_start + settle, t_start, t_start, true});
+	for (const Event &e : events)
+		if (e.fault || e.blind_mono > 0 || e.blind_real > 0) {
+			long double a = t_start + e.at;
+			windows_.push_back(Window{a, a + e.dur + settle, a + e.blind_mono, a + e.blind_real, e.fault});
+		}
+	for (size_t i = 0; i < events.size(); i++) {
+		if (!events[i].fault)
+			continue;
+		long double e = end;
+		for (size_t j = i + 1; j < events.size(); j++)
+			if (events[j].fault) {
+				e = t_start + events[j].at;
+				break;
+			}
+		faults_.push_back(FaultTrack{t_start + events[i].at, e, -1, events[i].first_read});
+	}
+
+	const long double P = (long double)period_ns;
+	long double next_read = M.t + var.gap * M.rng.uniform(0.8, 1.2);
+	long double next_upd = updater ? M.t + 0.75L * P : INF;
+	next_event_ = 0;
+	for (;;) {
+		long double ne = next_event_ < events.size() ? t_start + events[next_event_].at : INF;
+		long double tn = std::min(next_read, std::min(ne, next_upd));
+		if (tn > end)
+			break;
+		if (M.t < tn)
+			M.t = tn;
+		M.pump();
+		if (tn == ne) {
+			const Event &e = events[next_event_++];
+			e.fn(*this);
+			if (e.fault) // measured from when the fault has taken effect (a suspend: from the resume)
+				for (FaultTrack &f : faults_)
+					if (f.at == tn)
+						f.at = M.t;
+			next_read += reader_pause_;
+			reader_pause_ = 0;
+			continue;
+		}
+		if (tn == next_upd) {
+			notify_step(); // the updater's periodic turn is the same call
+			next_upd = M.t + 0.75L * P;
+			continue;
+		}
+		sample();
+		next_read = M.t + var.gap * M.rng.uniform(0.8, 1.2);
+	}
+	M.pump();
+
+	for (FaultTrack &f : faults_)
+		if (f.last_bad >= 0)
+			r_.reconv = std::max(r_.reconv, (double)(f.last_bad - f.at));
+		else
+			r_.reconv = std::max(r_.reconv, 0.0);
+	r_.discontinuities = SIM_CLOCK.track.discontinuities;
+	r_.real_steps = SIM_CLOCK.track.real_steps;
+	r_.reanchors = SIM_CLOCK.reanchors;
+	r_.waits = SIM_CLOCK.waits;
+	check_targets(sc, var, r_);
+	return r_;
+}
+
+void check_targets(const Scenario &sc, const Variant &v, Result &r)
+{
+	const Targets &t = sc.targets;
+	char b[200];
+	auto fail = [&](const char *fmt, double a, double lim) {
+		snprintf(b, sizeof(b), fmt, a, lim);
+		r.failures.push_back(b);
+	};
+	if (r.mono_violations)
+		fail("%.0f monotonic violations (target %.0f)", (double)r.mono_violations, 0);
+	const double extra = v.relaxed ? t.steady_relaxed_extra : 0;
+	if (t.max_mono >= 0 && r.max_mono > t.max_mono + extra)
+		fail("max |err| mono %.0f ns > %.0f", r.max_mono, t.max_mono + extra);
+	if (t.max_real >= 0 && r.max_real > t.max_real + extra)
+		fail("max |err| real %.0f ns > %.0f", r.max_real, t.max_real + extra);
+	double steady = t.steady + extra;
+	if (t.steady >= 0 && r.steady_max > steady)
+		fail("steady-state max |err| %.0f ns > %.0f", r.steady_max, steady);
+	const double reconv = std::max(t.reconv, t.reconv_reads * 1.2 * (double)v.gap);
+	if (t.reconv >= 0 && r.reconv > reconv)
+		fail("re-convergence %.0f ns > %.0f", r.reconv, reconv);
+	if (t.first_read >= 0 && r.first_read > t.first_read)
+		fail("first read after the fault |err| mono %.0f ns > %.0f", r.first_read, t.first_read);
+	if (t.first_read_real >= 0 && r.first_read_real > t.first_read_real)
+		fail("first read after the fault |err| real %.0f ns > %.0f", r.first_read_real, t.first_read_real);
+	if (t.ratio >= 0 && r.steady_err > 0 && r.ratio_floor() > t.ratio)
+		fail("steady-state bound / max(actual, half bracket) %.2f > %.2f", r.ratio_floor(), t.ratio);
+	if (t.cover >= 0 && r.cover_pct_outside_blind() < t.cover)
+		fail("bound holds at %.4f %% of samples (outside blind windows) < %.0f %%", r.cover_pct_outside_blind(),
+		     t.cover);
+	if (r.utc_miss > r.utc_miss_blind)
+		fail("fc_real_bounded missed true UTC %.0f times outside blind windows (target %.0f)",
+		     (double)(r.utc_miss - r.utc_miss_blind), 0);
+}
+
+} // namespace sim

@@ -1,0 +1,354 @@
+// The scenario table. Each entry says in one line what the counter and the kernel do; its setup schedules
+// that on the simulated machine, for one reader variant (ordered or relaxed reads, arriving every ~1 us or
+// every ~50 ms; or once an hour). Times: `u` is 1 ms for frequent readers and 100 ms for rare ones, so a
+// rare reader sees the same faults with tens of reads between them.
+#include <sys/timex.h>
+
+#include <cmath>
+#include <memory>
+
+#include "sim.h"
+
+namespace sim {
+
+namespace {
+constexpr long double US = 1e3L, MS = 1e6L, S = 1e9L, HOUR = 3600 * S;
+constexpr long double P = 1e6L;                 // the default re-anchor period
+constexpr long double ONE_HAND = P + P / 8 + 5 * US; // a fault no sample can see yet: until the next re-anchor
+
+long double unit(const Run &r) { return r.var.rare() ? 100 * MS : MS; }
+
+// A fault the tracker cannot see before the next re-anchor, on one clock or both.
+void blind(Run &r, long double mono, long double real)
+{
+	r.last().blind_mono = mono;
+	r.last().blind_real = real;
+}
+
+std::vector<Scenario> make()
+{
+	std::vector<Scenario> v;
+
+	v.push_back({"steady", "quiet machine: 3 GHz counter, kernel without slew; the baseline",
+		     [](Run &r) { r.duration = 100 * unit(r); }, Targets{}});
+
+	{
+		Targets t;
+		t.max_mono = t.max_real = 1000;
+		t.reconv = 10 * MS;
+		v.push_back({"slew_500ppm",
+			     "kernel rate +500 ppm, 0, -500 ppm, 0 (one 500 ppm change at a time); physics: a change D is "
+			     "invisible until the next re-anchor and costs up to D x P = 500 ns; the bound learns its size "
+			     "one period later",
+			     [](Run &r) {
+				     long double u = unit(r);
+				     const long double ppm[] = {500, 0, -500, 0};
+				     for (int i = 0; i < 4; i++) {
+					     long double p = ppm[i];
+					     r.at((20 + 40 * i) * u + (0.1L + 0.25L * i) * P, "kernel rate change",
+						  [p](Run &) { M.set_kernel_ppm(p); });
+					     // Unseen until the next re-anchor; its size is known one period later.
+					     blind(r, 2 * ONE_HAND, 2 * ONE_HAND);
+				     }
+				     r.duration = 180 * u;
+			     },
+			     t});
+	}
+	{
+		Targets t;
+		t.max_mono = t.max_real = 100000;
+		t.reconv = 10 * MS;
+		t.reconv_reads = 2; // a rare reader confirms the new rate at its second read after the change
+		v.push_back({"slew_chrony",
+			     "chrony fast slew: kernel rate +50000 ppm (50 ms/s) for 0.2 s, then back; physics: up to "
+			     "D x P = 50 us before a re-anchor sees each change, and one more re-anchor (a rare reader's "
+			     "next read) to confirm the rate",
+			     [](Run &r) {
+				     long double u = unit(r);
+				     r.at(20 * u, "slew starts", [](Run &) { M.set_kernel_ppm(50000); });
+				     r.last().dur = 200 * MS;
+				     blind(r, 2 * ONE_HAND, 2 * ONE_HAND);
+				     r.at(20 * u + 200 * MS, "slew ends", [](Run &) { M.set_kernel_ppm(0); });
+				     blind(r, 2 * ONE_HAND, 2 * ONE_HAND);
+				     r.duration = 20 * u + 200 * MS + 60 * u;
+			     },
+			     t});
+	}
+	v.push_back({"wander",
+		     "counter frequency random-walks at 1 ppm/sqrt(s) (steps every 1 ms / 10 ms); kernel steady",
+		     [](Run &r) {
+			     long double step = r.var.rare() ? 10 * MS : MS;
+			     r.duration = r.var.rare() ? 60 * S : 300 * MS;
+			     auto ppm = std::make_shared<double>(0);
+			     double sigma = 1.0 * std::sqrt((double)(step / S));
+			     for (long double t = step; t < r.duration; t += step)
+				     r.at(t, "counter rate step", [ppm, sigma](Run &) {
+					     *ppm += sigma * M.rng.normal();
+					     M.set_counter_ppm(*ppm);
+				     }, false);
+		     },
+		     Targets{}});
+
+	auto wall_steps = [](Run &r, bool notify) {
+		long double u = unit(r);
+		const long double steps[] = {S, -S, HOUR, -HOUR};
+		for (int i = 0; i < 4; i++) {
+			long double d = steps[i];
+			long double at = (20 + 20 * i) * u + (0.05L + 0.3L * i) * P; // early, mid and late in a period
+			r.at(at, "settimeofday", [d](Run &) { M.wall_off += (int64_t)d; });
+			blind(r, 0, notify ? 100 * US : ONE_HAND);
+			if (notify) // the updater's CANCEL_ON_SET timerfd wakes it ~30 us later
+				r.at(at + 30 * US, "step notifier", [](Run &r2) { r2.notify_step(); }, false);
+		}
+		r.duration = 100 * u;
+	};
+	{
+		Targets t;
+		t.max_mono = 25;
+		t.reconv = 1 * MS;
+		v.push_back({"wall_step",
+			     "settimeofday +1 s, -1 s, +1 h, -1 h; no notifier: the wall clock follows at the next re-anchor "
+			     "(within one period), the monotonic clock does not move",
+			     [wall_steps](Run &r) { wall_steps(r, false); }, t});
+		t.reconv = 100 * US;
+		v.push_back({"wall_step_notify",
+			     "as wall_step, with the updater thread running and its step notifier (CANCEL_ON_SET timerfd) "
+			     "waking it 30 us after each step",
+			     [wall_steps](Run &r) {
+				     r.updater = true;
+				     wall_steps(r, true);
+			     },
+			     t});
+	}
+	{
+		Targets t;
+		t.max_mono = 25;
+		t.reconv = 1 * MS;
+		v.push_back({"leap_second",
+			     "CLOCK_REALTIME inserts a leap second (steps back 1 s, STA_INS) and later deletes one (+1 s, "
+			     "STA_DEL); no notifier; CLOCK_MONOTONIC unaffected",
+			     [](Run &r) {
+				     long double u = unit(r);
+				     M.ntp_status = STA_INS;
+				     r.at(30 * u + 0.07L * P, "leap second inserted", [](Run &) {
+					     M.wall_off -= (int64_t)S;
+					     M.ntp_status = STA_DEL;
+				     });
+				     blind(r, 0, ONE_HAND);
+				     r.at(70 * u + 0.61L * P, "leap second deleted", [](Run &) {
+					     M.wall_off += (int64_t)S;
+					     M.ntp_status = 0;
+				     });
+				     blind(r, 0, ONE_HAND);
+				     r.duration = 100 * u;
+			     },
+			     t});
+	}
+	{
+		Targets t;
+		t.first_read = t.first_read_real = 1000;
+		t.reconv = 1 * MS;
+		v.push_back({"suspend_counter_runs",
+			     "system suspended 1 h: the counter keeps running, CLOCK_MONOTONIC stops, CLOCK_REALTIME "
+			     "jumps +1 h at resume",
+			     [](Run &r) {
+				     long double u = unit(r);
+				     r.at(30 * u + 0.93L * P, "suspend 1 h", [](Run &) {
+					     M.stop_kernel(true);
+					     M.t += HOUR;
+					     M.stop_kernel(false);
+					     M.wall_off += (int64_t)HOUR;
+				     });
+				     r.last().dur = HOUR;
+				     r.last().first_read = true;
+				     r.duration = 60 * u + HOUR;
+			     },
+			     t});
+		t.first_read_real = -1;
+		v.push_back({"suspend_counter_stops",
+			     "system suspended 1 h: the counter and CLOCK_MONOTONIC stop, CLOCK_REALTIME jumps +1 h; no "
+			     "notifier: nothing a reader sees changed, so the wall clock follows at the next re-anchor",
+			     [](Run &r) {
+				     long double u = unit(r);
+				     r.at(30 * u + 0.37L * P, "suspend 1 h", [](Run &) {
+					     M.stop_kernel(true);
+					     M.stop_counter(true);
+					     M.t += HOUR;
+					     M.stop_kernel(false);
+					     M.stop_counter(false);
+					     M.wall_off += (int64_t)HOUR;
+				     });
+				     r.last().dur = HOUR;
+				     r.last().first_read = true;
+				     blind(r, 0, HOUR + ONE_HAND);
+				     r.duration = 60 * u + HOUR;
+			     },
+			     t});
+	}
+	{
+		Targets t;
+		t.first_read = t.first_read_real = 1000;
+		t.reconv = 1 * MS;
+		v.push_back({"migrate_jump",
+			     "VM migration: counter jumps +250 ms, -250 ms, +10 s, -10 s (past the hand's window: the "
+			     "first read re-anchors); kernel steady",
+			     [](Run &r) {
+				     long double u = unit(r);
+				     const long double j[] = {0.25L * S, -0.25L * S, 10 * S, -10 * S};
+				     for (int i = 0; i < 4; i++) {
+					     long double ticks = j[i] * 3;
+					     r.at((20 + 20 * i) * u + 0.41L * P, "counter jump",
+						  [ticks](Run &) { M.jump_counter(ticks); });
+					     r.last().first_read = true;
+				     }
+				     r.duration = 100 * u;
+			     },
+			     t});
+	}
+	{
+		Targets t;
+		// J, plus the dominance rule: readers losing the re-anchor race may use the old hand up to P + P/8,
+		// so the new line, 1/16 slower, must start P/8 x 1/16 = 7.8 us above the old one's continuation.
+		t.max_mono = t.max_real = 100000 + 7813 + 1000;
+		t.reconv = 10 * MS;
+		v.push_back({"migrate_small_jump",
+			     "counter jumps +100 us: it lands inside the hand's validity window, so reads return +100 us at "
+			     "once (physics); the tracker slews it out at 1/16 without going back (+7.8 us dominance)",
+			     [](Run &r) {
+				     long double u = unit(r);
+				     r.at(20 * u + 0.21L * P, "counter jump +100 us", [](Run &) { M.jump_counter(3 * 100 * US); });
+				     blind(r, 2 * MS, 2 * MS);
+				     r.duration = 60 * u;
+			     },
+			     t});
+	}
+	{
+		Targets t;
+		t.max_mono = t.max_real = 20000 + 1000; // D x P twice: one period unseen, one to confirm the rate
+		t.reconv = 10 * MS;
+		t.reconv_reads = 2;
+		t.first_read = t.first_read_real = 1000; // the jump: re-anchored at the kernel by the first read
+		v.push_back({"migrate_rate",
+			     "VM migration to hosts whose counter runs +1 %, then nominal, -1 %, nominal, then a jump of "
+			     "+1 s with +1 %; kernel steady; physics: D x P = 10 us per period before the rate is confirmed",
+			     [](Run &r) {
+				     long double u = unit(r);
+				     const long double f[] = {1.01L, 1 / 1.01L, 0.99L, 1 / 0.99L};
+				     for (int i = 0; i < 4; i++) {
+					     long double x = f[i];
+					     r.at((20 + 30 * i) * u + 0.3L * P, "counter rate change",
+						  [x](Run &) { M.scale_counter_rate(x); });
+					     blind(r, 2 * ONE_HAND, 2 * ONE_HAND);
+				     }
+				     r.at(140 * u + 0.41L * P, "counter jump +1 s and rate +1 %", [](Run &) {
+					     M.jump_counter(3 * S);
+					     M.scale_counter_rate(1.01L);
+				     });
+				     r.last().first_read = true;
+				     blind(r, 2 * ONE_HAND, 2 * ONE_HAND);
+				     r.duration = 170 * u;
+			     },
+			     t});
+	}
+	{
+		Targets t;
+		t.steady = 25 + 500 / 3.0; // a read behind its hand's anchor is clamped to it: off by its lag, <= 167 ns
+		v.push_back({"cross_core_skew",
+			     "1 counter read in 50 comes from a core whose counter lags 100-500 ticks (reads of one thread "
+			     "are 200 ns apart, so a lagging read is behind the writer's reads, never the thread's own); "
+			     "one behind its hand's anchor is clamped to it, so it is off by its lag (<= 167 ns)",
+			     [](Run &r) {
+				     M.skew_p = 0.02;
+				     M.skew_lo = 100;
+				     M.skew_hi = 500;
+				     r.read_spacing = 200;
+				     r.duration = 100 * unit(r);
+			     },
+			     t});
+	}
+	v.push_back({"wrap32",
+		     "32-bit counter (wraps every 1.43 s at 3 GHz), first wrap 2 ms in; rare readers also pause 1 s, "
+		     "1.3 s and 2 s (gaps near and past the wrap)",
+		     [](Run &r) {
+			     M.mask = 0xffffffffull;
+			     M.c0 = 4294967296.0L * 256 - 2 * MS * 3;
+			     if (r.var.rare()) {
+				     const long double pause[] = {1 * S, 1.3L * S, 2 * S};
+				     for (int i = 0; i < 3; i++) {
+					     long double d = pause[i];
+					     r.at((3 + 3 * i) * S, "reader pauses", [d](Run &r2) { r2.pause_reader(d); }, false);
+				     }
+				     r.duration = 14 * S;
+			     } else {
+				     r.duration = 60 * MS;
+			     }
+		     },
+		     Targets{}});
+	{
+		Targets t;
+		t.first_read = t.first_read_real = 1000;
+		v.push_back({"kernel_fallback",
+			     "the kernel stops trusting the counter mid-period: fc_clock_set_kernel_locked, then every read "
+			     "is the kernel's clock",
+			     [](Run &r) {
+				     long double u = unit(r);
+				     r.at(30 * u + 0.2L * P, "clocksource demoted",
+					  [](Run &r2) { r2.demote("sim: the kernel marked the counter unstable"); });
+				     r.last().first_read = true;
+				     r.duration = 60 * u;
+			     },
+			     t});
+	}
+	v.push_back({"noisy_kernel",
+		     "5 % of kernel clock reads are preempted for 50-500 us (before or after reading the clock)",
+		     [](Run &r) {
+			     M.preempt_p = 0.05;
+			     M.preempt_lo = 50 * US;
+			     M.preempt_hi = 500 * US;
+			     r.duration = 100 * unit(r);
+		     },
+		     Targets{}});
+	v.push_back({"stalled_writer",
+		     "a writer is descheduled 3 ms (and later 0.5 ms) between sampling and publishing, holding the "
+		     "lock; generations start next to the wrap",
+		     [](Run &r) {
+			     long double u = unit(r);
+			     r.at(20 * u + 0.5L * P, "writer stalls 3 ms", [](Run &r2) { r2.stall_writer(3 * MS); }, false);
+			     r.at(50 * u + 0.5L * P, "writer stalls 0.5 ms", [](Run &r2) { r2.stall_writer(0.5L * MS); },
+				  false);
+			     r.duration = 80 * u;
+		     },
+		     Targets{}});
+	{
+		Targets t;
+		t.max_mono = t.max_real = 1000;
+		v.push_back({"hourly_reader",
+			     "one read an hour for 8 h; meanwhile the kernel's rate moves +100 ppm and the counter's +3 ppm",
+			     [](Run &r) {
+				     r.at(2.5L * HOUR, "kernel rate +100 ppm", [](Run &) { M.set_kernel_ppm(100); }, false);
+				     r.at(4.5L * HOUR, "counter rate +3 ppm", [](Run &) { M.set_counter_ppm(3); }, false);
+				     r.duration = 8 * HOUR;
+			     },
+			     t, true});
+	}
+	return v;
+}
+} // namespace
+
+const std::vector<Scenario> &scenarios()
+{
+	static const std::vector<Scenario> v = make();
+	return v;
+}
+
+std::vector<Variant> variants_for(const Scenario &sc)
+{
+	if (sc.hourly)
+		return {{"ordered/1h", false, HOUR}, {"relaxed/1h", true, HOUR}};
+	return {{"ordered/1us", false, 1 * US},
+		{"relaxed/1us", true, 1 * US},
+		{"ordered/50ms", false, 50 * MS},
+		{"relaxed/50ms", true, 50 * MS}};
+}
+
+} // namespace sim
