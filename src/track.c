@@ -12,12 +12,15 @@
  *     intersection of every sample's interval pins it to ~1 ns, and an empty intersection is a step.
  * Each update anchors the new hand at t_anchor with value V and slope mult:
  *   V    = the old hand's value at t_anchor (continuity), raised to the kernel's lower bound if the old hand
- *          had fallen behind (monotonic time may jump forward, never back), and to the old hand's largest
- *          possible value if the old hand had expired;
+ *          had fallen behind (monotonic time may jump forward, never back); if the old hand had expired,
+ *          the kernel's value, raised to the largest value readers can have obtained from the old hand
+ *          (expired_floor: its end value, unless the counter jumped past its window);
  *   mult = the slope that meets K at t_anchor + P, so an error present now is gone by the next re-anchor
  *          (this is how NTP slews reach readers), clamped to mult_est +- 1/16.
  * and, so that readers still holding the old hand can never see time go back, the new line stays at or above
  * the old one over the rest of the old hand's validity window (the "dominance" rule below).
+ * The error bound (mono_err_ns + err_mult x delta) covers the kernel's value at every read of the hand when
+ * the kernel's rate has not changed since the last re-anchor; tests/sim checks it at every sample.
  */
 #include "internal.h"
 
