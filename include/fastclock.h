@@ -231,8 +231,9 @@ int fc__gettimeofday_tz(struct timeval *tv, void *tz);
 static inline void fc__ns_split(int64_t ns, int64_t *sec, int64_t *sub, uint32_t unit)
 {
 	if (FC__UNLIKELY(ns < 0)) {
-		*sec = -(int64_t)(((uint64_t)(-(ns + 1))) / 1000000000u) - 1;
-		*sub = (ns - *sec * 1000000000) / unit;
+		uint64_t m = (uint64_t)(-(ns + 1)); /* |ns| - 1: no overflow at INT64_MIN */
+		*sec = -(int64_t)(m / 1000000000u) - 1;
+		*sub = (int64_t)((999999999u - m % 1000000000u) / unit);
 		return;
 	}
 	*sec = (int64_t)((uint64_t)ns / 1000000000u);
