@@ -105,8 +105,9 @@ static inline int64_t fc_real_ns_relaxed(void)
  * Bounded reads (cost: counter read; within a few % of fc_real_ns). TrueTime-style: the true time lies in
  * [earliest_ns, latest_ns]. The half-width adds
  *   (a) fastclock's own tracking error against the kernel's clock: measured at each re-anchor (distance to
- *       the bracketed kernel sample plus half the bracket) and grown since at the slope's deviation from
- *       the measured rate plus 15 ppm;
+ *       the bracketed kernel sample plus half the bracket, which no bound can go below) and grown since at
+ *       the slope's known deviation from the measured rate plus the rate's measured uncertainty (>= 1 ppm;
+ *       larger while an NTP slew or a rate change is being caught up; docs/DESIGN.md "Bound");
  *   (b) for fc_real_bounded only, the kernel's error against UTC: adjtimex() maxerror, read on the slow
  *       path at most once a second (never per read), grown at 500 ppm since (the kernel's own rule).
  * status (enum fc_sync), rules in order:
