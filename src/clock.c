@@ -90,10 +90,16 @@ static uint64_t period_ticks(const struct fc_clock *c)
 	return (uint64_t)(((unsigned __int128)c->period_ns << 32) / c->track.mult_est);
 }
 
+/* clock_gettime(CLOCK_MONOTONIC / CLOCK_REALTIME) cannot fail on Linux with a valid pointer; a seccomp
+ * filter on the syscall fallback could make one call fail now and then. Retry: a read that returned 0
+ * would be raised to a floor below values already returned (found by fuzz_track). */
+#define KERNEL_TRIES 8
 static int64_t kernel_ns(const struct fc_clock *c, clockid_t id)
 {
 	int64_t ns = 0;
-	(void)c->src.kernel(c->src.ctx, id, &ns);
+	for (int i = 0; i < KERNEL_TRIES; i++)
+		if (c->src.kernel(c->src.ctx, id, &ns) == 0)
+			break;
 	return ns;
 }
 
@@ -108,25 +114,22 @@ static void coarse_refresh(struct fc_clock *c, int64_t mono, int64_t real)
 	}
 }
 
-/* A kernel-backend read. `h` (a reader's copy of the kernel hand; NULL: no floor) may carry the line of the
- * counter hand it replaced (mult != 0): readers still holding that hand may return its value at any counter
- * below base + valid_ticks, so a monotonic read is raised to the line's value at the current counter (its
- * value at the end of the window, floor_ns, if the counter is past the window or behind the anchor). Once
- * the kernel's clock has passed floor_ns (about one period after the switch) this is one compare; before,
- * one counter read more. *clamp (if not NULL) gets how far the value was raised above the kernel's. */
+/* A kernel-backend read. `h` (a reader's copy of the kernel hand; NULL: no floor) carries floor_ns, the
+ * largest value the counter hand it replaced could return: readers still holding that hand may return up to
+ * it, so a monotonic read is raised to it until the kernel's clock passes it (at most P + P/8 after the
+ * switch; one compare after that). *clamp (if not NULL) gets how far the value was raised above the
+ * kernel's. */
 static int64_t kernel_read(struct fc_clock *c, int how, const struct fc_hand *h, int64_t *clamp)
 {
 	int64_t k = kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC), v = k;
 	if (!(how & FC__REAL)) {
 		if (h && v < h->floor_ns) {
-			int64_t lim = h->floor_ns;
-			if (h->mult) {
-				uint64_t d = (c->src.counter(c->src.ctx) - h->base_ticks) & h->mask;
-				if (d <= (h->mask >> 1) && d < h->valid_ticks)
-					lim = h->mono_ns + (int64_t)fc__scale(d, h->mult, h->frac);
-			}
-			if (v < lim) /* just left the counter backend: it may have been a little ahead */
-				v = lim;
+			/* Just left the counter backend, which may have been a little ahead: hold at the largest value
+			 * its last hand could return (at most P + P/8 of standing still, once per demotion). Not the
+			 * hand's line at the current counter: the counter is what was just found untrustworthy, and
+			 * one that wrapped or jumped back into the old window would lead the line below values
+			 * already returned (found by fuzz_track). */
+			v = h->floor_ns;
 		}
 		coarse_refresh(c, v, v + __atomic_load_n(&c->pub->coarse_real_off, __ATOMIC_RELAXED));
 	}
@@ -216,7 +219,9 @@ static void windup_locked(struct fc_clock *c)
 		fc_clock_set_kernel_locked(c, "the kernel's clock could not be sampled against the counter");
 		return;
 	}
-	t_a = c->src.counter(c->src.ctx);
+	/* Anchor at the sample itself, not at a later counter read: nothing between the two is observed, and a
+	 * suspend or a long preemption there would be extrapolated as running time (found by fuzz_track). */
+	t_a = s.c_mid;
 	fc_track_update(&c->track, cur, &s, t_a, &p);
 	set_ntp_fields(c, &p, s.mono);
 	fc_hands_publish(c->pub, &p);
@@ -278,7 +283,7 @@ int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sourc
 	fc_track_set_period(&c->track, period_ticks(c));
 	if (fc_sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
 		return -1;
-	t_a = src->counter(src->ctx);
+	t_a = s.c_mid; /* as in windup_locked */
 	fc_track_update(&c->track, NULL, &s, t_a, &p);
 	c->have_ntp = 0;
 	set_ntp_fields(c, &p, s.mono);

@@ -13,8 +13,11 @@
 
 static void add_error(char *err, size_t errlen, const char *fmt, const char *val)
 {
-	size_t n = strnlen(err, errlen);
-	if (errlen == 0 || n >= errlen - 1)
+	size_t n;
+	if (err == NULL || errlen == 0) /* the caller wants the count only */
+		return;
+	n = strnlen(err, errlen);
+	if (n >= errlen - 1)
 		return;
 	if (n > 0 && n + 2 < errlen) {
 		memcpy(err + n, "; ", 3);

@@ -285,11 +285,16 @@ std::vector<Scenario> make()
 		     },
 		     Targets{}});
 	{
+		// Fail closed: after the switch the (untrusted) counter is no longer read, so monotonic reads hold at
+		// the largest value the last counter hand could have returned until the kernel passes it: at most
+		// the validity window P + P/8 (1.125 ms) of standing still, once per demotion. Wall reads follow
+		// the kernel at once.
 		Targets t;
-		t.first_read = t.first_read_real = 1000;
+		t.first_read = P + P / 8;
+		t.first_read_real = 1000;
 		v.push_back({"kernel_fallback",
 			     "the kernel stops trusting the counter mid-period: fc_clock_set_kernel_locked, then every read "
-			     "is the kernel's clock",
+			     "is the kernel's clock, held at the last counter hand's largest value until the kernel passes it",
 			     [](Run &r) {
 				     long double u = unit(r);
 				     r.at(30 * u + 0.2L * P, "clocksource demoted",
