@@ -50,13 +50,14 @@ static uint64_t ref_scale(uint64_t a, uint64_t b, uint64_t c)
 	return bn_low64(bn_sar32(bn_add(bn_mul_u64(a, b), bn_u64(c)))); /* non-negative: sar is a plain shift */
 }
 
-/* v + (int64_t)s where the sum is exact in int64, else 0 (outside the domain) */
-static int ref_add(int64_t v, uint64_t s, int64_t *out)
+/* v + ((a * b + c) >> 32) where that is exact in int64 (the reader's int64 result), else 0: outside the
+ * domain of a published hand */
+static int ref_value(int64_t v, uint64_t a, uint64_t b, uint64_t c, int64_t *out)
 {
-	bn sum;
-	if (s > (uint64_t)INT64_MAX)
+	bn s = bn_sar32(bn_add(bn_mul_u64(a, b), bn_u64(c))), sum;
+	if (!bn_fits_signed(s, 64))
 		return 0;
-	sum = bn_add(bn_i64(v), bn_u64(s));
+	sum = bn_add(bn_i64(v), s);
 	if (!bn_fits_signed(sum, 64))
 		return 0;
 	*out = (int64_t)bn_low64(sum);
@@ -109,8 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	delta = (t - h.base_ticks) & h.mask;
 	in_domain = h.stale_ticks == 0 || delta >= h.stale_ticks ||
-		    (ref_add(h.mono_ns, ref_scale(delta, h.mult, h.frac), &want_m) &&
-		     ref_add(h.mono_err_ns, ref_scale(delta, h.err_mult, 0), &want_err));
+		    (ref_value(h.mono_ns, delta, h.mult, h.frac, &want_m) &&
+		     ref_value(h.mono_err_ns, delta, h.err_mult, 0, &want_err));
 	if (in_domain) {
 		rc = fc__hand_read(&pub, fuzz_counter, &m, &off, &b);
 		if (h.stale_ticks == 0 || delta >= h.stale_ticks) {

