@@ -5,7 +5,7 @@
  * it fills the next one in the ring and then makes it current, so readers of the current hand never wait.
  * A reader retries only if the writer recycles the very hand it is reading, which takes FC_HANDS - 1 more
  * re-anchors. The steps are named W1..W4 here, R1..R4 in include/fastclock/fc_hand.h, and the same names
- * label the Promela model in tests/model/hands.pml.
+ * label the Promela model in tests/model/timehands.pml.
  */
 #include <string.h>
 

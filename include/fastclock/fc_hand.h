@@ -2,7 +2,7 @@
  * fastclock — the timehand layout and the reader side of the publication protocol.
  *
  * This header is internal (names start with fc__ / fc_hand) but must be visible to the inline readers in
- * <fastclock.h>. The writer side lives in src/hands.c; the protocol is modelled in tests/model/hands.pml and
+ * <fastclock.h>. The writer side lives in src/hands.c; the protocol is modelled in tests/model/timehands.pml and
  * every barrier below names its step there (R1..R4 for readers, W1..W4 for the writer).
  *
  * A hand maps a counter value t to time:
