@@ -1,8 +1,8 @@
 /*
  * fastclock — the timehands publication protocol, modelled in Promela under C11 release/acquire/relaxed
  * semantics. Writer: src/hands.c fc_hands_publish() (steps W1..W4) under the try-lock of
- * src/clock.c fc_clock_windup(). Reader: include/fastclock/fc_hand.h fc__hand_read() (steps R1..R4; the slow
- * path fc_clock_slow() in src/clock.c spells out the same four steps). tests/model/check_steps.sh checks that
+ * src/clock.c fc_clock_windup(). Reader: include/fastclock/fc_hand.h fc__hand_read() (steps R1..R5; the slow
+ * path fc_clock_read() in src/clock.c spells out the same four steps). tests/model/check_steps.py checks that
  * this file and the C code name the same steps at the same functions.
  *
  * Properties (assertions, checked in every reachable state of every interleaving and every memory choice):
@@ -389,7 +389,7 @@ proctype reader(byte t)
 	do
 	:: n < READS ->
 retry:
-		/* R1: fc__hand_read() and fc_clock_slow() load pub->current with acquire (pairs with W4) */
+		/* R1: fc__hand_read() and fc_clock_read() load pub->current with acquire (pairs with W4) */
 		atomic {
 			after_stop = stopped;
 #ifdef RELAXED_R1
@@ -398,7 +398,7 @@ retry:
 			load(t, CUR, 1, h)
 #endif
 		}
-		/* R2: fc__hand_read() and fc_clock_slow() load the generation with acquire (pairs with W3) */
+		/* R2: fc__hand_read() and fc_clock_read() load the generation with acquire (pairs with W3) */
 #ifdef RELAXED_R2
 		load(t, GEN(h), 0, g);
 #else
@@ -411,12 +411,12 @@ retry:
 		:: else -> x = 0; break
 		od;
 		atomic {
-			/* R3: fc__hand_read() and fc_clock_slow() issue an acquire fence (pairs with W1's release
+			/* R3: fc__hand_read() and fc_clock_read() issue an acquire fence (pairs with W1's release
 			 * fence; one step with R4: the fence only changes what this reader's next load may see) */
 #ifndef NO_R3_FENCE
 			fence_acquire(t);
 #endif
-			/* R4: fc__hand_read() and fc_clock_slow() reload the generation (relaxed) and retry on 0 or
+			/* R4: fc__hand_read() and fc_clock_read() reload the generation (relaxed) and retry on 0 or
 			 * on a change */
 			load(t, GEN(h), 0, g2);
 			printf("MSC: reader %d hand %d gen %d..%d fields %d %d\n", t, h, g, g2, v[0], v[F - 1]);
@@ -433,7 +433,7 @@ retry:
 			fi
 		}
 #ifndef NO_R5
-		/* R5: fc__hand_read() and fc_clock_slow() reload pub->current (relaxed, after R3) and retry if it no
+		/* R5: fc__hand_read() and fc_clock_read() reload pub->current (relaxed, after R3) and retry if it no
 		 * longer points at this hand: a hand recycled under the reader may hold an update whose W4 the
 		 * reader does not see yet, so its next R1 could load the previous (older) hand */
 		atomic {
