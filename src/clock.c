@@ -329,7 +329,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 	int counted = 0;
 
 	for (;;) {
-		/* The reader protocol of fc_hand.h (R1..R4), spelled out because this path also needs the
+		/* The reader protocol of fc_hand.h (R1..R5), spelled out because this path also needs the
 		 * validity window, the bound and the kernel-hand fields. */
 		const struct fc_hand *th = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE); /* R1 */
 		uint32_t gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);                    /* R2 */
@@ -354,7 +354,8 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 		if (h.flags & FC_HAND_KERNEL) {
 			int64_t v, clamp;
 			__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
-			if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED)) /* R4 */
+			if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
+			    th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))       /* R5 */
 				continue;
 			v = kernel_read(c, how, &h, &clamp);
 			if (b)
@@ -363,7 +364,8 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 		}
 		t = c->src.counter(c->src.ctx);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);                               /* R3 */
-		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED)) /* R4 */
+		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
+		    th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))       /* R5 */
 			continue;
 		if (b) {
 			b->ntp_err_ns = h.ntp_err_ns;

@@ -218,13 +218,12 @@ static i128 rate_uncertainty(const struct fc_track *t)
 {
 	const i128 mult = (i128)t->mult_est;
 	i128 u = mult / RATE_FLOOR_DIV + 1, dev = 0;
-	const struct fc_sample *a, *p, *n;
-	int64_t dc, ds;
+	const struct fc_sample *a, *n;
+	int64_t dc;
 
 	if (t->nhist < 2) /* unconfirmed; after a break that looked like a rate change, at least its size */
 		return u + mult / RATE_UNCONFIRMED_DIV + (i128)t->break_dev;
 	a = &t->hist[0];
-	p = &t->hist[t->nhist - 2];
 	n = &t->hist[t->nhist - 1];
 	dc = sdelta(n->c_mid, a->c_mid, t->mask);
 	if (dc <= 0)
@@ -237,8 +236,8 @@ static i128 rate_uncertainty(const struct fc_track *t)
 	for (unsigned back = 1; back <= 3; back += 2) {
 		if (t->nhist <= back + 1) /* the newest `back` periods must not be the whole baseline */
 			break;
-		p = &t->hist[t->nhist - 1 - back];
-		ds = sdelta(n->c_mid, p->c_mid, t->mask);
+		const struct fc_sample *p = &t->hist[t->nhist - 1 - back];
+		const int64_t ds = sdelta(n->c_mid, p->c_mid, t->mask);
 		if (ds > 0) {
 			i128 r = fx(n->mono - p->mono) / ds;
 			i128 noise = ((i128)(p->c_half + n->c_half) * mult + 2 * FX_ONE) / ds;

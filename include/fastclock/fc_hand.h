@@ -3,7 +3,7 @@
  *
  * This header is internal (names start with fc__ / fc_hand) but must be visible to the inline readers in
  * <fastclock.h>. The writer side lives in src/hands.c; the protocol is modelled in tests/model/timehands.pml and
- * every barrier below names its step there (R1..R4 for readers, W1..W4 for the writer).
+ * every barrier below names its step there (R1..R5 for readers, W1..W4 for the writer).
  *
  * A hand maps a counter value t to time:
  *
@@ -124,8 +124,14 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 		/* R3: acquire fence pairs with W1: if any field load above saw a store made after the writer
 		 * zeroed gen, the gen load below sees 0 or the new generation, and we retry. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		/* R4: validate. gen 0: being written; changed: recycled while we read. */
-	} while (FC__UNLIKELY(gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED)));
+		/* R4: validate. gen 0: being written; changed: recycled while we read.
+		 * R5: still current. A reader descheduled after R1 for N-1 updates can copy its hand after
+		 * the writer recycled it (W3 done) but before that update's W4 is visible: it would return
+		 * the newest hand's value, and its next R1 would load the older hand before it, whose line
+		 * can be lower: time would go back (spin finds it without R5: tests/model, NO_R5, finding
+		 * F1 in docs/VERIFICATION.md). One L1 load, ordered after the field loads by R3. */
+	} while (FC__UNLIKELY(gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) ||
+			      th != __atomic_load_n(&pub->current, __ATOMIC_RELAXED)));
 	*mono = m;
 	if (real_off)
 		*real_off = r;

@@ -170,6 +170,9 @@ int main(int argc, char **argv)
 		report(name, &out[c], 1);
 		report(name, &mid[c], 1);
 		report(name, &br[c], 0);
+		free(out[c].bin);
+		free(mid[c].bin);
+		free(br[c].bin);
 	}
 	fc_status(&st);
 	printf("status: %" PRIu64 " re-anchors, %" PRIu64 " slow paths, %" PRIu64 " discontinuities, last error %" PRId64
