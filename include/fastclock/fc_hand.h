@@ -124,8 +124,8 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 		/* R3: acquire fence pairs with W1: if any field load above saw a store made after the writer
 		 * zeroed gen, the gen load below sees 0 or the new generation, and we retry. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		/* R4: validate. gen 0: being written; changed: recycled while we read.
-		 * R5: still current. A reader descheduled after R1 for N-1 updates can copy its hand after
+		/* R4: validate. gen 0: being written; changed: recycled while we read. */
+		/* R5: still current. A reader descheduled after R1 for N-1 updates can copy its hand after
 		 * the writer recycled it (W3 done) but before that update's W4 is visible: it would return
 		 * the newest hand's value, and its next R1 would load the older hand before it, whose line
 		 * can be lower: time would go back (spin finds it without R5: tests/model, NO_R5, finding
