@@ -81,6 +81,8 @@ struct fc_track {
 	int rate_suspect;   /* the previous sample broke continuity: a second break in a row means a new rate */
 	uint64_t break_dev; /* rate deviation (32.32 ns/tick) implied by the last break, if it looked like a rate
 			     * change; counts in the bound until the rate is confirmed */
+	uint64_t est_noise; /* noise (32.32 ns/tick) of the samples mult_est was last computed from: counts in the
+			     * bound while the history is too short to measure it (0: the hint) */
 	int have_off;
 	int64_t off_lo, off_hi; /* intersection of every wall-offset interval since the last step */
 	/* results of the last update, and counters */

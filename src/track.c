@@ -108,6 +108,13 @@ static void hist_reset(struct fc_track *t, const struct fc_sample *a, const stru
 	t->hist[t->nhist++] = *b;
 }
 
+/* Noise of a rate measured between two samples dc ticks apart (32.32 ns/tick): each end's half bracket plus 1
+ * tick (the counter is read in whole ticks), plus 1 ns each for the kernel's whole-ns values. */
+static i128 pair_noise(const struct fc_sample *a, const struct fc_sample *b, int64_t dc, uint64_t mult)
+{
+	return ((i128)(a->c_half + b->c_half + 2) * mult + 2 * FX_ONE) / dc;
+}
+
 /* Step 1: the rate. Returns 1 if s continues the history, 0 if it broke continuity. */
 static int update_rate(struct fc_track *t, const struct fc_sample *s, int poor)
 {
@@ -139,8 +146,10 @@ static int update_rate(struct fc_track *t, const struct fc_sample *s, int poor)
 			t->break_dev = 0;
 			dc = sdelta(s->c_mid, t->hist[0].c_mid, t->mask);
 			dm = s->mono - t->hist[0].mono;
-			if (t->nhist > 1 && dc > 0 && dm > 0)
+			if (t->nhist > 1 && dc > 0 && dm > 0) {
+				t->est_noise = (uint64_t)pair_noise(&t->hist[0], s, dc, t->mult_est);
 				t->mult_est = (uint64_t)(fx(dm) / dc);
+			}
 			return 1;
 		}
 		/* A break that looks like a rate change (within 2x): until the rate is confirmed, the bound
@@ -153,6 +162,7 @@ static int update_rate(struct fc_track *t, const struct fc_sample *s, int poor)
 		/* Two breaks in a row whose pair agrees on a plausible rate (within 2x): the counter's rate
 		 * itself changed (a VM migrated to another host). Adopt it. */
 		if (t->rate_suspect && !poor && got > expect / 2 && got < expect * 2) {
+			t->est_noise = (uint64_t)pair_noise(prev, s, dc, t->mult_est);
 			t->mult_est = (uint64_t)(got / dc);
 			hist_reset(t, prev, s);
 			t->rate_suspect = 0;
@@ -187,20 +197,28 @@ static void update_offset(struct fc_track *t, const struct fc_sample *s)
  * took while they ran. If the counter may have run through the whole window while the machine ran, that is
  * the hand's value at the end of its window. But when it advanced far more than the kernel's clock did (a
  * suspend during which the counter kept running, a VM migration that moved it forward) or went back, the
- * kernel's elapsed time bounds the part readers can have seen: from the anchor, at most E = (kernel now,
- * upper bound) - (kernel at the anchor, lower bound: the old value minus its bound there) of running time,
- * i.e. E / rate ticks (plus REACH_TOL_DIV). A forward jump J that leaves the counter past the window whatever
- * the instant it happened (J > valid even after crediting E / rate of running) cannot have landed inside
- * the window. Without this the first read after a suspend could be up to P + P/8 ahead of the kernel. */
-static i128 expired_floor(const struct fc_hand *old, i128 K_hi, uint64_t rate, uint64_t od, i128 end_val)
+ * kernel's elapsed time bounds the part readers can have seen. The hand's own error bound says a reader at
+ * delta x got old(x) <= kernel + mono_err + x * err_mult, and the kernel was at most K_hi (now, upper bound):
+ * with old(x) = old(0) + x * mult, x <= (K_hi - (old(0) - mono_err)) / (mult - err_mult). That bound holds
+ * while the kernel's rate is the one the hand was made for; REACH_TOL_DIV more covers an NTP frequency
+ * change since. Using the hand's slope, not the tracker's rate, matters: a hand correcting an error runs up
+ * to 1/16 off the rate, and with a rate resting on a short baseline the rate itself is off by more than the
+ * tolerance (both found by tests/fuzz, fuzz_track). A forward jump J that leaves the counter past the
+ * window whatever the instant it happened (J > valid even after crediting the reach) cannot have landed
+ * inside the window. Without this the first read after a suspend could be up to P + P/8 ahead of the
+ * kernel. */
+static i128 expired_floor(const struct fc_hand *old, i128 K_hi, uint64_t od, i128 end_val)
 {
-	i128 at_anchor_lo = fx(old->mono_ns) + (i128)old->frac - fx(old->mono_err_ns);
+	const i128 at_anchor_lo = fx(old->mono_ns) + (i128)old->frac - fx(old->mono_err_ns);
+	const i128 slope = (i128)old->mult - (i128)old->err_mult - (i128)(old->mult / REACH_TOL_DIV);
+	const int behind = od > (old->mask >> 1);
 	i128 e = K_hi - at_anchor_lo, reach;
-	int behind = od > (old->mask >> 1);
 
+	if (slope <= 0)
+		return end_val; /* a bound as wide as the slope says nothing about the reach */
 	if (e < 0)
 		e = 0;
-	reach = (e + e / REACH_TOL_DIV) / (i128)(rate ? rate : 1) + 1;
+	reach = e / slope + 1;
 	if (reach >= (i128)old->valid_ticks)
 		return end_val;
 	if (!behind && (i128)od - reach <= (i128)old->valid_ticks)
@@ -221,15 +239,16 @@ static i128 rate_uncertainty(const struct fc_track *t)
 	const struct fc_sample *a, *n;
 	int64_t dc;
 
-	if (t->nhist < 2) /* unconfirmed; after a break that looked like a rate change, at least its size */
-		return u + mult / RATE_UNCONFIRMED_DIV + (i128)t->break_dev;
+	if (t->nhist < 2) /* unconfirmed; after a break that looked like a rate change, at least its size; and the
+			   * noise of the samples the estimate came from (a short baseline, or a pair adopted as a new
+			   * rate, can be off by more than the continuity tolerance) */
+		return u + mult / RATE_UNCONFIRMED_DIV + (i128)t->break_dev + (i128)t->est_noise;
 	a = &t->hist[0];
 	n = &t->hist[t->nhist - 1];
 	dc = sdelta(n->c_mid, a->c_mid, t->mask);
 	if (dc <= 0)
-		return u + mult / RATE_UNCONFIRMED_DIV;
-	/* each end: half its bracket, plus 1 ns for the kernel's whole-ns value */
-	u += ((i128)(a->c_half + n->c_half) * mult + 2 * FX_ONE) / dc;
+		return u + mult / RATE_UNCONFIRMED_DIV + (i128)t->est_noise;
+	u += pair_noise(a, n, dc, mult);
 	/* A rate change the average has not caught up with: the rate over the newest 1 and 3 periods, where it
 	 * differs from the estimate by more than its own noise, bounds the current rate (that rate +- its
 	 * noise). Below its noise it is indistinguishable from steady state and adds nothing. */
@@ -240,7 +259,7 @@ static i128 rate_uncertainty(const struct fc_track *t)
 		const int64_t ds = sdelta(n->c_mid, p->c_mid, t->mask);
 		if (ds > 0) {
 			i128 r = fx(n->mono - p->mono) / ds;
-			i128 noise = ((i128)(p->c_half + n->c_half) * mult + 2 * FX_ONE) / ds;
+			i128 noise = pair_noise(p, n, ds, mult);
 			if (i128_abs(r - mult) > noise && i128_abs(r - mult) + noise > dev)
 				dev = i128_abs(r - mult) + noise;
 		}
@@ -253,7 +272,6 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 		     uint64_t t_anchor, struct fc_hand *out)
 {
 	const uint64_t P = t->period_ticks;
-	const uint64_t rate_before = t->mult_est; /* the rate while readers used the old hand */
 	int poor = (i128)s->c_half * t->mult_est > fx(POOR_BRACKET_NS);
 	int continuous = update_rate(t, s, poor);
 	const uint64_t mult = t->mult_est;
@@ -287,7 +305,7 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 		} else {
 			/* Expired or behind: start no lower than anything the old hand returned, and otherwise at the
 			 * kernel's value, so a reader after a long sleep or a suspend gets the kernel's time. */
-			V = expired_floor(old, K + half, rate_before, od, end_val);
+			V = expired_floor(old, K + half, od, end_val);
 			if (V < K)
 				V = K;
 		}
