@@ -44,10 +44,12 @@ typedef __int128 i128;
  * discontinuity). */
 #define RATE_FLOOR_DIV (1 << 20)
 #define RATE_UNCONFIRMED_DIV 1024
-/* How far the counter can have run while readers used an expired hand, relative to the kernel's elapsed
- * time: 1/2048 (~490 ppm) covers a kernel NTP frequency change (<= 500 ppm) since the hand's anchor, beyond
- * the slack of the anchor's own error bound. See expired_floor(). */
-#define REACH_TOL_DIV 2048
+/* How much the kernel's rate against the counter can have changed since an expired hand was made, beyond
+ * what the hand's own error bound allows for: Linux moves CLOCK_MONOTONIC's rate by the NTP frequency (at
+ * most +-500 ppm, MAXFREQ in kernel/time/ntp.c) plus an adjtime() slew (+-500 ppm, ADJ_OFFSET_SINGLESHOT),
+ * so from one extreme to the other by 2000 ppm = 1/500. See expired_floor(). (1/2048 let time go back by
+ * 10 ns when fuzz_track turned the slew from +500 to -500 ppm.) */
+#define REACH_TOL_DIV 500
 
 /* Re-converged after a discontinuity once the error at a re-anchor is within 1 us again. */
 #define RECONVERGED_NS 1000

@@ -17,7 +17,8 @@ grep -E "^(stat::|Done|INFO: seed corpus|==[0-9]+==ERROR|SUMMARY|fuzz_)" "$work/
 if [ $status -ne 0 ]; then
 	tail -40 "$work/log"
 	for a in "$work"/artifacts/*; do
-		[ -f "$a" ] && { echo "reproducer $(basename "$a"):"; od -A d -t x1 "$a" | head -20; }
+		[ -f "$a" ] && { echo "reproducer $(basename "$a") (kept in ${FUZZ_KEEP_DIR:-.}):"; od -A d -t x1 "$a" | head -20;
+			cp "$a" "${FUZZ_KEEP_DIR:-.}/" || true; }
 	done
 	exit $status
 fi
