@@ -197,15 +197,19 @@ def plot_deltas(doc, path, size):
 def plot_scaling(doc, path, size):
     fig = new_figure(*size)
     ax1, ax2 = fig.subplots(1, 2)
-    for c in doc["clocks"]:
+    # 10 colours x 3 line styles x 3 markers: each of the ~30 clocks gets its own look (colours alone repeat)
+    styles = [(col, ls, mk) for ls, mk in (("-", "o"), ("--", "s"), (":", "^")) for col in range(10)]
+    for i, c in enumerate(doc["clocks"]):
         th = c.get("threads", [])
         xs = [t["threads"] for t in th if t.get("calls_per_s") is not None]
         ys = [t["calls_per_s"] / 1e6 for t in th if t.get("calls_per_s") is not None]
         es = [t.get("efficiency") for t in th if t.get("calls_per_s") is not None]
         if not xs:
             continue
-        ax1.plot(xs, ys, marker="o", label=c["name"], linewidth=1)
-        ax2.plot(xs, [e if e is not None else float("nan") for e in es], marker="o", linewidth=1)
+        col, ls, mk = styles[i % len(styles)]
+        look = dict(color=f"C{col}", linestyle=ls, marker=mk, linewidth=1)
+        ax1.plot(xs, ys, label=c["name"], **look)
+        ax2.plot(xs, [e if e is not None else float("nan") for e in es], **look)
     ax1.set_yscale("log")
     ax1.set_xlabel("threads")
     ax1.set_ylabel("Mcalls/s, all threads")
