@@ -155,15 +155,19 @@ static int update_rate(struct fc_track *t, const struct fc_sample *s, int poor)
 			return 1;
 		}
 		/* A break that looks like a rate change (within 2x): until the rate is confirmed, the bound
-		 * allows for its size (capped at the largest slope deviation the tracker follows). */
+		 * allows for its size. */
 		t->break_dev = 0;
 		if (!poor && got > expect / 2 && got < expect * 2) {
-			i128 dev = i128_abs(got - expect) / dc;
-			t->break_dev = (uint64_t)(dev < (i128)(t->mult_est / SLEW_DIV) ? dev : (i128)(t->mult_est / SLEW_DIV));
+			/* not capped: the bound must cover the change whatever its size (got is within 2x, so dev is
+			 * below the rate itself) */
+			t->break_dev = (uint64_t)(i128_abs(got - expect) / dc);
 		}
-		/* Two breaks in a row whose pair agrees on a plausible rate (within 2x): the counter's rate
-		 * itself changed (a VM migrated to another host). Adopt it. */
-		if (t->rate_suspect && !poor && got > expect / 2 && got < expect * 2) {
+		/* Two breaks in a row whose pair agrees on a plausible rate: the counter's rate itself changed (a VM
+		 * migrated to a host whose counter runs at another rate, without TSC scaling: a few %). Adopt it.
+		 * Plausible is within 1/16 (SLEW_DIV, 6.25 %): a suspend followed by a counter jump in the next
+		 * period also makes two breaks, whose pair can suggest any rate (fuzz_track with
+		 * FUZZ_DISC_SPACING=1 had one adopted 2x off); larger changes are treated as discontinuities. */
+		if (t->rate_suspect && !poor && i128_abs(got - expect) <= expect / SLEW_DIV) {
 			t->est_noise = (uint64_t)pair_noise(prev, s, dc, t->mult_est);
 			t->mult_est = (uint64_t)(got / dc);
 			hist_reset(t, prev, s);
@@ -267,6 +271,11 @@ static i128 rate_uncertainty(const struct fc_track *t)
 		}
 	}
 	u += dev;
+	/* A rate just adopted from two breaks in a row (a migration to a host whose counter runs at another rate)
+	 * rests on one pair: until a third sample continues it, it may as well be a suspend followed by a jump
+	 * (fuzz_track with FUZZ_DISC_SPACING=1: a pair 5.8 % off claimed 2 ppm). break_dev, the size of the change,
+	 * counts until then (the continuous path clears it). */
+	u += (i128)t->break_dev;
 	return u;
 }
 
