@@ -81,6 +81,8 @@ struct fc_track {
 	int rate_suspect;   /* the previous sample broke continuity: a second break in a row means a new rate */
 	uint64_t break_dev; /* rate deviation (32.32 ns/tick) implied by the last break, if it looked like a rate
 			     * change; counts in the bound until the rate is confirmed */
+	uint64_t adopt_dev; /* size of the last rate change adopted from two breaks (32.32 ns/tick): counts in the
+			     * bound until a continuous sample confirms the new rate, whatever breaks come between */
 	uint64_t est_noise; /* noise (32.32 ns/tick) of the samples mult_est was last computed from: counts in the
 			     * bound while the history is too short to measure it (0: the hint) */
 	int have_off;

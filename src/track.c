@@ -151,6 +151,10 @@ static int update_rate(struct fc_track *t, const struct fc_sample *s, int poor)
 			if (t->nhist > 1 && dc > 0 && dm > 0) {
 				t->est_noise = (uint64_t)pair_noise(&t->hist[0], s, dc, t->mult_est);
 				t->mult_est = (uint64_t)(fx(dm) / dc);
+				/* An adopted rate is confirmed once samples taken since measure the rate more
+				 * finely than the change was large (a sample a few ticks after it confirms nothing). */
+				if (t->est_noise < t->adopt_dev)
+					t->adopt_dev = 0;
 			}
 			return 1;
 		}
@@ -169,8 +173,9 @@ static int update_rate(struct fc_track *t, const struct fc_sample *s, int poor)
 		 * FUZZ_DISC_SPACING=1 had one adopted 2x off); larger changes are treated as discontinuities. */
 		if (t->rate_suspect && !poor && i128_abs(got - expect) <= expect / SLEW_DIV) {
 			t->est_noise = (uint64_t)pair_noise(prev, s, dc, t->mult_est);
+			t->adopt_dev = t->break_dev;
 			t->mult_est = (uint64_t)(got / dc);
-			hist_reset(t, prev, s);
+			hist_reset(t, NULL, s); /* the history restarts after the change: prev..s may span a suspend */
 			t->rate_suspect = 0;
 			return 0;
 		}
@@ -248,12 +253,12 @@ static i128 rate_uncertainty(const struct fc_track *t)
 	if (t->nhist < 2) /* unconfirmed; after a break that looked like a rate change, at least its size; and the
 			   * noise of the samples the estimate came from (a short baseline, or a pair adopted as a new
 			   * rate, can be off by more than the continuity tolerance) */
-		return u + mult / RATE_UNCONFIRMED_DIV + (i128)t->break_dev + (i128)t->est_noise;
+		return u + mult / RATE_UNCONFIRMED_DIV + (i128)t->break_dev + (i128)t->adopt_dev + (i128)t->est_noise;
 	a = &t->hist[0];
 	n = &t->hist[t->nhist - 1];
 	dc = sdelta(n->c_mid, a->c_mid, t->mask);
 	if (dc <= 0)
-		return u + mult / RATE_UNCONFIRMED_DIV + (i128)t->est_noise;
+		return u + mult / RATE_UNCONFIRMED_DIV + (i128)t->adopt_dev + (i128)t->est_noise;
 	u += pair_noise(a, n, dc, mult);
 	/* A rate change the average has not caught up with: the rate over the newest 1 and 3 periods, where it
 	 * differs from the estimate by more than its own noise, bounds the current rate (that rate +- its
@@ -275,7 +280,7 @@ static i128 rate_uncertainty(const struct fc_track *t)
 	 * rests on one pair: until a third sample continues it, it may as well be a suspend followed by a jump
 	 * (fuzz_track with FUZZ_DISC_SPACING=1: a pair 5.8 % off claimed 2 ppm). break_dev, the size of the change,
 	 * counts until then (the continuous path clears it). */
-	u += (i128)t->break_dev;
+	u += (i128)t->break_dev + (i128)t->adopt_dev;
 	return u;
 }
 
