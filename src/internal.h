@@ -83,6 +83,8 @@ struct fc_track {
 			     * change; counts in the bound until the rate is confirmed */
 	uint64_t adopt_dev; /* size of the last rate change adopted from two breaks (32.32 ns/tick): counts in the
 			     * bound until a continuous sample confirms the new rate, whatever breaks come between */
+	uint64_t cand_mult;  /* rate of the last pair of samples taken after a break (0: none), and its noise: a */
+	uint64_t cand_noise; /* next such pair that agrees confirms it, whatever its distance from mult_est */
 	uint64_t est_noise; /* noise (32.32 ns/tick) of the samples mult_est was last computed from: counts in the
 			     * bound while the history is too short to measure it (0: the hint) */
 	int have_off;

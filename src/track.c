@@ -170,15 +170,32 @@ static int update_rate(struct fc_track *t, const struct fc_sample *s, int poor)
 		 * migrated to a host whose counter runs at another rate, without TSC scaling: a few %). Adopt it.
 		 * Plausible is within 1/16 (SLEW_DIV, 6.25 %): a suspend followed by a counter jump in the next
 		 * period also makes two breaks, whose pair can suggest any rate (fuzz_track with
-		 * FUZZ_DISC_SPACING=1 had one adopted 2x off); larger changes are treated as discontinuities. */
-		if (t->rate_suspect && !poor && i128_abs(got - expect) <= expect / SLEW_DIV) {
-			t->est_noise = (uint64_t)pair_noise(prev, s, dc, t->mult_est);
-			t->adopt_dev = t->break_dev;
-			t->mult_est = (uint64_t)(got / dc);
-			hist_reset(t, NULL, s); /* the history restarts after the change: prev..s may span a suspend */
-			t->rate_suspect = 0;
-			return 0;
+		 * FUZZ_DISC_SPACING=1 had one adopted 2x off). A rate further off is adopted only when two
+		 * consecutive pairs of samples, each after a break, agree on it (cand_mult): that is how a wrong
+		 * estimate, or a large change, is recovered from (without it every later sample broke). */
+		if (t->rate_suspect && !poor) {
+			const i128 r = got / dc, noise = pair_noise(prev, s, dc, t->mult_est);
+			const int plausible = i128_abs(got - expect) <= expect / SLEW_DIV;
+			const int agrees = t->cand_mult &&
+					   i128_abs(r - (i128)t->cand_mult) <=
+						   (i128)t->cand_mult / RATE_TOL_DIV + noise + (i128)t->cand_noise;
+			if (plausible || agrees) {
+				t->est_noise = (uint64_t)noise;
+				t->adopt_dev = plausible ? t->break_dev
+							 : (uint64_t)(i128_abs(r - (i128)t->cand_mult) + t->cand_noise);
+				t->mult_est = (uint64_t)r;
+				hist_reset(t, NULL, s); /* the history restarts after the change: prev..s may span a suspend */
+				t->rate_suspect = 0;
+				t->cand_mult = 0;
+				return 0;
+			}
+			t->cand_mult = (uint64_t)r; /* prev came after a break: this pair's rate is a candidate */
+			t->cand_noise = (uint64_t)noise;
+		} else {
+			t->cand_mult = 0;
 		}
+	} else {
+		t->cand_mult = 0;
 	}
 	/* Counter jumped, stopped or went back relative to the kernel: suspend/resume, migration. */
 	hist_reset(t, NULL, s);
