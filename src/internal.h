@@ -76,6 +76,7 @@ struct fc_track {
 	uint64_t valid_ticks;  /* and expire after P + P/8 */
 	/* state */
 	uint64_t mult_est; /* kernel ns per counter tick, 32.32 */
+	uint64_t mult_hint; /* the rate known at start-up (0: none): adopted rates stay within 1/8 of it */
 	struct fc_sample hist[FC_TRACK_HIST];
 	unsigned nhist;     /* valid entries, newest at hist[nhist - 1] */
 	int rate_suspect;   /* the previous sample broke continuity: a second break in a row means a new rate */

@@ -51,6 +51,13 @@ typedef __int128 i128;
  * 10 ns when fuzz_track turned the slew from +500 to -500 ppm.) */
 #define REACH_TOL_DIV 500
 
+/* A counter's rate is fixed by its hardware: a rate adopted after breaks must lie within 1/8 of the one known
+ * at start-up (CPUID, the kernel's TSC parameters, or a bracketed measurement). A VM migrated to a host whose
+ * counter runs further off without TSC scaling gets its TSC marked unstable by the kernel, which switches
+ * clocksource, and fastclock follows it to the kernel backend. Without this limit, suspends of matching
+ * lengths in consecutive periods made two pairs agree on a rate 3500x off (fuzz_track, FUZZ_DISC_SPACING=1). */
+#define RATE_HINT_DIV 8
+
 /* Re-converged after a discontinuity once the error at a re-anchor is within 1 us again. */
 #define RECONVERGED_NS 1000
 
@@ -89,6 +96,7 @@ void fc_track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uin
 	*t = (struct fc_track){0};
 	t->mask = mask;
 	t->mult_est = mult_hint ? mult_hint : 1;
+	t->mult_hint = mult_hint;
 	fc_track_set_period(t, period_ticks);
 }
 
@@ -179,7 +187,9 @@ static int update_rate(struct fc_track *t, const struct fc_sample *s, int poor)
 			const int agrees = t->cand_mult &&
 					   i128_abs(r - (i128)t->cand_mult) <=
 						   (i128)t->cand_mult / RATE_TOL_DIV + noise + (i128)t->cand_noise;
-			if (plausible || agrees) {
+			const int near_hint = t->mult_hint == 0 ||
+					      i128_abs(r - (i128)t->mult_hint) <= (i128)(t->mult_hint / RATE_HINT_DIV);
+			if ((plausible || agrees) && near_hint) {
 				t->est_noise = (uint64_t)noise;
 				t->adopt_dev = plausible ? t->break_dev
 							 : (uint64_t)(i128_abs(r - (i128)t->cand_mult) + t->cand_noise);
