@@ -193,6 +193,7 @@ static int update_rate(struct fc_track *t, const struct fc_sample *s, int poor)
 				t->est_noise = (uint64_t)noise;
 				t->adopt_dev = plausible ? t->break_dev
 							 : (uint64_t)(i128_abs(r - (i128)t->cand_mult) + t->cand_noise);
+				t->break_dev = 0; /* carried by adopt_dev from now on */
 				t->mult_est = (uint64_t)r;
 				hist_reset(t, NULL, s); /* the history restarts after the change: prev..s may span a suspend */
 				t->rate_suspect = 0;
@@ -303,11 +304,11 @@ static i128 rate_uncertainty(const struct fc_track *t)
 		}
 	}
 	u += dev;
-	/* A rate just adopted from two breaks in a row (a migration to a host whose counter runs at another rate)
-	 * rests on one pair: until a third sample continues it, it may as well be a suspend followed by a jump
-	 * (fuzz_track with FUZZ_DISC_SPACING=1: a pair 5.8 % off claimed 2 ppm). break_dev, the size of the change,
-	 * counts until then (the continuous path clears it). */
-	u += (i128)t->break_dev + (i128)t->adopt_dev;
+	/* A rate adopted after breaks (a migration to a host whose counter runs at another rate) may as well be a
+	 * suspend followed by a jump (fuzz_track with FUZZ_DISC_SPACING=1: a pair 5.8 % off claimed 2 ppm): the
+	 * size of the change counts until samples taken since confirm it (update_rate clears adopt_dev). No
+	 * break_dev here: a break leaves a one-sample history, so with two or more it is 0. */
+	u += (i128)t->adopt_dev;
 	return u;
 }
 

@@ -617,11 +617,7 @@ static void print_json(struct result *res, size_t n, double wall_s, const struct
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	jw_init(&j, stdout);
-	jw_obj(&j, NULL);
-	jw_str(&j, "schema", "fastclock-bench/1");
-	jw_str(&j, "command", "bench");
-	jw_str(&j, "tool_version", FASTCLOCK_TOOL_VERSION);
+	jw_begin_doc(&j, "bench");
 	jw_str(&j, "created_utc", when);
 	bench_json_host(&j);
 	json_fastclock(&j, st);

@@ -150,6 +150,24 @@ static void pingpong(struct tstate *t, uint64_t turn)
 	__atomic_store_n(&C.turn, turn + 1, __ATOMIC_RELEASE);
 }
 
+/* One bracketed read v of a clock, taken between kernel reads lo and hi: a violation if it lies more than
+ * slack outside [lo, hi] or below the thread's previous read of that clock; records how far outside it was. */
+static void check_read(struct tstate *t, int kind_bracket, int kind_back, int64_t v, int64_t lo, int64_t hi,
+		       int64_t slack, int64_t *worst_below, int64_t *worst_above, int64_t *last)
+{
+	if (v < lo - slack)
+		violation(t, kind_bracket, v - lo, -slack);
+	if (v > hi + slack)
+		violation(t, kind_bracket, v - hi, slack);
+	if (lo - v > *worst_below)
+		*worst_below = lo - v;
+	if (v - hi > *worst_above)
+		*worst_above = v - hi;
+	if (v < *last)
+		violation(t, kind_back, v, *last);
+	*last = v;
+}
+
 static void *checker(void *arg)
 {
 	struct tstate *t = arg;
@@ -192,17 +210,8 @@ static void *checker(void *arg)
 			t->max_bound = bound;
 		slack = C.slack_ns + bound;
 		/* monotonic against the kernel's bracket */
-		if (f < k1 - slack)
-			violation(t, V_MONO_BRACKET, f - k1, -slack);
-		if (f > k2 + slack)
-			violation(t, V_MONO_BRACKET, f - k2, slack);
-		if (k1 - f > t->worst_mono_below)
-			t->worst_mono_below = k1 - f;
-		if (f - k2 > t->worst_mono_above)
-			t->worst_mono_above = f - k2;
-		if (f < last_mono)
-			violation(t, V_MONO_BACK, f, last_mono);
-		last_mono = f;
+		check_read(t, V_MONO_BRACKET, V_MONO_BACK, f, k1, k2, slack, &t->worst_mono_below,
+			   &t->worst_mono_above, &last_mono);
 		/* realtime: the kernel's offset REALTIME - MONOTONIC changes only when the clock is stepped (slews
 		 * move both clocks alike). k2 <= r1 <= k3 in time bound it: r1 - k3 <= offset <= r1 - k2. */
 		off_lo = r1 - k3;
@@ -215,19 +224,9 @@ static void *checker(void *arg)
 		off_lo_prev = off_lo;
 		off_hi_prev = off_hi;
 		have_off = 1;
-		if (k2 >= grace_until) {
-			if (g < r1 - slack)
-				violation(t, V_REAL_BRACKET, g - r1, -slack);
-			if (g > r2 + slack)
-				violation(t, V_REAL_BRACKET, g - r2, slack);
-			if (r1 - g > t->worst_real_below)
-				t->worst_real_below = r1 - g;
-			if (g - r2 > t->worst_real_above)
-				t->worst_real_above = g - r2;
-			if (g < last_real)
-				violation(t, V_REAL_BACK, g, last_real);
-			last_real = g;
-		}
+		if (k2 >= grace_until)
+			check_read(t, V_REAL_BRACKET, V_REAL_BACK, g, r1, r2, slack, &t->worst_real_below,
+				   &t->worst_real_above, &last_real);
 		/* the other readers, each against its own previous value */
 		rel = fc_mono_ns_relaxed();
 		if (rel < last_rel)
@@ -376,11 +375,7 @@ int cmd_check(int argc, char **argv)
 
 	if (C.json) {
 		struct jw j;
-		jw_init(&j, stdout);
-		jw_obj(&j, NULL);
-		jw_str(&j, "schema", "fastclock-check/1");
-		jw_str(&j, "command", "check");
-		jw_str(&j, "tool_version", FASTCLOCK_TOOL_VERSION);
+		jw_begin_doc(&j, "check");
 		bench_json_host(&j);
 		jw_obj(&j, "fastclock");
 		jw_str(&j, "backend", fc_backend_name(st.backend));

@@ -539,11 +539,7 @@ static void print_json(const struct info *in)
 {
 	const struct fc_status *st = &in->st;
 	struct jw j;
-	jw_init(&j, stdout);
-	jw_obj(&j, NULL);
-	jw_str(&j, "schema", "fastclock-info/1");
-	jw_str(&j, "command", "info");
-	jw_str(&j, "tool_version", FASTCLOCK_TOOL_VERSION);
+	jw_begin_doc(&j, "info");
 	jw_obj(&j, "clocksource");
 	jw_str(&j, "current", in->cs);
 	jw_str(&j, "available", in->avail);

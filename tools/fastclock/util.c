@@ -153,6 +153,17 @@ void jw_init(struct jw *j, FILE *f)
 	j->pretty = 1;
 }
 
+void jw_begin_doc(struct jw *j, const char *command)
+{
+	char schema[64];
+	snprintf(schema, sizeof(schema), "fastclock-%s/1", command);
+	jw_init(j, stdout);
+	jw_obj(j, NULL);
+	jw_str(j, "schema", schema);
+	jw_str(j, "command", command);
+	jw_str(j, "tool_version", FASTCLOCK_TOOL_VERSION);
+}
+
 static void jw_indent(struct jw *j)
 {
 	if (!j->pretty)
