@@ -69,11 +69,6 @@ struct result {
 	double share[64]; /* the threads' mean CPU time / wall time: < 1 when something else took the CPU */
 };
 
-struct agree_series {
-	size_t n, cap;
-	double *t_s, *mono_err, *mono_half, *real_err, *real_half;
-};
-
 static struct {
 	double duration_s;
 	int threads[64];
@@ -189,19 +184,7 @@ static int parse_threads(const char *s)
 /* ---- agreement ---- */
 static void agree_sample(void)
 {
-	struct agree_series *a = &B.agree;
 	int64_t k1, f, k2, r1, g, r2;
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 1024;
-		double **cols[] = {&a->t_s, &a->mono_err, &a->mono_half, &a->real_err, &a->real_half};
-		for (size_t i = 0; i < 5; i++) {
-			double *p = realloc(*cols[i], cap * sizeof(double));
-			if (!p)
-				return;
-			*cols[i] = p;
-		}
-		a->cap = cap;
-	}
 	/* A first read re-anchors a stale hand (the main thread sleeps between samples), so the bracketed read
 	 * below measures a steady-state read, not the slow path's own kernel sampling. */
 	fcb_sink = fc_mono_ns();
@@ -211,12 +194,7 @@ static void agree_sample(void)
 	r1 = cli_ns(CLOCK_REALTIME);
 	g = fc_real_ns();
 	r2 = cli_ns(CLOCK_REALTIME);
-	a->t_s[a->n] = (double)(k1 - B.t0) / 1e9;
-	a->mono_err[a->n] = (double)(f - k1) - (double)(k2 - k1) / 2;
-	a->mono_half[a->n] = (double)(k2 - k1) / 2;
-	a->real_err[a->n] = (double)(g - r1) - (double)(r2 - r1) / 2;
-	a->real_half[a->n] = (double)(r2 - r1) / 2;
-	a->n++;
+	agree_push(&B.agree, B.t0, k1, f, k2, r1, g, r2);
 }
 
 /* ---- progress ---- */
@@ -550,7 +528,6 @@ static void json_fastclock(struct jw *j, const struct fc_status *st)
 	jw_end_obj(j);
 }
 
-void bench_json_host(struct jw *j); /* shared with check.c */
 
 void bench_json_host(struct jw *j)
 {
@@ -587,13 +564,10 @@ void bench_json_host(struct jw *j)
 	jw_end_obj(j);
 }
 
-void bench_json_agreement(struct jw *j, const double *t, const double *me, const double *mh, const double *re,
-			  const double *rh, size_t n);
-
-void bench_json_agreement(struct jw *j, const double *t, const double *me, const double *mh, const double *re,
-			  const double *rh, size_t n)
+void bench_json_agreement(struct jw *j, const struct agree_series *a)
 {
-	const double *cols[] = {t, me, mh, re, rh};
+	const double *cols[] = {a->t_s, a->mono_err, a->mono_half, a->real_err, a->real_half};
+	const size_t n = a->n;
 	const char *names[] = {"t_s", "mono_err_ns", "mono_half_ns", "real_err_ns", "real_half_ns"};
 	jw_obj(j, "agreement");
 	jw_int(j, "samples", (int64_t)n);
@@ -702,8 +676,7 @@ static void print_json(struct result *res, size_t n, double wall_s, const struct
 		jw_end_obj(&j);
 	}
 	jw_end_arr(&j);
-	bench_json_agreement(&j, B.agree.t_s, B.agree.mono_err, B.agree.mono_half, B.agree.real_err,
-			     B.agree.real_half, B.agree.n);
+	bench_json_agreement(&j, &B.agree);
 	jw_end_obj(&j);
 }
 
@@ -817,10 +790,6 @@ int cmd_bench(int argc, char **argv)
 	if (B.updater)
 		fc_updater_stop();
 	free(res);
-	free(B.agree.t_s);
-	free(B.agree.mono_err);
-	free(B.agree.mono_half);
-	free(B.agree.real_err);
-	free(B.agree.real_half);
+	agree_free(&B.agree);
 	return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }

@@ -77,8 +77,7 @@ static struct {
 	int64_t grace_ns;
 	int64_t t0;
 	/* agreement series (thread 0 only) */
-	size_t an, acap;
-	double *at, *ame, *amh, *are, *arh;
+	struct agree_series agree;
 } C;
 
 static const char check_help[] =
@@ -107,27 +106,6 @@ static void violation(struct tstate *t, int kind, int64_t a, int64_t b)
 	if (C.nrec < MAX_REPORTED)
 		C.rec[C.nrec++] = (struct vrec){kind, t->idx, (long long)a, (long long)b};
 	pthread_mutex_unlock(&C.lock);
-}
-
-static void agree_record(int64_t k1, int64_t f, int64_t k2, int64_t r1, int64_t g, int64_t r2)
-{
-	if (C.an == C.acap) {
-		size_t cap = C.acap ? C.acap * 2 : 1024;
-		double **cols[] = {&C.at, &C.ame, &C.amh, &C.are, &C.arh};
-		for (int i = 0; i < 5; i++) {
-			double *p = realloc(*cols[i], cap * sizeof(double));
-			if (!p)
-				return;
-			*cols[i] = p;
-		}
-		C.acap = cap;
-	}
-	C.at[C.an] = (double)(k1 - C.t0) / 1e9;
-	C.ame[C.an] = (double)(f - k1) - (double)(k2 - k1) / 2;
-	C.amh[C.an] = (double)(k2 - k1) / 2;
-	C.are[C.an] = (double)(g - r1) - (double)(r2 - r1) / 2;
-	C.arh[C.an] = (double)(r2 - r1) / 2;
-	C.an++;
 }
 
 static void pingpong(struct tstate *t, uint64_t turn)
@@ -248,16 +226,13 @@ static void *checker(void *arg)
 			violation(t, V_COARSE_AHEAD, coarse, after);
 		last_coarse = coarse;
 		if (t->idx == 0 && k2 >= next_agree) {
-			agree_record(k1, f, k2, r1, g, r2);
+			agree_push(&C.agree, C.t0, k1, f, k2, r1, g, r2);
 			next_agree = k2 + AGREE_EVERY_NS;
 		}
 	}
 	return NULL;
 }
 
-void bench_json_host(struct jw *j);
-void bench_json_agreement(struct jw *j, const double *t, const double *me, const double *mh, const double *re,
-			  const double *rh, size_t n);
 
 int cmd_check(int argc, char **argv)
 {
@@ -414,7 +389,7 @@ int cmd_check(int argc, char **argv)
 			jw_end_obj(&j);
 		}
 		jw_end_arr(&j);
-		bench_json_agreement(&j, C.at, C.ame, C.amh, C.are, C.arh, C.an);
+		bench_json_agreement(&j, &C.agree);
 		jw_bool(&j, "passed", total == 0 && !(C.inject && !C.injected));
 		jw_end_obj(&j);
 	} else {
@@ -438,11 +413,7 @@ int cmd_check(int argc, char **argv)
 			       C.rec[i].thread, C.rec[i].a, C.rec[i].b);
 		printf("%s\n", total == 0 && !(C.inject && !C.injected) ? "PASS" : "FAIL");
 	}
-	free(C.at);
-	free(C.ame);
-	free(C.amh);
-	free(C.are);
-	free(C.arh);
+	agree_free(&C.agree);
 	fflush(stdout);
 	return total == 0 && !(C.inject && !C.injected) ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }

@@ -85,6 +85,20 @@ void jw_int(struct jw *j, const char *key, int64_t v);
 void jw_bool(struct jw *j, const char *key, int v);
 void jw_null(struct jw *j, const char *key);
 
+/* ---- fastclock against the kernel: the agreement series bench and check both record ---- */
+struct agree_series {
+	size_t n, cap;
+	double *t_s, *mono_err, *mono_half, *real_err, *real_half;
+};
+/* Append one bracketed sample: k1 <= f (fc_mono_ns) <= k2 on CLOCK_MONOTONIC, r1 <= g (fc_real_ns) <= r2 on
+ * CLOCK_REALTIME; t_s counts from t0. Errors are against the bracket's midpoint. Dropped if out of memory. */
+void agree_push(struct agree_series *a, int64_t t0, int64_t k1, int64_t f, int64_t k2, int64_t r1, int64_t g,
+		int64_t r2);
+void agree_free(struct agree_series *a);
+/* The JSON members both documents share (bench.c) */
+void bench_json_host(struct jw *j);
+void bench_json_agreement(struct jw *j, const struct agree_series *a);
+
 /* ---- small file helpers ---- */
 /* Read the first line of a file (newline stripped) into buf. Returns 0, or -1 if unreadable. */
 int cli_read_line(const char *path, char *buf, size_t n);

@@ -298,3 +298,36 @@ int cli_read_line(const char *path, char *buf, size_t n)
 		buf[--len] = '\0';
 	return 0;
 }
+
+/* ---- agreement series ---- */
+void agree_push(struct agree_series *a, int64_t t0, int64_t k1, int64_t f, int64_t k2, int64_t r1, int64_t g,
+		int64_t r2)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 1024;
+		double **cols[] = {&a->t_s, &a->mono_err, &a->mono_half, &a->real_err, &a->real_half};
+		for (size_t i = 0; i < 5; i++) {
+			double *p = realloc(*cols[i], cap * sizeof(double));
+			if (!p)
+				return;
+			*cols[i] = p;
+		}
+		a->cap = cap;
+	}
+	a->t_s[a->n] = (double)(k1 - t0) / 1e9;
+	a->mono_err[a->n] = (double)(f - k1) - (double)(k2 - k1) / 2;
+	a->mono_half[a->n] = (double)(k2 - k1) / 2;
+	a->real_err[a->n] = (double)(g - r1) - (double)(r2 - r1) / 2;
+	a->real_half[a->n] = (double)(r2 - r1) / 2;
+	a->n++;
+}
+
+void agree_free(struct agree_series *a)
+{
+	free(a->t_s);
+	free(a->mono_err);
+	free(a->mono_half);
+	free(a->real_err);
+	free(a->real_half);
+	*a = (struct agree_series){0};
+}
