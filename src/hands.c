@@ -45,6 +45,7 @@ struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 	 * generation at R4, and retries. (FreeBSD: th_generation = 0; atomic_thread_fence_rel().) */
 	__atomic_store_n(&th->gen, 0, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
+	FC__TEST_POINT(FC__TP_W1);
 
 	/* W2: write the fields. Relaxed stores: readers may copy them concurrently (and will retry). */
 	FC__STORE(th->flags, p->flags);
@@ -61,10 +62,12 @@ struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 	FC__STORE(th->ntp_err_ns, p->ntp_err_ns);
 	FC__STORE(th->sync_status, p->sync_status);
 	FC__STORE(th->floor_ns, p->floor_ns);
+	FC__TEST_POINT(FC__TP_W2);
 
 	/* W3: publish the generation with release: pairs with R2, so a reader that sees this generation sees
 	 * every field above. */
 	__atomic_store_n(&th->gen, gen, __ATOMIC_RELEASE);
+	FC__TEST_POINT(FC__TP_W3);
 
 	/* W4: make it current with release: pairs with R1, so a reader that loads this pointer sees the
 	 * complete hand (fields and generation). */

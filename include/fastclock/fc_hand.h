@@ -36,6 +36,23 @@ extern "C" {
 #define FC__LOAD(f) __atomic_load_n(&(f), __ATOMIC_RELAXED)
 #define FC__STORE(f, v) __atomic_store_n(&(f), (v), __ATOMIC_RELAXED)
 
+/* Test points between the protocol's steps (FC__TP_*: reader R1..R5 here, writer W1..W4 in src/hands.c).
+ * Released code leaves FC__TEST_POINT undefined, so each point is ((void)0) and the read path compiles to the
+ * same instructions (tests/interleave/check_same_code.sh compares them). tests/interleave defines it before
+ * including this header, to run writer steps in the middle of a read at each point. */
+#ifndef FC__TEST_POINT
+#define FC__TEST_POINT(n) ((void)0)
+#endif
+enum {
+	FC__TP_R1 = 1, /* reader: after R1 (current loaded), before R2 */
+	FC__TP_R2,     /* after R2 (generation loaded), before the field loads */
+	FC__TP_R3,     /* after the field loads and the counter, before R3's fence */
+	FC__TP_R4,     /* after R4 (generation re-checked), before R5 */
+	FC__TP_W1,     /* writer: after W1 (gen = 0 and its fence), before W2 */
+	FC__TP_W2,     /* after W2 (fields written), before W3 */
+	FC__TP_W3,     /* after W3 (generation published), before W4 */
+};
+
 /* Number of hands in the ring. A reader's hand is recycled only after this many re-anchors, so a reader
  * retries only if it was descheduled for (FC_HANDS - 1) periods between its two generation loads. FreeBSD
  * uses 10 hands at hz = 1000; 8 keeps the ring within 1 KiB. */
@@ -105,9 +122,11 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 		/* R1: acquire pairs with W4 (publish): the hand's fields and gen written before it became
 		 * current are visible. */
 		th = __atomic_load_n(&pub->current, __ATOMIC_ACQUIRE);
+		FC__TEST_POINT(FC__TP_R1);
 		/* R2: acquire pairs with W3: if we see the generation the writer published, we see the
 		 * fields it wrote before it. */
 		gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);
+		FC__TEST_POINT(FC__TP_R2);
 		stale = FC__LOAD(th->stale_ticks);
 		if (FC__UNLIKELY(stale == 0))
 			return 0;
@@ -121,6 +140,7 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 			b->ntp_err_ns = FC__LOAD(th->ntp_err_ns);
 			b->sync_status = FC__LOAD(th->sync_status);
 		}
+		FC__TEST_POINT(FC__TP_R3);
 		/* R3: acquire fence pairs with W1: if any field load above saw a store made after the writer
 		 * zeroed gen, the gen load below sees 0 or the new generation, and we retry. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -131,7 +151,7 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 		 * can be lower: time would go back (spin finds it without R5: tests/model, NO_R5, finding
 		 * F1 in docs/VERIFICATION.md). One L1 load, ordered after the field loads by R3. */
 	} while (FC__UNLIKELY(gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) ||
-			      th != __atomic_load_n(&pub->current, __ATOMIC_RELAXED)));
+			      (FC__TEST_POINT(FC__TP_R4), th != __atomic_load_n(&pub->current, __ATOMIC_RELAXED))));
 	*mono = m;
 	if (real_off)
 		*real_off = r;
