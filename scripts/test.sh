@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs what it needs, then builds and runs every preset.
-#   scripts/test.sh            everything (dev, asan+ubsan, tsan, fuzz, aarch64 under qemu, install/consumer)
+#   scripts/test.sh            everything (dev, asan+ubsan, tsan, fuzz, aarch64 under qemu, install/consumer,
+#                              the protocol mutants of tests/mutation/run.sh, lint)
 #   scripts/test.sh dev tsan   only the named phases
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -8,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 export JOBS=$(nproc)
 phases=("$@")
-((${#phases[@]})) || phases=(dev asan tsan fuzz aarch64 package lint)
+((${#phases[@]})) || phases=(dev asan tsan fuzz aarch64 package mutation lint)
 passed=0; failed=0; failures=()
 
 # No phase may hang CI: each gets PHASE_TIMEOUT seconds (ctest also limits every test, CMakePresets.json).
@@ -44,8 +45,9 @@ for ph in "${phases[@]}"; do
   case $ph in
     dev|asan|tsan|fuzz|aarch64) run_phase "$ph" preset "$ph" ;;
     package) run_phase package package ;;
+    mutation) run_phase mutation tests/mutation/run.sh ;;
     lint) run_phase lint lint ;;
-    *) echo "unknown phase '$ph' (dev asan tsan fuzz aarch64 package lint)"; exit 2 ;;
+    *) echo "unknown phase '$ph' (dev asan tsan fuzz aarch64 package mutation lint)"; exit 2 ;;
   esac
 done
 echo

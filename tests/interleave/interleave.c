@@ -317,6 +317,24 @@ static void one_reanchor_at_each_reader_point_returns_a_published_value(void)
 	}
 }
 
+/* The counter-wrap mask. A 32-bit counter that wrapped since the anchor: the inline reader takes the delta
+ * modulo the counter's width and serves the read itself. Without the mask the delta is near 2^64, every read
+ * until the next re-anchor goes to the slow path (a period of reads 20x slower after each wrap). */
+static void narrow_counter_wrap_is_served_by_the_inline_reader(void)
+{
+	struct fc_hand h = hand(1);
+	int64_t m = 0;
+	fc_hands_init(&g_hands, &g_pub, 1);
+	g_action = NULL;
+	h.mask = 0xffffffffu;
+	h.base_ticks = 0xffffffffu - 99; /* 100 ticks before the wrap */
+	publish(h);
+	if (!read_at(400, &m))
+		fail("a read 500 ticks after the anchor, across the counter's wrap, took the slow path");
+	if (m != h.mono_ns + 500)
+		fail("read %lld across the wrap, expected %lld", (long long)m, (long long)(h.mono_ns + 500));
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -328,6 +346,7 @@ static const struct {
 	{"readers_never_wait_on_a_paused_writer", readers_never_wait_on_a_paused_writer},
 	{"one_reanchor_at_each_reader_point_returns_a_published_value",
 	 one_reanchor_at_each_reader_point_returns_a_published_value},
+	{"narrow_counter_wrap_is_served_by_the_inline_reader", narrow_counter_wrap_is_served_by_the_inline_reader},
 };
 
 int main(int argc, char **argv)

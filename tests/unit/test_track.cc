@@ -177,3 +177,30 @@ TEST(Track, bound_contains_the_true_error_in_steady_state)
 }
 
 } // namespace
+
+// The slope of a hand stays within 1/16 of the rate estimate (DESIGN: slope corrections are clamped to
+// mult_est +- 1/16, chrony's fastest slew): a kernel whose rate changes by 10 % (far beyond any NTP slew: a
+// migration to a host whose counter runs at another rate) must not make one hand run 10 % off for a period.
+// Killed by tests/mutation (rate_clamp_removed).
+TEST(Track, slope_stays_within_a_sixteenth_of_the_rate_estimate_when_the_kernel_rate_jumps)
+{
+	for (long double ppm : {-100000.0L, 100000.0L}) {
+		setup(3000000000ull);
+		int64_t last = INT64_MIN;
+		int back = 0, checked = 0;
+		run(20e6, 1000, &last, &back);
+		M.set_ppm(ppm);
+		for (int i = 0; i < 200; i++) {
+			run(1e6, 1000, &last, &back);
+			const fc_hand *h = __atomic_load_n(&PUB.current, __ATOMIC_ACQUIRE);
+			if (h->flags & FC_HAND_KERNEL)
+				continue;
+			const uint64_t est = C.track.mult_est, lim = est / 16 + 1;
+			EXPECT_LE(h->mult, est + lim) << "ppm " << (double)ppm << ", re-anchor " << i;
+			EXPECT_GE(h->mult, est - lim) << "ppm " << (double)ppm << ", re-anchor " << i;
+			checked++;
+		}
+		EXPECT_GT(checked, 100) << "the clock should stay on the counter backend";
+		EXPECT_EQ(back, 0);
+	}
+}
