@@ -23,6 +23,7 @@ T = "src/track.c"
 
 IL = "^interleave_"
 UNIT = "^(Arith|Hands|Track)\\."
+REPLAY = "^replay_fuzz_track_seeds$"
 SIM = "^sim_(wrap32|kernel_fallback|steady|slew_chrony|suspend_counter_runs|migrate_jump|migrate_rate)$"
 
 # name, group, edits, test regex, targets, note. group "protocol" runs in CI; "arith" by hand (run.sh --all).
@@ -78,7 +79,7 @@ MUTANTS = [
      IL, ["interleave"], ""),
     ("expired_floor_removed", "arith", [(T, "V = expired_floor(old, K + half, od, end_val);",
                                          "(void)expired_floor(old, K + half, od, end_val);\n\t\t\tV = K;")],
-     UNIT + "|" + SIM, ["unit_tests", "fc_sim"], ""),
+     UNIT + "|" + SIM + "|" + REPLAY, ["unit_tests", "fc_sim", "replay_fuzz_track"], ""),
     ("rate_clamp_removed", "arith", [(T, "\tif (m < (i128)mult - (i128)(mult / SLEW_DIV))\n\t\tm = (i128)mult - (i128)(mult / SLEW_DIV);\n"
                                       "\tif (m > (i128)mult + (i128)(mult / SLEW_DIV))\n\t\tm = (i128)mult + (i128)(mult / SLEW_DIV);\n", "")],
      UNIT + "|" + SIM, ["unit_tests", "fc_sim"], ""),

@@ -204,3 +204,29 @@ TEST(Track, slope_stays_within_a_sixteenth_of_the_rate_estimate_when_the_kernel_
 		EXPECT_EQ(back, 0);
 	}
 }
+
+// Falling back to the kernel (the counter found untrustworthy) while the counter hand runs ahead of the kernel:
+// the kernel reads that follow are held at the last counter hand's largest value until the kernel passes it
+// (kernel_read's floor), so time does not go back across the switch. Killed by tests/mutation
+// (kernel_fallback_floor_removed).
+TEST(Track, fallback_to_the_kernel_never_goes_back)
+{
+	setup(3000000000ull);
+	int64_t last = INT64_MIN;
+	int back = 0;
+	run(20e6, 1000, &last, &back);
+	// The kernel slows by 500 ppm (the largest NTP slew) just after a re-anchor: by the end of the period the
+	// hand is up to 500 ns ahead of it.
+	fc_clock_windup(&C, nullptr);
+	M.set_ppm(-500);
+	run(0.95e6, 1000, &last, &back);
+	const int64_t before = sim_mono(), ahead = before - (int64_t)M.kernel_mono();
+	fc_clock_set_kernel_locked(&C, "test: the counter is no longer trusted");
+	ASSERT_EQ(C.backend, FC_BACKEND_KERNEL);
+	const int64_t after = sim_mono(); // the next read, one kernel read (25 ns) later
+	EXPECT_GT(ahead, 100) << "scenario: the counter hand should be ahead of the kernel";
+	EXPECT_GE(after, before) << "went back across the switch to the kernel";
+	last = after;
+	run(2e6, 1000, &last, &back);
+	EXPECT_EQ(back, 0);
+}
