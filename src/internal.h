@@ -129,7 +129,15 @@ int fc_trust_check(char *why, size_t whylen, char *cs, size_t cslen);
 /* Returns the counter frequency in Hz (0 if unknown) and sets *src to an enum fc_freq_source. */
 uint64_t fc_counter_freq_hint(int *src);
 
-/* ---- clock.c: the clock object (one global; tests make their own over simulated sources) ----------- */
+/* =====================================================================================================
+ * The clock core, in floors: a file uses only the floors below it (docs/DESIGN.md, "Module map").
+ *   1. state.c    the clock object and its globals, kernel-clock reads, the coarse store
+ *   2. windup.c   the writer: sample -> track -> next hand -> publish; the switch to a kernel hand
+ *   3. init.c     lazy initialisation of the global clock and the process's fork handler
+ *   4. read.c (slow path, kernel backend), convert.c, dropin.c, status.c, updater.c: public entry points
+ * ===================================================================================================== */
+
+/* ---- state.c: the clock object (one global; tests make their own over simulated sources) ----------- */
 struct fc_clock {
 	struct fc_pub *pub;
 	struct fc_hands hands;
@@ -151,14 +159,66 @@ struct fc_clock {
 	int have_ntp;
 	/* counters (relaxed atomics; slow path only) */
 	uint64_t reanchors, slow_paths, waits, trust_checks;
+	/* Published by the updater thread (a client of the clock), read by status and the drop-ins. */
+	int updater_running;
+	int step_notifier;
+	uint64_t step_notifications;
+	/* Work a client asked the slow path to run once (the updater's restart in a fork child): called, and
+	 * cleared by the callee, on the next slow path. Lets the clock serve a client it does not know. */
+	void (*slow_hook)(void);
 };
 
-/* The library's own clock (tests force re-anchors on it). */
+/* The library's own clock and the thread's writer mark: set while this thread holds the writer lock, so a
+ * signal handler that reads the clock on the same thread never waits on it. */
 struct fc_clock *fc__global_clock(void);
+extern __thread int fc__in_writer;
+
+/* The real counter and kernel clocks as an fc_source. */
+extern const struct fc_source fc__real_source;
+
+/* clock_gettime(id) through the clock's source, retried (a failed read would otherwise return 0). */
+int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id);
+
+/* The coarse clocks' values: publish unconditionally (a new hand's anchor), or refresh once per period
+ * (kernel backend). */
+void fc__coarse_publish(struct fc_clock *c, int64_t mono, int64_t real_off);
+void fc__coarse_refresh(struct fc_clock *c, int64_t mono, int64_t real);
+
+/* Bounded string copy (always terminated). */
+void fc__copy_str(char *dst, size_t n, const char *src);
+
+static inline void fc__cpu_relax(void)
+{
+#if defined(__x86_64__)
+	__asm__ __volatile__("pause");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* ---- windup.c: the writer ------------------------------------------------------------------------------ */
 /* Build a clock over `src` (pure: no environment, no trust check) with the counter backend, first hand
  * anchored now. Used by the global init and by tests. */
 int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
 		   uint64_t counter_hz, uint32_t gen_start);
+/* Re-anchor now if the current hand is still `seen` (NULL: unconditionally). Takes the lock; returns 1 if
+ * a hand was published, 0 if another writer held the lock or already replaced `seen`. */
+int fc_clock_windup(struct fc_clock *c, const struct fc_hand *seen);
+/* Switch to the kernel backend (trust lost) or back, without a backward step. Caller holds the lock. */
+void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why);
+/* Writer lock for callers that must wait for it (status, period changes): marks the thread as the writer
+ * while held, so a signal handler on this thread reading the clock does not wait on its own thread. */
+void fc_clock_lock(struct fc_clock *c);
+void fc_clock_unlock(struct fc_clock *c);
+/* Re-anchor period (caller holds the lock). */
+void fc_clock_set_period_locked(struct fc_clock *c, int64_t period_ns);
+/* Refresh the cached NTP state if it is a second old (caller holds the lock). */
+void fc_clock_refresh_ntp_locked(struct fc_clock *c, int64_t now);
+
+/* ---- init.c: lazy initialisation of the global clock ------------------------------------------------- */
+void fc__ensure_init(void);
+
+/* ---- read.c: the slow path and the kernel backend -------------------------------------------------- */
 /* The slow path: everything the inline readers do not. how = FC__MONO/FC__REAL | FC__RELAXED. */
 int64_t fc_clock_slow(struct fc_clock *c, int how);
 /* The same, also filling *b (if not NULL) with the bound of the value returned: the hand's tracking bound at
@@ -166,11 +226,6 @@ int64_t fc_clock_slow(struct fc_clock *c, int how);
  * the kernel's value; and the kernel's NTP error and sync status. fc__slow_bounded is this on the global
  * clock. */
 int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b);
-/* Re-anchor now if the current hand is still `seen` (NULL: unconditionally). Takes the lock; returns 1 if
- * a hand was published, 0 if another writer held the lock or already replaced `seen`. */
-int fc_clock_windup(struct fc_clock *c, const struct fc_hand *seen);
-/* Switch to the kernel backend (trust lost) or back, without a backward step. Caller holds the lock. */
-void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why);
 
 #ifdef __cplusplus
 }

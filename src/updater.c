@@ -3,8 +3,12 @@
  *
  * Re-anchors once per period so that readers never take the slow path and the coarse clocks are at most one
  * period old. Nothing depends on it: without it the first reader past the period re-anchors.
- * Fork: threads do not survive fork(); the child handler marks the thread for restart and the child's first
- * slow path (within one period of its first read) starts a new one with the same period.
+ * A client of the clock (floor 4): it calls fc_clock_windup() and publishes its state (running, step
+ * notifier, notifications) into the clock object, where status and the drop-ins read it; the clock never
+ * calls into this file.
+ * Fork: threads do not survive fork(); this file's own fork handler marks the thread for restart and hands
+ * the clock a slow-path hook, so the child's first slow path (within one period of its first read) starts a
+ * new one with the same period; fc_updater_stop() in the child cancels that.
  *
  * Step notification: the thread also waits on a timerfd armed on CLOCK_REALTIME with
  * TFD_TIMER_CANCEL_ON_SET (timerfd_create(2)): when anyone sets the wall clock (settimeofday, clock_settime,
@@ -24,22 +28,24 @@
 
 #include "internal.h"
 
-struct fc_clock *fc__global_clock(void);
-
 static pthread_mutex_t u_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t u_once = PTHREAD_ONCE_INIT;
 static pthread_t u_thread;
-static int u_running;      /* guarded by u_mu; read relaxed by fc__updater_is_running */
+static int u_running;      /* guarded by u_mu; published as clock->updater_running */
 static int u_stop;         /* set under u_mu, read relaxed by the thread */
 static int64_t u_period_ns;
-int fc__updater_restart_needed;
-static int u_step_fd = -1;       /* the CANCEL_ON_SET timerfd, or a test's fd; -1 if none */
+static int u_restart;      /* fork child: restart on the next slow path (cleared by fc_updater_stop) */
 static int u_test_fd = -1;       /* set by tests before fc_updater_start */
-static uint64_t u_steps;         /* notifications seen */
 static int u_wake_fd = -1;       /* eventfd: fc_updater_stop wakes the thread at once */
 
-int fc__updater_step_notifier(void) { return __atomic_load_n(&u_step_fd, __ATOMIC_RELAXED) >= 0; }
-uint64_t fc__updater_step_count(void) { return __atomic_load_n(&u_steps, __ATOMIC_RELAXED); }
 void fc__updater_test_step_fd(int fd) { u_test_fd = fd; }
+static void restart_in_child(void);
+
+static void set_running(int v)
+{
+	u_running = v;
+	__atomic_store_n(&fc__global_clock()->updater_running, v, __ATOMIC_RELAXED);
+}
 
 /* Arm (or re-arm) the timerfd: an absolute expiry far in the future, so it only ever reports a set. */
 static int arm_step_fd(int fd)
@@ -85,14 +91,12 @@ static int wait_step(int fd, int64_t timeout_ns)
 	return fd == u_test_fd; /* a test's eventfd/pipe: any readable event is a simulated step */
 }
 
-int fc__updater_is_running(void) { return __atomic_load_n(&u_running, __ATOMIC_RELAXED); }
-
 static void *updater_main(void *arg)
 {
 	struct fc_clock *c = fc__global_clock();
 	int fd = open_step_fd();
 	(void)arg;
-	__atomic_store_n(&u_step_fd, fd, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->step_notifier, fd >= 0, __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&u_stop, __ATOMIC_RELAXED)) {
 		int64_t p = __atomic_load_n(&u_period_ns, __ATOMIC_RELAXED);
 		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
@@ -111,9 +115,9 @@ static void *updater_main(void *arg)
 		/* Wake at 3/4 of the period, so the hand is replaced before readers find it stale; at once if
 		 * the wall clock is set. */
 		if (wait_step(fd, p * 3 / 4))
-			__atomic_fetch_add(&u_steps, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&c->step_notifications, 1, __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(&u_step_fd, -1, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->step_notifier, 0, __ATOMIC_RELAXED);
 	if (fd >= 0 && fd != u_test_fd)
 		close(fd);
 	return NULL;
@@ -131,9 +135,22 @@ static int start_locked(int64_t period_ns)
 		errno = rc;
 		return -1;
 	}
-	__atomic_store_n(&u_running, 1, __ATOMIC_RELAXED);
+	set_running(1);
 	return 0;
 }
+
+/* In the child after fork(): the thread is gone; u_mu may have been held by another thread of the parent. */
+static void atfork_child(void)
+{
+	pthread_mutex_init(&u_mu, NULL);
+	if (u_running) {
+		set_running(0);
+		__atomic_store_n(&u_restart, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&fc__global_clock()->slow_hook, restart_in_child, __ATOMIC_RELEASE);
+	}
+}
+
+static void register_fork_handler(void) { pthread_atfork(NULL, NULL, atfork_child); }
 
 int fc_updater_start(int64_t period_ns)
 {
@@ -143,6 +160,7 @@ int fc_updater_start(int64_t period_ns)
 		return -1;
 	}
 	fc_init();
+	pthread_once(&u_once, register_fork_handler);
 	if (period_ns == 0)
 		period_ns = fc__global_clock()->period_ns;
 	pthread_mutex_lock(&u_mu);
@@ -160,7 +178,11 @@ int fc_updater_stop(void)
 {
 	pthread_mutex_lock(&u_mu);
 	if (!u_running) {
+		/* In a fork child whose parent ran the thread: stopping means it is not restarted either. */
+		int pending = __atomic_exchange_n(&u_restart, 0, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&u_mu);
+		if (pending)
+			return 0;
 		errno = ESRCH;
 		return -1;
 	}
@@ -175,25 +197,17 @@ int fc_updater_stop(void)
 	} else {
 		pthread_join(u_thread, NULL);
 	}
-	__atomic_store_n(&u_running, 0, __ATOMIC_RELAXED);
+	set_running(0);
 	pthread_mutex_unlock(&u_mu);
 	return 0;
 }
 
-void fc__updater_after_fork(void)
+/* The clock's slow-path hook in a fork child: start the thread again, once. */
+static void restart_in_child(void)
 {
-	/* In the child: the thread is gone; u_mu may have been held by another thread of the parent. */
-	pthread_mutex_init(&u_mu, NULL);
-	if (u_running) {
-		__atomic_store_n(&u_running, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&fc__updater_restart_needed, 1, __ATOMIC_RELAXED);
-	}
-}
-
-void fc__updater_restart(void)
-{
+	__atomic_store_n(&fc__global_clock()->slow_hook, (void (*)(void))0, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&u_mu);
-	if (__atomic_exchange_n(&fc__updater_restart_needed, 0, __ATOMIC_RELAXED) && !u_running)
+	if (__atomic_exchange_n(&u_restart, 0, __ATOMIC_RELAXED) && !u_running)
 		(void)start_locked(u_period_ns);
 	pthread_mutex_unlock(&u_mu);
 }

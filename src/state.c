@@ -1,0 +1,79 @@
+/*
+ * fastclock — the clock object's state (floor 1 of the clock core): the global clock and the published
+ * hands it owns, the per-thread writer mark, and reads of the kernel's clocks through a clock's source.
+ *
+ * Owns: g_clock, fc__pub (what the inline readers load), fc__in_writer, the real fc_source.
+ * May call: libc (clock_gettime) only. Everything else in the clock core is built on this file.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+#define NS_PER_SEC 1000000000LL
+
+/* ---- the real counter and reference clock ------------------------------------------------------- */
+static uint64_t real_counter(void *ctx)
+{
+	(void)ctx;
+	return fc__counter_ordered();
+}
+
+static int real_kernel(void *ctx, clockid_t id, int64_t *ns)
+{
+	struct timespec ts;
+	(void)ctx;
+	if (clock_gettime(id, &ts) != 0)
+		return -1;
+	*ns = (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+	return 0;
+}
+
+const struct fc_source fc__real_source = {real_counter, real_kernel, fc_ntp_read, NULL, ~(uint64_t)0};
+
+/* ---- the global clock ------------------------------------------------------------------------------- */
+static struct fc_clock g_clock = {
+	.hands = {.boot = {.gen = 1, .flags = FC_HAND_KERNEL, .mask = ~(uint64_t)0}},
+};
+/* Until initialisation, current is the boot hand: a kernel hand with stale_ticks 0, so every read takes the
+ * slow path, which initialises. */
+struct fc_pub fc__pub = {.current = &g_clock.hands.boot};
+__thread int fc__in_writer;
+
+struct fc_clock *fc__global_clock(void) { return &g_clock; }
+
+/* clock_gettime(CLOCK_MONOTONIC / CLOCK_REALTIME) cannot fail on Linux with a valid pointer; a seccomp
+ * filter on the syscall fallback could make one call fail now and then. Retry: a read that returned 0
+ * would be raised to a floor below values already returned (found by fuzz_track). */
+#define KERNEL_TRIES 8
+int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id)
+{
+	int64_t ns = 0;
+	for (int i = 0; i < KERNEL_TRIES; i++)
+		if (c->src.kernel(c->src.ctx, id, &ns) == 0)
+			break;
+	return ns;
+}
+
+void fc__copy_str(char *dst, size_t n, const char *src)
+{
+	size_t l = strnlen(src, n - 1);
+	memcpy(dst, src, l);
+	dst[l] = 0;
+}
+
+/* ---- the coarse clocks' store ------------------------------------------------------------------------- */
+void fc__coarse_publish(struct fc_clock *c, int64_t mono, int64_t real_off)
+{
+	__atomic_store_n(&c->pub->coarse_real_off, real_off, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->pub->coarse_mono, mono, __ATOMIC_RELAXED);
+}
+
+/* Keep the coarse clocks within one period of the kernel on the kernel backend: at most one store per
+ * period, by whichever reader notices first. */
+void fc__coarse_refresh(struct fc_clock *c, int64_t mono, int64_t real)
+{
+	int64_t old = __atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED);
+	if (mono - old >= c->period_ns)
+		fc__coarse_publish(c, mono, real - mono);
+}

@@ -1,0 +1,209 @@
+/*
+ * fastclock — the writer (floor 2 of the clock core): one re-anchor is sample -> tracker -> NTP state ->
+ * next hand -> publish, under the clock's try-lock; and the switch to a kernel hand when the counter is no
+ * longer trusted.
+ *
+ * Flow of one re-anchor: a reader finds its hand stale -> fc_clock_windup() takes the try-lock -> bracketed
+ * kernel samples (sample.c) -> tracker (track.c, pure) -> next hand's parameters -> publish (hands.c) ->
+ * unlock. No thread is needed: the first reader past the period does it. The optional updater thread
+ * (updater.c) calls the same function.
+ *
+ * Owns: the writer lock's protocol, the first counter hand (fc_clock_setup), the periodic trust re-check.
+ * May call: state.c, hands.c, track.c, sample.c, trust.c, ntp.c (through the source).
+ */
+#include <sched.h>
+
+#include "internal.h"
+
+#define NS_PER_SEC 1000000000LL
+/* Read the kernel's NTP state at most this often (adjtimex is a real syscall, ~0.3 us). */
+#define NTP_EVERY_NS NS_PER_SEC
+/* The kernel's maxerror grows by 500 us each second (MAXFREQ, kernel/time/ntp.c): 500 ppm. */
+#define NTP_GROWTH_DIV 2000
+
+static uint64_t mult_from_hz(uint64_t hz)
+{
+	return (uint64_t)(((unsigned __int128)NS_PER_SEC << 32) / hz);
+}
+
+static uint64_t period_ticks(const struct fc_clock *c)
+{
+	return (uint64_t)(((unsigned __int128)c->period_ns << 32) / c->track.mult_est);
+}
+
+/* ---- the writer lock ------------------------------------------------------------------------------------ */
+/* Try-lock: acquire pairs with the previous writer's release in unlock, so this writer sees the ring and
+ * tracker state as the last one left them. */
+static int try_lock(struct fc_clock *c)
+{
+	int expect = 0;
+	if (!__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return 0;
+	fc__in_writer = 1;
+	return 1;
+}
+
+void fc_clock_unlock(struct fc_clock *c)
+{
+	fc__in_writer = 0;
+	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); /* pairs with try_lock's acquire */
+}
+
+void fc_clock_lock(struct fc_clock *c)
+{
+	while (!try_lock(c))
+		sched_yield();
+}
+
+/* ---- NTP state ------------------------------------------------------------------------------------------ */
+void fc_clock_refresh_ntp_locked(struct fc_clock *c, int64_t now)
+{
+	if (c->have_ntp && now - c->ntp_at < NTP_EVERY_NS)
+		return;
+	if (c->src.ntp)
+		c->src.ntp(c->src.ctx, &c->ntp);
+	else
+		c->ntp = (struct fc_ntp){.sync = FC_SYNC_UNKNOWN};
+	c->ntp_at = now;
+	c->have_ntp = 1;
+}
+
+/* Stamp the hand with the kernel's bound vs UTC, grown at 500 ppm over the cache age plus one period (the
+ * hand's lifetime). */
+static void set_ntp_fields(struct fc_clock *c, struct fc_hand *p, int64_t now)
+{
+	fc_clock_refresh_ntp_locked(c, now);
+	p->ntp_err_ns = c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + c->period_ns) / NTP_GROWTH_DIV : 0;
+	p->sync_status = c->track.disrupted ? FC_SYNC_DISRUPTED : c->ntp.sync;
+}
+
+/* ---- hands ------------------------------------------------------------------------------------------------ */
+void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why)
+{
+	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
+	struct fc_hand p = {0};
+
+	/* Nothing the counter hand returned may be passed by a kernel read going back: keep its line, so kernel
+	 * reads are raised to what it would return at the current counter (kernel_read), and at most to its
+	 * largest possible value, until the kernel's clock catches up (within about one period). */
+	p.base_ticks = cur->base_ticks;
+	p.mask = cur->mask;
+	p.mult = cur->mult;
+	p.frac = cur->frac;
+	p.mono_ns = cur->mono_ns;
+	p.valid_ticks = cur->valid_ticks;
+	p.real_off_ns = cur->real_off_ns;
+	if (cur->flags & FC_HAND_KERNEL)
+		p.floor_ns = cur->floor_ns;
+	else
+		p.floor_ns = (int64_t)(fc_hand_value_fx(cur, cur->base_ticks + cur->valid_ticks) >> 32) + 1;
+	p.flags = FC_HAND_KERNEL;
+	p.stale_ticks = 0; /* every read takes the slow path */
+	fc_hands_publish(c->pub, &p);
+	if (c->backend == FC_BACKEND_COUNTER)
+		c->track.discontinuities++;
+	c->backend = FC_BACKEND_KERNEL;
+	fc__copy_str(c->reason, sizeof(c->reason), why);
+	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
+}
+
+static void windup_locked(struct fc_clock *c)
+{
+	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
+	struct fc_sample s;
+	struct fc_hand p;
+	uint64_t t_a;
+
+	if (c->trust_every && ++c->since_trust >= c->trust_every) {
+		char why[160], cs[32];
+		int ok = fc_trust_check(why, sizeof(why), cs, sizeof(cs));
+		c->since_trust = 0;
+		__atomic_fetch_add(&c->trust_checks, 1, __ATOMIC_RELAXED);
+		fc__copy_str(c->clocksource, sizeof(c->clocksource), cs);
+		if (!ok && !c->forced && c->backend == FC_BACKEND_COUNTER) {
+			fc_clock_set_kernel_locked(c, why);
+			return;
+		}
+	}
+	if (c->backend != FC_BACKEND_COUNTER)
+		return;
+	if (fc_sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0) {
+		fc_clock_set_kernel_locked(c, "the kernel's clock could not be sampled against the counter");
+		return;
+	}
+	/* Anchor at the sample itself, not at a later counter read: nothing between the two is observed, and a
+	 * suspend or a long preemption there would be extrapolated as running time (found by fuzz_track). */
+	t_a = s.c_mid;
+	fc_track_update(&c->track, cur, &s, t_a, &p);
+	set_ntp_fields(c, &p, s.mono);
+	fc_hands_publish(c->pub, &p);
+	fc__coarse_publish(c, p.mono_ns, p.real_off_ns);
+	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
+}
+
+int fc_clock_windup(struct fc_clock *c, const struct fc_hand *seen)
+{
+	/* Never wait: a reader that loses just uses its hand. */
+	if (!try_lock(c))
+		return 0;
+	if (seen && __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED) != seen) {
+		fc_clock_unlock(c);
+		return 0;
+	}
+	windup_locked(c);
+	fc_clock_unlock(c);
+	return 1;
+}
+
+void fc_clock_set_period_locked(struct fc_clock *c, int64_t period_ns)
+{
+	c->period_ns = period_ns;
+	if (c->backend == FC_BACKEND_COUNTER)
+		fc_track_set_period(&c->track, period_ticks(c));
+}
+
+int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
+		   uint64_t counter_hz, uint32_t gen_start)
+{
+	struct fc_sample s;
+	struct fc_hand p;
+	uint64_t t_a;
+
+	c->pub = pub;
+	c->src = *src;
+	c->period_ns = period_ns;
+	c->backend = FC_BACKEND_COUNTER;
+	c->lock = 0;
+	fc_hands_init(&c->hands, pub, gen_start);
+	if (counter_hz == 0) {
+		/* No hint: measure for 200 us against CLOCK_MONOTONIC (bracket noise ~40 ns -> ~200 ppm,
+		 * inside the tracker's 1000 ppm continuity tolerance; it refines from there). */
+		struct fc_sample s2;
+		int64_t start;
+		if (fc_sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
+			return -1;
+		start = s.mono;
+		do {
+			if (fc_sample_take(src, FC_SAMPLE_TRIES, &s2) != 0)
+				return -1;
+		} while (s2.mono - start < 200000);
+		counter_hz = (uint64_t)((unsigned __int128)((s2.c_mid - s.c_mid) & src->mask) * NS_PER_SEC /
+					(uint64_t)(s2.mono - s.mono));
+		c->freq_source = FC_FREQ_MEASURED;
+	}
+	if (counter_hz == 0)
+		return -1;
+	c->counter_hz_initial = counter_hz;
+	fc_track_init(&c->track, src->mask, 1, mult_from_hz(counter_hz));
+	fc_track_set_period(&c->track, period_ticks(c));
+	if (fc_sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
+		return -1;
+	t_a = s.c_mid; /* as in windup_locked */
+	fc_track_update(&c->track, NULL, &s, t_a, &p);
+	c->have_ntp = 0;
+	set_ntp_fields(c, &p, s.mono);
+	fc_hands_publish(pub, &p);
+	fc__coarse_publish(c, p.mono_ns, p.real_off_ns);
+	c->reanchors = 1;
+	return 0;
+}
