@@ -63,17 +63,13 @@ void fc__copy_str(char *dst, size_t n, const char *src)
 }
 
 /* ---- the coarse clocks' store ------------------------------------------------------------------------- */
-void fc__coarse_publish(struct fc_clock *c, int64_t mono, int64_t real_off)
+void fc__coarse_raise(struct fc_pub *pub, int64_t mono, int64_t real_off)
 {
-	__atomic_store_n(&c->pub->coarse_real_off, real_off, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->pub->coarse_mono, mono, __ATOMIC_RELAXED);
-}
-
-/* Keep the coarse clocks within one period of the kernel on the kernel backend: at most one store per
- * period, by whichever reader notices first. */
-void fc__coarse_refresh(struct fc_clock *c, int64_t mono, int64_t real)
-{
-	int64_t old = __atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED);
-	if (mono - old >= c->period_ns)
-		fc__coarse_publish(c, mono, real - mono);
+	int64_t old = __atomic_load_n(&pub->coarse_mono, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub->coarse_real_off, real_off, __ATOMIC_RELAXED);
+	/* Relaxed: coarse values order nothing; a coarse read is one load, and read-read coherence on this one
+	 * location is what keeps a thread's coarse reads monotonic. */
+	while (mono > old &&
+	       !__atomic_compare_exchange_n(&pub->coarse_mono, &old, mono, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }

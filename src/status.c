@@ -65,7 +65,7 @@ int fc_status(struct fc_status *out)
 		errno = EFAULT;
 		return -1;
 	}
-	fc__ensure_init();
+	fc_init(); /* a settled answer: the start-up's trust check and calibration done */
 	memset(out, 0, sizeof(*out));
 	/* Take the writer lock for a consistent copy of the tracker (a reader never waits on it). */
 	fc_clock_lock(c);
@@ -91,7 +91,7 @@ int fc_status(struct fc_status *out)
 	out->slow_paths = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
 	out->waits = __atomic_load_n(&c->waits, __ATOMIC_RELAXED);
 	out->trust_checks = __atomic_load_n(&c->trust_checks, __ATOMIC_RELAXED);
-	out->updater_running = __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED);
+	out->updater_running = __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED) != 0;
 	{
 		struct fc_interval iv;
 		fc_real_bounded(&iv);
