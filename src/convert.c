@@ -32,6 +32,30 @@ static int64_t kernel_offset(const struct fc_clock *c)
 	return off;
 }
 
+/* A capture past every hand's window when no re-anchor can run now (a signal handler on the thread that holds
+ * the writer lock, or another thread re-anchoring): convert against a fresh bracketed sample, with the
+ * current hand's slope over the short way back from the sample to the capture. Extrapolating the old hand
+ * instead carries its steering slope (up to 1/16 off the rate) over the whole gap: 20 us at a 1 us period. */
+#define FRESH_BRACKET_NS 2000 /* as track.c's POOR_BRACKET_NS: ~50x an idle core's bracket here */
+static int64_t convert_fresh(const struct fc_clock *c, uint64_t ticks, uint64_t mult, int how)
+{
+	struct fc_sample s;
+	uint64_t d;
+	__int128 sd, v;
+	/* A sample preempted inside its bracket places the kernel's read anywhere in it: take another (a few
+	 * tries) until the bracket is within FRESH_BRACKET_NS. */
+	for (int i = 0;; i++) {
+		if (fc_sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0)
+			return fc__kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
+		if ((int64_t)fc__scale(s.c_half, mult, 0) <= FRESH_BRACKET_NS / 2 || i == 7)
+			break;
+	}
+	d = (ticks - s.c_mid) & c->src.mask;
+	sd = d > (c->src.mask >> 1) ? -(__int128)((c->src.mask - d) + 1) : (__int128)d;
+	v = (__int128)s.mono * ((__int128)1 << 32) + sd * (__int128)mult;
+	return (int64_t)(v >> 32) + ((how & FC__REAL) ? s.off_lo + (s.off_hi - s.off_lo) / 2 : 0);
+}
+
 static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 {
 	int reanchored = 0;
@@ -47,10 +71,14 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 		if (FC__LOAD(cur->flags) & FC_HAND_KERNEL)
 			return (int64_t)ticks + ((how & FC__REAL) ? kernel_offset(c) : 0);
 		d = (ticks - FC__LOAD(cur->base_ticks)) & FC__LOAD(cur->mask);
-		if (d >= FC__LOAD(cur->stale_ticks) && d <= (FC__LOAD(cur->mask) >> 1) && !reanchored && !fc__in_writer) {
-			reanchored = 1;
-			fc_clock_windup(c, cur);
-			continue;
+		if (d >= FC__LOAD(cur->stale_ticks) && d <= (FC__LOAD(cur->mask) >> 1)) {
+			if (!reanchored && !fc__in_writer) {
+				reanchored = 1;
+				if (fc_clock_windup(c, cur))
+					continue;
+			}
+			if (d >= FC__LOAD(cur->valid_ticks))
+				return convert_fresh(c, ticks, FC__LOAD(cur->mult), how);
 		}
 		/* Newest first: the first hand whose window holds the capture; else the nearest anchor. */
 		th = NULL;

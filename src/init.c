@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -37,6 +38,16 @@ static void global_init(void)
 	/* Tests point this at a file of their own to play a machine whose kernel uses another clocksource
 	 * (never change the host's). */
 	fc_trust_set_path(getenv("FASTCLOCK_TEST_CLOCKSOURCE_FILE"));
+	{
+		/* Test seam: hold the initialisation open so a test can fork while another thread is inside it. */
+		const char *d = getenv("FASTCLOCK_TEST_INIT_DELAY_US");
+		if (d && *d) {
+			long us = atol(d);
+			struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+			if (us > 0 && us <= 10000000)
+				nanosleep(&ts, NULL); /* async-signal-safe */
+		}
+	}
 	c->forced = cfg.backend != 0;
 	c->trust_every = TRUST_EVERY;
 	fc_clock_start(c, &fc__pub, &fc__real_source, cfg.period_ns, cfg.backend);

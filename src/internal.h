@@ -188,8 +188,8 @@ struct fc_clock {
 };
 enum { FC_START_DONE = 0, FC_START_TRUST = 1, FC_START_RATE = 2 };
 
-/* The library's own clock and the thread's writer mark: set while this thread holds the writer lock, so a
- * signal handler that reads the clock on the same thread never waits on it. */
+/* The library's own clock and the thread's writer mark: non-zero while this thread holds (or is taking) the
+ * writer lock, so a signal handler that reads the clock on the same thread never waits on it. */
 struct fc_clock *fc__global_clock(void);
 extern __thread int fc__in_writer;
 
@@ -200,8 +200,10 @@ extern const struct fc_source fc__real_source;
 int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id);
 
 /* Raise the coarse clocks to (mono, real_off): coarse_mono only ever grows (a compare-and-swap maximum), so
- * coarse reads, which are plain loads of one location, never go back within a thread whoever stores. */
+ * coarse reads, which are plain loads of one location, never go back within a thread whoever stores. A
+ * raise leaves 0 ("not maintained") alone; fc__coarse_first, the keeper's first store, leaves 0. */
 void fc__coarse_raise(struct fc_pub *pub, int64_t mono, int64_t real_off);
+void fc__coarse_first(struct fc_pub *pub, int64_t mono, int64_t real_off);
 
 /* Bounded string copy (always terminated). */
 void fc__copy_str(char *dst, size_t n, const char *src);

@@ -63,13 +63,23 @@ void fc__copy_str(char *dst, size_t n, const char *src)
 }
 
 /* ---- the coarse clocks' store ------------------------------------------------------------------------- */
+/* Relaxed: coarse values order nothing; a coarse read is one load, and read-read coherence on this one
+ * location is what keeps a thread's coarse reads monotonic. 0 means "not maintained": only a keeper's first
+ * store leaves it (fc__coarse_first), so a late raise can never bring back a location fc_updater_stop()
+ * has cleared. */
 void fc__coarse_raise(struct fc_pub *pub, int64_t mono, int64_t real_off)
 {
 	int64_t old = __atomic_load_n(&pub->coarse_mono, __ATOMIC_RELAXED);
 	__atomic_store_n(&pub->coarse_real_off, real_off, __ATOMIC_RELAXED);
-	/* Relaxed: coarse values order nothing; a coarse read is one load, and read-read coherence on this one
-	 * location is what keeps a thread's coarse reads monotonic. */
-	while (mono > old &&
+	while (old != 0 && mono > old &&
 	       !__atomic_compare_exchange_n(&pub->coarse_mono, &old, mono, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
+}
+
+void fc__coarse_first(struct fc_pub *pub, int64_t mono, int64_t real_off)
+{
+	int64_t old = 0;
+	__atomic_store_n(&pub->coarse_real_off, real_off, __ATOMIC_RELAXED);
+	if (!__atomic_compare_exchange_n(&pub->coarse_mono, &old, mono, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		fc__coarse_raise(pub, mono, real_off);
 }

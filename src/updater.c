@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -49,6 +50,8 @@ static int u_no_auto;      /* fc_updater_stop() was called: coarse reads do not 
 static int64_t u_period_ns;
 static int u_test_fd = -1; /* set by tests before fc_updater_start */
 static int u_wake_fd = -1; /* eventfd: fc_updater_stop wakes the thread at once */
+static int u_starting;     /* a coarse read is starting the thread: other first coarse reads wait for it */
+static __thread int t_starting; /* ... and it is this thread (a signal handler here cannot wait) */
 
 void fc__updater_test_step_fd(int fd) { u_test_fd = fd; }
 
@@ -116,11 +119,11 @@ static int wait_until(int fd, int64_t deadline)
 }
 
 /* A fresh precise value into the coarse clocks: the wall offset from a realtime read between two monotonic
- * ones (a step is followed within one wake-up, on every backend). */
-static void refresh_coarse(struct fc_clock *c)
+ * ones (a step is followed within one wake-up, on every backend). first: the keeper's first store. */
+static void refresh_coarse(struct fc_clock *c, int first)
 {
 	int64_t m1 = fc_mono_ns(), r = fc_real_ns(), m2 = fc_mono_ns();
-	fc__coarse_raise(c->pub, m1, r - (m1 + (m2 - m1) / 2));
+	(first ? fc__coarse_first : fc__coarse_raise)(c->pub, m1, r - (m1 + (m2 - m1) / 2));
 }
 
 static void *updater_main(void *arg)
@@ -140,7 +143,7 @@ static void *updater_main(void *arg)
 		if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL) ||
 		    __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE)
 			fc_clock_windup(c, cur);
-		refresh_coarse(c);
+		refresh_coarse(c, 0);
 		/* Next wake-up at 3/4 of the period after the last one, so the hand is replaced before readers
 		 * find it stale; after a late wake-up (preempted), from now: no burst to catch up. */
 		now = mono_now();
@@ -158,15 +161,22 @@ static void *updater_main(void *arg)
 	return NULL;
 }
 
+/* Start the thread (u_mu held). The coarse clocks get their first value before the thread exists, so every
+ * later store, the thread's included, is a raise of a value computed after it; if the start fails, they go
+ * back to "not maintained". */
 static int start_locked(int64_t period_ns)
 {
 	int rc;
+	struct fc_clock *c = fc__global_clock();
+	if (__atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED) == 0)
+		refresh_coarse(c, 1);
 	u_period_ns = period_ns;
 	__atomic_store_n(&u_stop, 0, __ATOMIC_RELAXED);
 	if (u_wake_fd < 0)
 		u_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	rc = pthread_create(&u_thread, NULL, updater_main, NULL);
 	if (rc != 0) {
+		__atomic_store_n(&c->pub->coarse_mono, 0, __ATOMIC_RELAXED);
 		errno = rc;
 		return -1;
 	}
@@ -250,17 +260,26 @@ int64_t fc__coarse_init(int how)
 {
 	struct fc_clock *c = fc__global_clock();
 	int64_t v;
+	unsigned spins = 0;
 	if (fc__ensure_init() && c->updater_auto && !__atomic_load_n(&u_no_auto, __ATOMIC_RELAXED) &&
-	    !__atomic_load_n(&u_running, __ATOMIC_RELAXED) && pthread_mutex_trylock(&u_mu) == 0) {
+	    !__atomic_load_n(&u_running, __ATOMIC_RELAXED) && !t_starting && pthread_mutex_trylock(&u_mu) == 0) {
 		/* Start the keeper (a try-lock: a signal handler never waits for fc_updater_start/stop). Marked 2:
 		 * started by a coarse read, so a later fc_updater_start() takes it over instead of EALREADY. */
+		t_starting = 1;
+		__atomic_store_n(&u_starting, 1, __ATOMIC_RELEASE);
 		pthread_once(&u_once, register_fork_handler);
-		if (!u_running && start_locked(c->period_ns) == 0) {
+		if (!u_running && start_locked(c->period_ns) == 0)
 			__atomic_store_n(&c->updater_running, 2, __ATOMIC_RELAXED);
-			refresh_coarse(c); /* do not wait for the thread's first store */
-		}
+		__atomic_store_n(&u_starting, 0, __ATOMIC_RELEASE);
+		t_starting = 0;
 		pthread_mutex_unlock(&u_mu);
 	}
+	/* Another thread is starting the keeper: its first store comes within microseconds. Returning a precise
+	 * value meanwhile could be above that store, and the next coarse read would go back. */
+	while (!t_starting && __atomic_load_n(&u_starting, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED) == 0)
+		if (++spins % 64 == 0)
+			sched_yield();
 	v = __atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED);
 	if (v == 0) /* no keeper: a precise value */
 		return (how & FC__REAL) ? fc_real_ns() : fc_mono_ns();

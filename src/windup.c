@@ -34,19 +34,27 @@ static uint64_t period_ticks(const struct fc_clock *c)
 /* ---- the writer lock ------------------------------------------------------------------------------------ */
 /* Try-lock: acquire pairs with the previous writer's release in unlock, so this writer sees the ring and
  * tracker state as the last one left them. */
+/* The writer mark is raised before the compare-and-swap and lowered after the release: a signal that lands
+ * between the two (the lock held, the mark not yet set) would otherwise wait for its own thread. A counter,
+ * not a flag, so a handler's own attempt nested inside restores it exactly. */
 static int try_lock(struct fc_clock *c)
 {
 	int expect = 0;
-	if (!__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	fc__in_writer++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the mark is set, for this thread's handlers, before the CAS */
+	if (!__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		fc__in_writer--;
 		return 0;
-	fc__in_writer = 1;
+	}
 	return 1;
 }
 
 void fc_clock_unlock(struct fc_clock *c)
 {
-	fc__in_writer = 0;
 	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); /* pairs with try_lock's acquire */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);         /* and only then the mark is lowered */
+	fc__in_writer--;
 }
 
 void fc_clock_lock(struct fc_clock *c)
