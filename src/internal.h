@@ -204,6 +204,8 @@ int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id);
  * raise leaves 0 ("not maintained") alone; fc__coarse_first, the keeper's first store, leaves 0. */
 void fc__coarse_raise(struct fc_pub *pub, int64_t mono, int64_t real_off);
 void fc__coarse_first(struct fc_pub *pub, int64_t mono, int64_t real_off);
+/* A value for the coarse clocks now, never waiting, never above a later precise read (state.c). */
+void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off);
 
 /* Bounded string copy (always terminated). */
 void fc__copy_str(char *dst, size_t n, const char *src);

@@ -40,6 +40,10 @@
 #include "internal.h"
 
 #define NS_PER_SEC 1000000000LL
+/* The thread wakes at most this often: at a 1 us period it would otherwise wake every 750 ns and burn a CPU
+ * (readers re-anchor by themselves at such periods anyway). Coarse values are thus at most about
+ * max(P, 50 us) old. */
+#define MIN_WAKE_NS 50000
 
 static pthread_mutex_t u_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t u_once = PTHREAD_ONCE_INIT;
@@ -118,12 +122,14 @@ static int wait_until(int fd, int64_t deadline)
 	return fd == u_test_fd; /* a test's eventfd/pipe: any readable event is a simulated step */
 }
 
-/* A fresh precise value into the coarse clocks: the wall offset from a realtime read between two monotonic
- * ones (a step is followed within one wake-up, on every backend). first: the keeper's first store. */
+/* A fresh value into the coarse clocks (fc__coarse_sample: never waits, so a busy writer lock at a 1 us period
+ * cannot hold the keeper back; a wall-clock step is followed within one wake-up on every backend). first: the
+ * keeper's first store. */
 static void refresh_coarse(struct fc_clock *c, int first)
 {
-	int64_t m1 = fc_mono_ns(), r = fc_real_ns(), m2 = fc_mono_ns();
-	(first ? fc__coarse_first : fc__coarse_raise)(c->pub, m1, r - (m1 + (m2 - m1) / 2));
+	int64_t m, off;
+	fc__coarse_sample(c, &m, &off);
+	(first ? fc__coarse_first : fc__coarse_raise)(c->pub, m, off);
 }
 
 static void *updater_main(void *arg)
@@ -147,9 +153,12 @@ static void *updater_main(void *arg)
 		/* Next wake-up at 3/4 of the period after the last one, so the hand is replaced before readers
 		 * find it stale; after a late wake-up (preempted), from now: no burst to catch up. */
 		now = mono_now();
-		next += p * 3 / 4;
-		if (next <= now)
-			next = now + p * 3 / 4;
+		{
+			const int64_t step = p * 3 / 4 > MIN_WAKE_NS ? p * 3 / 4 : MIN_WAKE_NS;
+			next += step;
+			if (next <= now)
+				next = now + step;
+		}
 		if (wait_until(fd, next)) {
 			__atomic_fetch_add(&c->step_notifications, 1, __ATOMIC_RELAXED);
 			next = mono_now(); /* re-anchor at once */

@@ -39,9 +39,10 @@
 /* Agreement tolerance: generous (this machine is shared and preempts us between three reads); the benchmark
  * and docs/ACCURACY.md carry the real figures. A wrong backend, offset or rate is off by far more. */
 #define BOUND_NS 20000
-/* Coarse staleness tolerated on top of one period: a busy 2-core machine may keep the updater thread off a
- * CPU for milliseconds; a coarse clock that stands still is off by the whole run. */
-#define COARSE_SLACK_NS 30000000LL
+/* Coarse staleness tolerated on top of one period: a busy 2-core machine (several tests at once, under a
+ * sanitizer) keeps the updater thread off a CPU for a scheduler slice now and then (30 ms seen); a coarse
+ * clock that stands still is off by the whole run (200 ms and more). The printed worst is the figure. */
+#define COARSE_SLACK_NS 100000000LL
 
 /* The period the environment asked for (FASTCLOCK_PERIOD_US; the library's default otherwise). */
 static int64_t g_env_period = 1000000;
