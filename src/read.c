@@ -69,10 +69,24 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	b->sync_status = n.sync;
 }
 
+/* A reader past its hand's window that may not re-anchor (again): CLOCK_MONOTONIC raised to the hand's largest
+ * value, so nothing this hand returned is passed going back (the next hand starts at or above it too,
+ * track.c); CLOCK_REALTIME as the kernel serves it. The bound is the distance raised. */
+static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int how, struct fc__bound *b)
+{
+	const int64_t end = hand_value(h->mono_ns, h->mult, h->frac, 0, h->valid_ticks, FC__MONO);
+	int64_t v = fc__kernel_ns(c, CLOCK_MONOTONIC), raised = v < end ? end - v : 0;
+	if (b)
+		b->track_err_ns = raised + 1;
+	if (how & FC__REAL)
+		return fc__kernel_ns(c, CLOCK_REALTIME);
+	return v + raised;
+}
+
 int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 {
 	unsigned spins = 0;
-	int counted = 0;
+	int counted = 0, wound = 0;
 
 	for (;;) {
 		/* The reader protocol of fc_hand.h (R1..R5), spelled out because this path also needs the
@@ -136,24 +150,13 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 		if (fc__in_writer && d <= (h.mask >> 1)) {
 			/* A signal handler interrupted this thread while it holds the writer lock (a re-anchor,
 			 * fc_status, fc_set_period_ns): it cannot re-anchor nor wait. Within the hand's window, use it;
-			 * past it, the kernel's clock, raised to the hand's largest value so that nothing this hand
-			 * returned is passed going back. */
-			int64_t v;
+			 * past it, the kernel's clock raised to the hand's largest value. */
 			if (d < h.valid_ticks) {
 				if (b)
 					b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
 				return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
 			}
-			v = fc__kernel_ns(c, CLOCK_MONOTONIC);
-			{
-				const int64_t end = hand_value(h.mono_ns, h.mult, h.frac, 0, h.valid_ticks, FC__MONO);
-				int64_t raised = v < end ? end - v : 0;
-				if (b)
-					b->track_err_ns = raised;
-				if (how & FC__REAL) /* the kernel's own wall clock, as the kernel backend serves it */
-					return fc__kernel_ns(c, CLOCK_REALTIME);
-				return v + raised;
-			}
+			return kernel_past_hand(c, &h, how, b);
 		}
 		if (d > (h.mask >> 1)) {
 			/* Behind the anchor. A little (skew): clamp. More: the counter went back; re-anchor, or
@@ -165,8 +168,17 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(behind, h.mult, 0) + 1;
 			return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, 0, how);
 		}
-		if (fc_clock_windup(c, th))
+		if (wound && d >= h.valid_ticks) {
+			/* This reader re-anchored already and the new hand expired meanwhile: the re-anchor took longer
+			 * than the period (a 1 us period on a slow or sanitised machine, a slow kernel read).
+			 * Re-anchoring again could go on for ever: the kernel's clock, raised to the hand's largest
+			 * value. */
+			return kernel_past_hand(c, &h, how, b);
+		}
+		if (fc_clock_windup(c, th)) {
+			wound = 1;
 			continue;
+		}
 		if (d < h.valid_ticks) { /* another thread is re-anchoring; this hand is still good */
 			if (b)
 				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);

@@ -7,7 +7,7 @@
  *                 every public clock agrees with the kernel's matching clock, monotonic ones never go back
  *                 within a thread, coarse ones are at most a period (plus scheduling slack) old; --demote
  *                 first switches to the kernel backend at run time (a clocksource file the test changes)
- *   fc_ctx signals [--ms N]   a timer signal every 20 us whose handler reads every clock while the main thread
+ *   fc_ctx signals [--ms N] [--interval-us N]   a timer signal every 20 us (default) whose handler reads every clock while the main thread
  *                 mallocs, calls fc_status and fc_set_period_ns and reads (re-anchors); a watchdog fails a hang
  *   fc_ctx fork-during-init   another thread is inside the library's initialisation when this one forks: the
  *                 child reads correct time (FASTCLOCK_TEST_INIT_DELAY_US holds the initialisation open)
@@ -367,9 +367,10 @@ static void *watchdog(void *arg)
 static int mode_signals(int argc, char **argv)
 {
 	long ms = arg_long(argc, argv, "--ms", 1000);
+	long interval_ns = arg_long(argc, argv, "--interval-us", 20) * 1000;
 	struct sigaction sa;
 	struct sigevent sev;
-	struct itimerspec its = {{0, 20000}, {0, 20000}};
+	struct itimerspec its = {{0, interval_ns}, {0, interval_ns}};
 	timer_t tid;
 	pthread_t wd;
 	int64_t end, last = INT64_MIN;
@@ -625,12 +626,12 @@ static int mode_startup(int argc, char **argv, const char *self)
 }
 
 static int64_t shared_latest; /* the largest fc_mono_ns value published by any thread */
-static volatile int go;
+static int go;
 static void *startup_reader(void *arg)
 {
 	int64_t last = INT64_MIN;
 	long *bad = arg;
-	while (!go)
+	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
 		;
 	for (int i = 0; i < 200000; i++) {
 		/* Causality: the latest value another thread published happened-before this read. */
@@ -652,7 +653,7 @@ static int mode_startup_threads(void)
 	struct fc_status st;
 	for (int i = 0; i < 4; i++)
 		pthread_create(&th[i], NULL, startup_reader, &bad[i]);
-	go = 1; /* no fastclock call before this: the readers start on the kernel hand, cross the switch */
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE); /* no fastclock call before this: the readers start on the kernel hand, cross the switch */
 	for (int i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
 	fc_status(&st);
