@@ -130,9 +130,10 @@ static inline int64_t fc_real_ns_relaxed(void)
  *   (b) for fc_real_bounded only, the kernel's error against UTC: adjtimex() maxerror, read on the slow
  *       path at most once a second (never per read), grown at 500 ppm since (the kernel's own rule).
  * The contract. While status is FC_SYNC_SYNCHRONIZED, (a) holds at every read, at every period from 1 us to
- * 1 s, on these conditions: the kernel's CLOCK_MONOTONIC rate against the counter moves by at most 5000 ppm
- * between two re-anchors (any NTP frequency write, +-500 ppm; an adjtime() slew starting, ending or
- * reversing, +-500 ppm; tick changes of up to 30 units: the Linux limits, src/track.c KERNEL_SWING_DIV); and
+ * 1 s, on these conditions: the kernel's CLOCK_MONOTONIC rate against the counter stays within 5000 ppm of
+ * its mean over the 8 periods before the last re-anchor (that covers any NTP frequency write, +-500 ppm; an
+ * adjtime() slew starting, ending or reversing, +-500 ppm; tick changes of up to 30 units: the Linux
+ * limits, src/track.c KERNEL_SWING_DIV); and
  * CLOCK_REALTIME is stepped only by a leap second announced in adjtimex (STA_INS / STA_DEL). What it does
  * not cover, and cannot (nothing tells a reader before the next re-anchor): a larger rate change (chrony's
  * fast slew through ADJ_TICK, the kernel PLL with a large offset), seen at the next re-anchor, after which

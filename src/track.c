@@ -51,8 +51,11 @@ typedef __int128 i128;
  * discontinuity). */
 #define RATE_FLOOR_DIV (1 << 20)
 #define RATE_UNCONFIRMED_DIV 1024
-/* How far the kernel's rate against the counter may move within one period without the tracker seeing it,
- * as a fraction of the rate: 1/200 = 5000 ppm. It widens every hand's bound (err_mult) and nothing else.
+/* How far the kernel's rate against the counter may move without the tracker seeing it, as a fraction of the
+ * rate: 1/200 = 5000 ppm. It widens every hand's bound (err_mult) and nothing else. What it guarantees: mult_est
+ * is the mean rate over the history (FC_TRACK_HIST periods) to within its noise, which the bound carries, so
+ * the bound holds while the kernel's rate stays within this of that mean until the next re-anchor (a change
+ * within the last period is covered whether or not rate_uncertainty's newest-period check caught it).
  * From the Linux NTP code (kernel/time/ntp.c, include/linux/timex.h; adjtimex(2)):
  *   - ADJ_FREQUENCY: time_freq is clamped to +-MAXFREQ = 500 ppm, so a frequency write moves the rate by
  *     up to 1000 ppm (one extreme to the other: chrony and ntpd set it at every update);
