@@ -171,15 +171,28 @@ void Run::sample()
 	M.t += read_spacing;
 	// 3, 4: bounded reads (always ordered, as the API's are).
 	int64_t v, te, ne;
+	// The part of a bound that is the allowance for an unseen kernel rate change (src/track.c KERNEL_SWING_DIV:
+	// 1/200 of the rate over the read's delta): a declared cost, left out of the tightness ratio.
+	auto swing_part = [&](long double at) -> int64_t {
+		const fc_hand *h = __atomic_load_n(&SIM_PUB.current, __ATOMIC_ACQUIRE);
+		if (h->flags & FC_HAND_KERNEL)
+			return 0;
+		uint64_t d = ((uint64_t)floorl(M.counter_at(at)) - h->base_ticks) & h->mask;
+		if (d > h->valid_ticks)
+			d = 0;
+		return (int64_t)(((unsigned __int128)d * (h->mult / 200)) >> 32);
+	};
 	const int st_m = timed([&] { return bounded(FC__MONO, &v, &te, &ne, &inst); });
 	mono_seen(v);
 	err[2] = v - M.kmono_floor(inst);
 	int64_t bound_m = te;
+	const int64_t swing_m = swing_part(inst);
 	M.t += read_spacing;
 	const int st_r = timed([&] { return bounded(FC__REAL, &v, &te, &ne, &inst); });
 	int64_t kr = M.kmono_floor(inst) + M.wall_off;
 	err[3] = v - kr;
 	int64_t bound_r = te;
+	const int64_t swing_r = swing_part(inst);
 	int64_t utc = kr - M.utc_err;
 	const bool blind_m = in_window(t0, true, true), blind_r = in_window(t0, true, false);
 	const bool utc_out = utc < v - te - ne || utc > v + te + ne;
@@ -244,7 +257,7 @@ void Run::sample()
 		r_.half_bracket = std::min(r_.half_bracket, h);
 	}
 	if (steady) {
-		r_.steady_bound = std::max(r_.steady_bound, (double)std::max(bound_m, bound_r));
+		r_.steady_bound = std::max(r_.steady_bound, (double)std::max(bound_m - swing_m, bound_r - swing_r));
 		r_.steady_err = std::max(r_.steady_err, (double)std::max(std::llabs(err[2]), std::llabs(err[3])));
 	}
 
@@ -341,7 +354,6 @@ Result Run::go()
 	r_.real_steps = SIM_CLOCK.track.real_steps;
 	r_.reanchors = SIM_CLOCK.reanchors;
 	r_.waits = SIM_CLOCK.waits;
-	r_.swing_allow = (double)(P + P / 8) / 200; // src/track.c KERNEL_SWING_DIV over a hand's window
 	check_targets(sc, var, r_);
 	return r_;
 }
