@@ -106,7 +106,19 @@ int main(int argc, char **argv)
 					 ns(worst).c_str(), r.sync_worst_ratio, r.pass() ? "PASS" : "FAIL");
 				adv += b;
 				ok &= r.pass();
-				if (verbose || !r.pass()) {
+				if (verbose && r.rate_changes) {
+					std::vector<int> l = r.rate_lag;
+					std::sort(l.begin(), l.end());
+					char c[256];
+					snprintf(c, sizeof c,
+						 "- %s %s: %llu kernel rate changes, %zu settled; re-anchors until the rate "
+						 "estimate is within 10 ppm: median %d, max %d (an adjtimex read at every "
+						 "re-anchor: 1)\n",
+						 sc.name, v.name, (unsigned long long)r.rate_changes, l.size(),
+						 l.empty() ? 0 : l[l.size() / 2], l.empty() ? 0 : l.back());
+					notes += c;
+				}
+				if (!r.pass()) {
 					notes += "- " + std::string(sc.name) + " " + v.name + ":\n";
 					for (const std::string &f : r.failures)
 						notes += "  - FAIL: " + f + "\n";

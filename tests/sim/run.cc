@@ -200,6 +200,26 @@ void Run::sample()
 		r_.utc_miss++;
 		r_.utc_miss_blind += blind_r;
 	}
+	// Rate-change lag (see Result::rate_lag), counted at each re-anchor.
+	if (SIM_CLOCK.reanchors != seen_reanchors_ && SIM_CLOCK.backend == FC_BACKEND_COUNTER && !M.k_stopped &&
+	    !M.c_stopped) {
+		seen_reanchors_ = SIM_CLOCK.reanchors;
+		constexpr long double RATE_KNOWN_PPM = 10;
+		if (M.k_rate != seen_k_rate_) {
+			seen_k_rate_ = M.k_rate;
+			r_.rate_changes++;
+			lag_ = 0;
+		}
+		if (lag_ >= 0) {
+			lag_++;
+			const long double truth = M.k_rate / M.c_rate; // kernel ns per tick
+			const long double est = (long double)SIM_CLOCK.track.mult_est / 4294967296.0L;
+			if (fabsl(est / truth - 1) * 1e6L <= RATE_KNOWN_PPM) {
+				r_.rate_lag.push_back(lag_);
+				lag_ = -1;
+			}
+		}
+	}
 	// Misses while synchronised: every bounded read whose status is SYNCHRONIZED is judged, no window exempt
 	// but an unannounced wall step until the tracker has seen it (real reads only).
 	if (real_exempt_ && SIM_CLOCK.track.real_steps > real_steps_at_)

@@ -186,6 +186,11 @@ struct Result {
 	uint64_t sync_n = 0, sync_miss_mono = 0, sync_miss_real = 0, sync_utc_miss = 0, exempt_n = 0;
 	double sync_max_err = 0, sync_worst_ratio = 0; // worst |error| / bound (how close a read came to missing)
 	std::vector<float> sync_widths;
+	// What an adjtimex() read at every re-anchor would add (issue 16): a daemon's rate change shows in its
+	// freq / tick at the first re-anchor after it. The tracker's own samples: how many re-anchors after a
+	// kernel rate change until its rate estimate is within RATE_KNOWN_PPM of the kernel's new rate.
+	std::vector<int> rate_lag; // one entry per change that the run saw settle
+	uint64_t rate_changes = 0;
 	std::vector<std::string> failures;
 	double ratio() const { return steady_err > 0 ? steady_bound / steady_err : (steady_bound > 0 ? 1e9 : 0); }
 	// The bound's tightness against what can be known: a sample pins the kernel only to half its bracket.
@@ -249,6 +254,9 @@ private:
 	};
 	std::vector<Window> windows_;
 	bool real_exempt_ = false;
+	uint64_t seen_reanchors_ = 0;
+	long double seen_k_rate_ = 1;
+	int lag_ = -1; // re-anchors since an unsettled kernel rate change, or -1
 	uint64_t real_steps_at_ = 0;
 	long double reader_pause_ = 0;
 	Result r_;
