@@ -32,10 +32,8 @@ int fc_ntp_read(void *ctx, struct fc_ntp *out); /* adjtimex(modes = 0), classifi
 /* ---- str.c: async-signal-safe string building (no malloc, no stdio, no locale) --------------------- */
 /* Append the NULL-terminated list of strings to dst (size n, always terminated, truncated if needed).
  * Everything reachable from a read (initialisation and the trust re-check included) builds its messages
- * with this instead of snprintf, which may allocate. Returns dst. */
+ * with this instead of snprintf, which may allocate. The list ends with a (const char *)0. Returns dst. */
 char *fc__str_cat(char *dst, size_t n, ...);
-/* Decimal text of v into buf (at least 21 bytes). Returns buf. */
-char *fc__str_int(char *buf, long long v);
 
 /* ---- config.c: environment parsing (pure) ------------------------------------------------------------- */
 /* Default re-anchor period: 1 ms keeps the error from an NTP slew (500 ppm max) under 0.5 us and costs
