@@ -126,7 +126,7 @@ static inline int64_t fc_real_ns_relaxed(void)
  *       sample at the last re-anchor plus half its bracket, plus half the bracket of the REALTIME-MONOTONIC
  *       offset (~26 ns; in fc_mono_bounded too), grown since at the rate's measured uncertainty plus 5000
  *       ppm: what the kernel may change its rate by, unseen, before the next re-anchor (docs/ACCURACY.md;
- *       ~2.2 us median at the default 1 ms period, 2 ms at a 1 s period; a few ns more at 1 us);
+ *       median ~2.2 us at the default 1 ms period, ~60 ns at 1 us, ~2.3 ms at 1 s);
  *   (b) for fc_real_bounded only, the kernel's error against UTC: adjtimex() maxerror, read on the slow
  *       path at most once a second (never per read), grown at 500 ppm since (the kernel's own rule).
  * The contract. While status is FC_SYNC_SYNCHRONIZED, (a) holds at every read, at every period from 1 us to

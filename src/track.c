@@ -287,9 +287,10 @@ static void update_offset(struct fc_track *t, const struct fc_sample *s)
  * delta x got old(x) <= kernel + mono_err + x * err_mult, and the kernel was at most K_hi (now, upper bound):
  * with old(x) = old(0) + x * mult, x <= (K_hi - (old(0) - mono_err)) / (mult - err_mult). That bound holds
  * while the kernel's rate is the one the hand was made for (err_mult less its KERNEL_SWING_DIV allowance,
- * `swing`); REACH_TOL_DIV more covers an NTP frequency change since. Using the hand's slope, not the tracker's rate, matters: a hand correcting an error runs up
- * to 1/16 off the rate, and with a rate resting on a short baseline the rate itself is off by more than the
- * tolerance (both found by tests/fuzz, fuzz_track). A forward jump J that leaves the counter past the
+ * `swing`); REACH_TOL_DIV more covers an NTP frequency change since. Using the hand's slope, not the
+ * tracker's rate, matters: a hand correcting an error runs up to 1/16 off the rate, and with a rate resting
+ * on a short baseline the rate itself is off by more than the tolerance (both found by tests/fuzz,
+ * fuzz_track). A forward jump J that leaves the counter past the
  * window whatever the instant it happened (J > valid even after crediting the reach) cannot have landed
  * inside the window. Without this the first read after a suspend could be up to P + P/8 ahead of the
  * kernel. */
@@ -400,7 +401,8 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 		} else {
 			/* Expired or behind: start no lower than anything the old hand returned, and otherwise at the
 			 * kernel's value, so a reader after a long sleep or a suspend gets the kernel's time. */
-			V = expired_floor(old, old->err_mult >= t->swing_mult ? t->swing_mult : 0, K + half, od, end_val);
+			const uint64_t swing = old->err_mult >= t->swing_mult ? t->swing_mult : 0;
+			V = expired_floor(old, swing, K + half, od, end_val);
 			if (V < K)
 				V = K;
 		}

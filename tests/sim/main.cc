@@ -99,11 +99,13 @@ int main(int argc, char **argv)
 					worst = *std::max_element(w.begin(), w.end());
 				}
 				char b[512];
-				snprintf(b, sizeof b, "| %s | %s | %llu | %llu / %llu / %llu | %llu | %s | %s | %s | %.3f | %s |\n",
-					 sc.name, v.name, (unsigned long long)r.sync_n, (unsigned long long)r.sync_miss_mono,
-					 (unsigned long long)r.sync_miss_real, (unsigned long long)r.sync_utc_miss,
-					 (unsigned long long)r.exempt_n, ns(r.sync_max_err).c_str(), ns(med).c_str(),
-					 ns(worst).c_str(), r.sync_worst_ratio, r.pass() ? "PASS" : "FAIL");
+				snprintf(b, sizeof b,
+					 "| %s | %s | %llu | %llu / %llu / %llu | %llu | %s | %s | %s | %.3f | %s |\n",
+					 sc.name, v.name, (unsigned long long)r.sync_n,
+					 (unsigned long long)r.sync_miss_mono, (unsigned long long)r.sync_miss_real,
+					 (unsigned long long)r.sync_utc_miss, (unsigned long long)r.exempt_n,
+					 ns(r.sync_max_err).c_str(), ns(med).c_str(), ns(worst).c_str(),
+					 r.sync_worst_ratio, r.pass() ? "PASS" : "FAIL");
 				adv += b;
 				ok &= r.pass();
 				if (verbose && r.rate_changes) {
@@ -111,9 +113,9 @@ int main(int argc, char **argv)
 					std::sort(l.begin(), l.end());
 					char c[256];
 					snprintf(c, sizeof c,
-						 "- %s %s: %llu kernel rate changes, %zu settled; re-anchors until the rate "
-						 "estimate is within 10 ppm: median %d, max %d (an adjtimex read at every "
-						 "re-anchor: 1)\n",
+						 "- %s %s: %llu kernel rate changes, %zu settled; re-anchors until "
+						 "the rate estimate is within 10 ppm: median %d, max %d (an "
+						 "adjtimex read at every re-anchor: 1)\n",
 						 sc.name, v.name, (unsigned long long)r.rate_changes, l.size(),
 						 l.empty() ? 0 : l[l.size() / 2], l.empty() ? 0 : l.back());
 					notes += c;
@@ -157,9 +159,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!adv.empty())
-		printf("%s| scenario | reads | synchronised reads | misses mono / real / UTC | real reads not judged (unannounced "
-		       "step) | max |err| | median half-width | worst half-width | worst |err| / half-width | result |\n"
-		       "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n%s",
+		printf("%s| scenario | reads | synchronised reads | misses mono / real / UTC | real reads not judged "
+		       "(unannounced step) | max |err| | median half-width | worst half-width | worst |err| / "
+		       "half-width | result |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n%s",
 		       adv_only ? "" : "\n", adv.c_str());
 	if (!notes.empty())
 		printf("\n%s", notes.c_str());

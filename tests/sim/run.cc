@@ -229,7 +229,8 @@ void Run::sample()
 		r_.sync_miss_mono += std::llabs(err[2]) > bound_m;
 		r_.sync_max_err = std::max(r_.sync_max_err, (double)std::llabs(err[2]));
 		if (bound_m > 0)
-			r_.sync_worst_ratio = std::max(r_.sync_worst_ratio, (double)std::llabs(err[2]) / (double)bound_m);
+			r_.sync_worst_ratio =
+				std::max(r_.sync_worst_ratio, (double)std::llabs(err[2]) / (double)bound_m);
 		r_.sync_widths.push_back((float)bound_m);
 	}
 	if (st_r == FC_SYNC_SYNCHRONIZED && real_exempt_) {
@@ -240,7 +241,8 @@ void Run::sample()
 		r_.sync_utc_miss += utc_out;
 		r_.sync_max_err = std::max(r_.sync_max_err, (double)std::llabs(err[3]));
 		if (bound_r > 0)
-			r_.sync_worst_ratio = std::max(r_.sync_worst_ratio, (double)std::llabs(err[3]) / (double)bound_r);
+			r_.sync_worst_ratio =
+				std::max(r_.sync_worst_ratio, (double)std::llabs(err[3]) / (double)bound_r);
 	}
 	M.t += read_spacing;
 
