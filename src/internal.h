@@ -133,6 +133,12 @@ struct fc_hands {
 /* Link the ring, make `boot` a kernel hand and current; generations start at gen_start (tests start them
  * next to the wrap point). */
 void fc_hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start);
+/* The writer's interleaving points (FC__WRITER_POINT in hands.c; empty in the library, tests/interleave
+ * pauses the writer there). */
+#define FC__WP_AFTER_W1 1 /* gen zeroed, no field written */
+#define FC__WP_MID_W2 2   /* half the fields written (flags .. frac; not mono_ns onwards) */
+#define FC__WP_AFTER_W2 3 /* every field written, gen still 0 */
+#define FC__WP_AFTER_W3 4 /* new gen published, the hand not current yet */
 /* Publish params as the next hand. The caller holds the writer lock. Returns the published hand. */
 struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *params);
 
