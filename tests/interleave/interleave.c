@@ -91,12 +91,12 @@ static long retries;           /* TP_AFTER_R1 hits in the current read (1 = no r
 
 void fc_test_point(int n)
 {
-	if (!reading)
-		return;
 	if (n == FC__TP_AFTER_R1 && ++retries > MAX_RETRIES) {
 		fprintf(stderr, "interleave: a read retried %d times with nothing changing: livelock\n", MAX_RETRIES);
 		exit(1);
 	}
+	if (!reading)
+		return;
 	if (reader_next_stop < S.nreader_stops && S.reader_stops[reader_next_stop] == n) {
 		reader_next_stop++;
 		hand_to(WRITER, READER);
@@ -386,6 +386,7 @@ static void t_startup_switch(void)
 	fc_clock_start(&C, PUB, &src, 1000000, 0);
 	/* trust_every 0: no trust check (the simulated machine has no clocksource file). */
 	for (int i = 0; i < 200000 && __atomic_load_n(&C.start_phase, __ATOMIC_RELAXED) != FC_START_DONE; i++) {
+		retries = 0;
 		k = fc_clock_read(&C, FC__MONO, NULL);
 		CHECK(k >= last, "start-up: time went back by %lld ns on the kernel hand", (long long)(last - k));
 		last = k;
