@@ -5,7 +5,8 @@
  *     kernel; FASTCLOCK_PERIOD_US: "" or decimal digits only, value 1..1000000): same error count, same
  *     backend and period, error text terminated inside the buffer and empty when there is no error;
  *   - fc_clock_gettime(id, ts) with an arbitrary clock id: the same return value and errno as the
- *     kernel's clock_gettime for that id, a normalised timespec, and -1/EFAULT for a NULL pointer.
+ *     kernel's clock_gettime for that id, a normalised timespec, and for a NULL pointer -1 with EINVAL for an
+ *     id the kernel rejects, EFAULT for one it accepts.
  */
 #include <errno.h>
 #include <stdio.h>
