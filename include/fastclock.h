@@ -136,7 +136,7 @@ static inline int fc_real_bounded(struct fc_interval *out)
 	if (FC__UNLIKELY(out == NULL) ||
 	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off, &b)))
 		return fc__slow_bounded(out, FC__REAL);
-	m += off;
+	m += off + b.utc_corr_ns;
 	out->earliest_ns = m - b.track_err_ns - b.ntp_err_ns;
 	out->latest_ns = m + b.track_err_ns + b.ntp_err_ns;
 	out->status = b.sync_status;
@@ -330,6 +330,17 @@ struct fc_status {
 	int ntp_status;             /* adjtimex status bits (STA_*) */
 	int step_notifier;          /* 1 if the updater thread watches a CANCEL_ON_SET timerfd */
 	uint64_t step_notifications; /* wall-clock steps reported by the notifier */
+	/* The source of fc_real_bounded's UTC part (FASTCLOCK_BOUND_SOURCE; docs/ACCURACY.md "Bound sources"). */
+	char bound_source[16];      /* "clockbound", "chrony", "kernel", "none" */
+	char bound_why[120];        /* why this source was chosen */
+	char bound_reason[120];     /* why the status it gives now */
+	int bound_status;           /* enum fc_sync, the source's own (before the tracker's DISRUPTED) */
+	int64_t bound_age_ns;       /* CLOCK_MONOTONIC now - the source's as_of (its data's age) */
+	int64_t bound_half_ns;      /* the source's half-width vs UTC now */
+	int64_t bound_center_ns;    /* its centre: UTC ~ CLOCK_REALTIME + this */
+	int leap;                   /* 1: a leap second is announced for the end of the UTC day (insert), 2: delete */
+	char bound_error[120];      /* "" or the source's last error (names the path or value) */
+	int64_t bound_error_age_ns; /* how long ago it happened (-1: none) */
 };
 
 /* Fill *out. Returns 0, or -1/EFAULT for NULL. Cheap enough for a metrics endpoint, not for a hot loop. */

@@ -60,6 +60,7 @@ struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 	FC__STORE(th->err_mult, p->err_mult);
 	FC__STORE(th->ntp_err_ns, p->ntp_err_ns);
 	FC__STORE(th->sync_status, p->sync_status);
+	FC__STORE(th->utc_corr_ns, p->utc_corr_ns);
 	FC__STORE(th->floor_ns, p->floor_ns);
 
 	/* W3: publish the generation with release: pairs with R2, so a reader that sees this generation sees

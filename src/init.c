@@ -4,7 +4,7 @@
  *
  * Owns: g_state (not initialised / initialising / ready), reading the environment once, the choice of
  * backend at start-up (trust.c's verdict, FASTCLOCK_SOURCE), the first hand.
- * May call: state.c, windup.c, config.c, trust.c, counter/freq.c, hands.c.
+ * May call: state.c, windup.c, config.c, trust.c, counter/freq.c, hands.c, bound/select.c.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bound/bound.h"
 #include "internal.h"
 
 /* Re-check the kernel's clocksource every 1024 re-anchors: about once a second at the default period; a
@@ -19,6 +20,7 @@
 #define TRUST_EVERY 1024
 
 static int g_state; /* 0: not initialised, 1: initialising, 2: ready */
+static struct fc_bounder g_bounder; /* the global clock's bound source (static: no allocation) */
 
 static void global_init(void)
 {
@@ -31,6 +33,19 @@ static void global_init(void)
 	fc_config_parse(getenv("FASTCLOCK_SOURCE"), getenv("FASTCLOCK_PERIOD_US"), &cfg, c->config_error,
 			sizeof(c->config_error));
 	c->period_ns = cfg.period_ns;
+	{
+		struct fc_bound_config bc;
+		size_t used = strlen(c->config_error);
+		if (used && used + 2 < sizeof(c->config_error)) { /* after FASTCLOCK_SOURCE's error */
+			memcpy(c->config_error + used, "; ", 3);
+			used += 2;
+		}
+		fc_bound_config_parse(getenv("FASTCLOCK_BOUND_SOURCE"), getenv("FASTCLOCK_CLOCKBOUND_PATH"),
+				      getenv("FASTCLOCK_CHRONY_SOCKET"), getenv("FASTCLOCK_VMCLOCK_PATH"), &bc,
+				      c->config_error + used, sizeof(c->config_error) - used);
+		fc_bounder_init(&g_bounder, &bc, fc__kernel_ns(c, CLOCK_MONOTONIC));
+		c->bounder = &g_bounder;
+	}
 	want = cfg.backend;
 	trusted = fc_trust_check(c->reason, sizeof(c->reason), c->clocksource, sizeof(c->clocksource));
 	c->forced = want != 0;
@@ -75,6 +90,7 @@ static void atfork_child(void)
 	/* Only the forking thread exists in the child: a writer lock held by another thread would never be
 	 * released. Nothing else needs fixing: re-anchoring is lazy. */
 	__atomic_store_n(&fc__global_clock()->lock, 0, __ATOMIC_RELAXED);
+	fc__global_clock()->bounder_reopen = 1; /* the chronyd socket is the parent's: replies would go there */
 	fc__in_writer = 0;
 }
 

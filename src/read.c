@@ -57,16 +57,24 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 {
 	int expect = 0;
 	struct fc_ntp n = {0};
+	struct fc_hand p = {0};
+	b->track_err_ns = (how & FC__REAL) ? 0 : clamp;
 	if (__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		fc_clock_refresh_ntp_locked(c, fc__kernel_ns(c, CLOCK_MONOTONIC));
-		n = c->ntp;
+		int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC);
+		fc_clock_refresh_ntp_locked(c, now);
+		fc_clock_bound_fields_locked(c, &p, now, 0);
+		c->kernel_bound = p; /* for readers that find the lock taken */
 		__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+	} else if (c->bounder) {
+		p = c->kernel_bound; /* a copy another thread is writing may tear: then only this read's bound is off */
 	} else if (c->src.ntp) {
 		c->src.ntp(c->src.ctx, &n);
+		p.ntp_err_ns = n.maxerror_ns;
+		p.sync_status = n.sync;
 	}
-	b->track_err_ns = (how & FC__REAL) ? 0 : clamp;
-	b->ntp_err_ns = n.maxerror_ns;
-	b->sync_status = n.sync;
+	b->ntp_err_ns = p.ntp_err_ns;
+	b->utc_corr_ns = p.utc_corr_ns;
+	b->sync_status = p.sync_status;
 }
 
 int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
@@ -96,6 +104,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 		h.err_mult = FC__LOAD(th->err_mult);
 		h.ntp_err_ns = FC__LOAD(th->ntp_err_ns);
 		h.sync_status = FC__LOAD(th->sync_status);
+		h.utc_corr_ns = FC__LOAD(th->utc_corr_ns);
 
 		if (h.flags & FC_HAND_KERNEL) {
 			int64_t v, clamp;
@@ -115,6 +124,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 			continue;
 		if (b) {
 			b->ntp_err_ns = h.ntp_err_ns;
+			b->utc_corr_ns = h.utc_corr_ns;
 			b->sync_status = h.sync_status;
 		}
 		d = (t - h.base_ticks) & h.mask;
@@ -206,6 +216,8 @@ int fc__slow_bounded(struct fc_interval *out, int how)
 	/* The slow path reports the bound of the very hand (or kernel read) that produced the value. */
 	v = fc_clock_read(global_ready(), how, &b);
 	ntp_err = (how & FC__REAL) ? b.ntp_err_ns : 0;
+	if (how & FC__REAL)
+		v += b.utc_corr_ns;
 	out->earliest_ns = v - b.track_err_ns - ntp_err;
 	out->latest_ns = v + b.track_err_ns + ntp_err;
 	out->status = b.sync_status;
