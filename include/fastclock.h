@@ -159,6 +159,34 @@ static inline int fc_mono_bounded(struct fc_interval *out)
 const char *fc_sync_name(int status);
 
 /* ---------------------------------------------------------------------------------------------------------
+ * TrueTime helpers (Spanner's TT.after / TT.before / commit wait; cost: one bounded read).
+ * fc_real_after(t): 1 if UTC t (ns since the epoch) has certainly passed: t < earliest of fc_real_bounded.
+ * fc_real_before(t): 1 if t has certainly not arrived yet: t > latest. Both answer 0 when the bound makes no
+ * promise (status UNKNOWN or DISRUPTED), so "not after" never means "before": ask the one you need.
+ * fc_commit_wait(t, timeout_ns): Spanner's commit wait. A transaction stamped s = latest of a bounded read
+ * becomes visible only after fc_commit_wait(s) returns 0, so every later transaction, on any machine whose
+ * bound holds, gets a larger timestamp (external consistency). Sleeps (CLOCK_MONOTONIC, never spinning) until
+ * fc_real_after(t); costs the interval's width on average. Returns 0, or -1 with errno ETIMEDOUT when t is not
+ * certainly past within timeout_ns (including a bound that makes no promise all that time), EINVAL for
+ * timeout_ns < 0.
+ */
+static inline int fc_real_after(int64_t t_ns)
+{
+	struct fc_interval iv;
+	fc_real_bounded(&iv);
+	return (iv.status == FC_SYNC_SYNCHRONIZED || iv.status == FC_SYNC_FREE_RUNNING) && t_ns < iv.earliest_ns;
+}
+
+static inline int fc_real_before(int64_t t_ns)
+{
+	struct fc_interval iv;
+	fc_real_bounded(&iv);
+	return (iv.status == FC_SYNC_SYNCHRONIZED || iv.status == FC_SYNC_FREE_RUNNING) && t_ns > iv.latest_ns;
+}
+
+int fc_commit_wait(int64_t t_ns, int64_t timeout_ns);
+
+/* ---------------------------------------------------------------------------------------------------------
  * Coarse clocks (cost: one load, and a branch that is only taken before the library has initialised, so a
  * first coarse read is never 0 or stale: it initialises the library like any other first call).
  */

@@ -78,7 +78,11 @@ struct fc_cb_segment {
 	uint8_t disruption_support;
 	uint8_t pad[7];
 };
+#ifdef __cplusplus
+static_assert(sizeof(struct fc_cb_segment) == FC_CB_SIZE, "ClockBound v2 segment is 80 bytes");
+#else
 _Static_assert(sizeof(struct fc_cb_segment) == FC_CB_SIZE, "ClockBound v2 segment is 80 bytes");
+#endif
 
 struct fc_cb {
 	char path[256];
