@@ -38,9 +38,10 @@ struct tally {
 };
 static int64_t step_at; /* CLOCK_MONOTONIC of the reference step (0: none) */
 
-static void tally_add(struct tally *t, int64_t lo, int64_t hi, int64_t truth, int status)
+/* slack: how long the read took (the reference is checked against [lo, hi + slack]); not part of the width */
+static void tally_add(struct tally *t, int64_t lo, int64_t hi, int64_t slack, int64_t truth, int status)
 {
-	int64_t margin = truth - lo < hi - truth ? truth - lo : hi - truth, half = (hi - lo) / 2;
+	int64_t margin = truth - lo < hi + slack - truth ? truth - lo : hi + slack - truth, half = (hi - lo) / 2;
 	t->n++;
 	if (status == FC_SYNC_UNKNOWN) {
 		t->unknown++;
@@ -70,7 +71,7 @@ static void tally_print(const char *name, const struct tally *t)
 	       name, (unsigned long long)t->n, (unsigned long long)k, (unsigned long long)t->synced,
 	       (unsigned long long)t->outside, t->min_margin / 1e3, t->min_half / 1e3, k ? t->sum_half / (double)k / 1e3 : 0,
 	       t->max_half / 1e3);
-	if (t->outside)
+	if (t->outside && step_at)
 		printf("%-12s outside from %+.3f s to %+.3f s after the step\n", name,
 		       (t->first_out - step_at) / 1e9, (t->last_out - step_at) / 1e9);
 }
@@ -93,7 +94,7 @@ static void sample(int verbose)
 	fc_real_bounded(&iv);
 	r2 = now_ns(CLOCK_REALTIME);
 	/* the read happened between r1 and r2: the reference was in [r1, r2] + off */
-	tally_add(&t_lib, iv.earliest_ns, iv.latest_ns + (r2 - r1), r1 + off, iv.status);
+	tally_add(&t_lib, iv.earliest_ns, iv.latest_ns, r2 - r1, r1 + off, iv.status);
 	mono = now_ns(CLOCK_MONOTONIC);
 	if (mono - last_poll < MS)
 		return;
@@ -103,11 +104,11 @@ static void sample(int verbose)
 		const struct fc_bound *b = fc_bounder_poll(&chrony_bd, mono, coarse), *c = NULL;
 		int64_t real = now_ns(CLOCK_REALTIME), h = fc_bound_half_at(b, now_ns(CLOCK_MONOTONIC)), hc = 0;
 		int64_t truth = real + feed.offset_ns;
-		tally_add(&t_src, real + b->center_ns - h, real + b->center_ns + h, truth, b->status);
+		tally_add(&t_src, real + b->center_ns - h, real + b->center_ns + h, 0, truth, b->status);
 		if (with_cb) {
 			c = fc_bounder_poll(&cb_bd, mono, coarse);
 			hc = fc_bound_half_at(c, now_ns(CLOCK_MONOTONIC_COARSE));
-			tally_add(&t_cb, real - hc, real + hc, truth, c->status);
+			tally_add(&t_cb, real - hc, real + hc, 0, truth, c->status);
 			if (c->status != FC_SYNC_UNKNOWN && b->status != FC_SYNC_UNKNOWN && hc > 0) {
 				int64_t hl = (iv.latest_ns - iv.earliest_ns) / 2;
 				wider += 2 * hl > 3 * hc;
