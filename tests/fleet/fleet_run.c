@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -218,6 +219,20 @@ int main(int argc, char **argv)
 		feed.offset_ns = 80 * MS;
 		step_at = now_ns(CLOCK_MONOTONIC);
 		run_until(end, verbose);
+	} else if (strcmp(scen, "chrony-cli") == 0) {
+		/* fastclock check --bound against the reference (+50 ms) must pass, against a wrong one (+80 ms) fail */
+		const char *cli = getenv("FLEET_CLI");
+		char cmd[700];
+		int ok, bad;
+		snprintf(cmd, sizeof(cmd), "%s check --bound --duration %.1f --reference-offset-ns 50000000", cli, secs / 2);
+		ok = system(cmd);
+		snprintf(cmd, sizeof(cmd), "%s check --bound --duration 1 --reference-offset-ns 80000000 >/dev/null", cli);
+		bad = system(cmd);
+		printf("check --bound: +50 ms exit %d (want 0), +80 ms exit %d (want 1)\n", WEXITSTATUS(ok), WEXITSTATUS(bad));
+		fc_updater_stop();
+		engine_stop(chronyd);
+		feeder_stop(&feed);
+		return WEXITSTATUS(ok) == 0 && WEXITSTATUS(bad) == 1 ? 0 : 1;
 	} else if (strcmp(scen, "chrony-restart") == 0) {
 		run_until(start + 3 * SEC, verbose);
 		engine_stop(chronyd);
