@@ -86,7 +86,7 @@ _Static_assert(sizeof(struct fc_cb_segment) == FC_CB_SIZE, "ClockBound v2 segmen
 
 struct fc_cb {
 	char path[256];
-	const volatile struct fc_cb_segment *seg; /* read-only shared mapping, or NULL */
+	const struct fc_cb_segment *seg; /* read-only shared mapping, or NULL (read under the seqlock only) */
 	size_t maplen;
 	struct fc_cb_segment snap; /* last consistent copy */
 	uint16_t snap_gen;
@@ -185,7 +185,7 @@ struct fc_vmc_snap {
 };
 struct fc_vmc {
 	char path[256];
-	const volatile uint8_t *map;
+	const uint8_t *map; /* read-only shared mapping (read under seq_count only) */
 	size_t maplen;
 	struct fc_vmc_snap snap;
 	int have_snap;

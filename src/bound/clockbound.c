@@ -47,7 +47,8 @@ void fc_bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(b->last_error, sizeof(b->last_error), fmt, ap);
+	/* clang-analyzer 14 misreads va_start here (a false positive) */
+	vsnprintf(b->last_error, sizeof(b->last_error), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
 	va_end(ap);
 	b->last_error_at = now;
 }
@@ -109,7 +110,7 @@ int fc_cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bou
 void fc_cb_close(struct fc_cb *cb)
 {
 	if (cb->seg)
-		munmap((void *)(uintptr_t)cb->seg, cb->maplen);
+		munmap((void *)cb->seg, cb->maplen);
 	cb->seg = NULL;
 	cb->have_snap = 0;
 }
@@ -161,7 +162,7 @@ int fc_cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t n
  * concurrent write shows up as a changed generation. */
 static int cb_snapshot(struct fc_cb *cb)
 {
-	const volatile struct fc_cb_segment *s = cb->seg;
+	const struct fc_cb_segment *s = cb->seg;
 	uint16_t g1 = __atomic_load_n(&s->generation, __ATOMIC_ACQUIRE), g2; /* S1 */
 	struct fc_cb_segment copy;
 
@@ -170,7 +171,7 @@ static int cb_snapshot(struct fc_cb *cb)
 	if (g1 == 0 || (g1 & 1) || (cb->have_snap && g1 == cb->snap_gen))
 		return cb->have_snap ? 0 : -1;
 	for (int i = 0; i < CB_SNAPSHOT_TRIES; i++) {
-		memcpy(&copy, (const void *)(uintptr_t)s, sizeof(copy));
+		memcpy(&copy, s, sizeof(copy)); /* between S1 and S2: the compiler cannot move it out */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* S2 */
 		g2 = __atomic_load_n(&s->generation, __ATOMIC_RELAXED);
 		if (g1 == g2) {

@@ -30,7 +30,7 @@
 #define VMC_LEN 104 /* the structure's size in version 1 */
 #define VMC_TRIES 1000 /* torn reads tolerated per poll (the host holds seq_count odd for microseconds) */
 
-static uint64_t le(const volatile uint8_t *p, int n)
+static uint64_t le(const uint8_t *p, int n)
 {
 	uint64_t v = 0;
 	for (int i = n - 1; i >= 0; i--)
@@ -41,7 +41,7 @@ static uint64_t le(const volatile uint8_t *p, int n)
 void fc_vmc_close(struct fc_vmc *v)
 {
 	if (v->map)
-		munmap((void *)(uintptr_t)v->map, v->maplen);
+		munmap((void *)v->map, v->maplen);
 	v->map = NULL;
 }
 
@@ -84,14 +84,14 @@ int fc_vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t 
 
 int fc_vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now)
 {
-	const volatile uint8_t *m = v->map;
+	const uint8_t *m = v->map;
 	struct fc_vmc_snap s;
 	if (!m)
 		return -1;
 	for (int i = 0; i < VMC_TRIES; i++) {
 		/* V1: acquire pairs with the host's barrier after it makes seq_count even: the fields written before
 		 * are visible. V2: the acquire fence orders the field loads before the second seq_count load. */
-		uint32_t q1 = __atomic_load_n((const volatile uint32_t *)(m + VMC_SEQ), __ATOMIC_ACQUIRE), q2; /* V1 */
+		uint32_t q1 = __atomic_load_n((const uint32_t *)(m + VMC_SEQ), __ATOMIC_ACQUIRE), q2; /* V1 */
 		if (q1 & 1)
 			continue;
 		s.disruption_marker = le(m + VMC_MARKER, 8);
@@ -100,7 +100,7 @@ int fc_vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now)
 		s.leap_indicator = (int)m[VMC_LEAP];
 		s.time_maxerror_nanosec = le(m + VMC_MAXERROR, 8);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* V2 */
-		q2 = __atomic_load_n((const volatile uint32_t *)(m + VMC_SEQ), __ATOMIC_RELAXED);
+		q2 = __atomic_load_n((const uint32_t *)(m + VMC_SEQ), __ATOMIC_RELAXED);
 		if (q1 != q2)
 			continue;
 		if (v->have_snap && s.disruption_marker != v->marker_seen)
