@@ -26,7 +26,8 @@
  *
  * Fail closed: when the kernel does not itself use the counter (clocksource not tsc/arch_sys_counter), or
  * the CPU reports no invariant TSC, every clock is served by clock_gettime and fc_status() says why.
- * Environment: FASTCLOCK_SOURCE=auto|counter|kernel, FASTCLOCK_PERIOD_US=1..1000000 (re-anchor period).
+ * Environment: FASTCLOCK_SOURCE=auto|counter|kernel, FASTCLOCK_PERIOD_US=1..1000000 (re-anchor period),
+ * FASTCLOCK_BOUND_SOURCE and the bound sources' paths (see fc_real_bounded).
  * Invalid values are reported in fc_status().config_error and the default is used.
  *
  * Thread safety: every function may be called from any thread at any time, including after fork().
@@ -108,18 +109,27 @@ static inline int64_t fc_real_ns_relaxed(void)
  *       the bracketed kernel sample plus half the bracket, which no bound can go below) and grown since at
  *       the slope's known deviation from the measured rate plus the rate's measured uncertainty (>= 1 ppm;
  *       larger while an NTP slew or a rate change is being caught up; docs/DESIGN.md "Bound");
- *   (b) for fc_real_bounded only, the kernel's error against UTC: adjtimex() maxerror, read on the slow
- *       path at most once a second (never per read), grown at 500 ppm since (the kernel's own rule).
+ *   (b) for fc_real_bounded only, the error of CLOCK_REALTIME against UTC, from a bound source polled by the
+ *       writer (never per read; src/bound, docs/ACCURACY.md "Bound sources"), chosen by
+ *       FASTCLOCK_BOUND_SOURCE=auto|clockbound|chrony|kernel|none (auto: in this order, the first present):
+ *       - clockbound: AWS ClockBound's segment (FASTCLOCK_CLOCKBOUND_PATH, default /var/run/clockbound/shm0),
+ *         read with its client's rules: bound + max_drift x age, its status, its disruption marker;
+ *       - chrony: chronyd's tracking and newest measurement over its command socket (FASTCLOCK_CHRONY_SOCKET,
+ *         default /var/run/chrony/chronyd.sock, root or chrony's group), asked at most once a second without
+ *         blocking: the interval covers the clock as it is and as chronyd's correction would make it, plus
+ *         chronyd's root distance, and reaches a newer measurement that disagrees (a reference step);
+ *       - kernel: adjtimex maxerror, grown at 500 ppm, SYNCHRONIZED only under chronyd or ntpd (timesyncd
+ *         writes 0, busybox ntpd nothing: UNKNOWN with the reason);
+ *       and a VMClock (/dev/vmclock0, FASTCLOCK_VMCLOCK_PATH) whose disruption marker moves makes it DISRUPTED.
+ *       A pending leap second widens it by 1 s within 2 s of a UTC midnight. The centre may differ from
+ *       fc_real_ns (which stays on the kernel's CLOCK_REALTIME) by the source's correction.
  * status (enum fc_sync), rules in order:
  *   FC_SYNC_DISRUPTED     a discontinuity (suspend, migration, counter jump, backend switch) was detected
- *                         and fastclock has not re-converged on the kernel (within 1 us) since;
- *   FC_SYNC_UNKNOWN       adjtimex() failed (e.g. seccomp), so (b) is unknown and set to 0;
- *   FC_SYNC_FREE_RUNNING  no NTP discipline: STA_UNSYNC with maxerror >= 16 s (the kernel's NTP_PHASE_LIMIT
- *                         reset value), or TIME_ERROR with maxerror >= 16 s;
- *   FC_SYNC_SYNCHRONIZED  otherwise. Traps: chronyd leaves STA_UNSYNC set unless rtcsync is configured, so
- *                         STA_UNSYNC alone is not trusted (maxerror decides); systemd-timesyncd writes
- *                         maxerror = 0 at each sync, so right after one its bound is optimistic (it grows
- *                         at 500 ppm from there, as the kernel adds 500 us per second).
+ *                         and fastclock has not re-converged on the kernel (within 1 us) since, or the
+ *                         source (ClockBound, VMClock) reports one;
+ *   FC_SYNC_UNKNOWN       the source makes no promise (fc_status().bound_reason says why): (b) is not a bound;
+ *   FC_SYNC_FREE_RUNNING  the source's data is stale or its clock undisciplined; (b) still holds, growing;
+ *   FC_SYNC_SYNCHRONIZED  otherwise.
  * Monotonic counterpart: fc_mono_bounded gives the interval for CLOCK_MONOTONIC, (a) only.
  * Returns 0, or -1/EFAULT for NULL.
  */

@@ -84,8 +84,8 @@ void fc_clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t
 {
 	const struct fc_bound *b;
 	int64_t coarse = 0, real = 0;
+	fc_clock_refresh_ntp_locked(c, now); /* once a second: fc_status reports the kernel's state beside the source */
 	if (!c->bounder) { /* simulated clocks: the kernel's NTP state through the source, grown at 500 ppm */
-		fc_clock_refresh_ntp_locked(c, now);
 		p->ntp_err_ns =
 			c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + life_ns) / NTP_GROWTH_DIV : 0;
 		p->utc_corr_ns = 0;

@@ -126,6 +126,62 @@ static void sample(int verbose)
 	}
 }
 
+/* ---- read cost, side by side (scenario clockbound-perf) ---- */
+static volatile int64_t sink;
+static int cmp_d(const void *a, const void *b) { return *(const double *)a < *(const double *)b ? -1 : *(const double *)a > *(const double *)b; }
+enum { R_GETTIME, R_REAL, R_BOUNDED, R_CB_C, R_N };
+static const char *const r_name[R_N] = {"clock_gettime(REALTIME)", "fc_real_ns", "fc_real_bounded",
+					 "ClockBound client rules in C"};
+static double per_call(int which, struct fc_cb *cb, long n)
+{
+	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+	for (long i = 0; i < n; i++) {
+		switch (which) {
+		case R_GETTIME: sink += now_ns(CLOCK_REALTIME); break;
+		case R_REAL: sink += fc_real_ns(); break;
+		case R_BOUNDED: {
+			struct fc_interval iv;
+			fc_real_bounded(&iv);
+			sink += iv.earliest_ns;
+			break;
+		}
+		default: { /* what ClockBoundClient::now does: REALTIME, then MONOTONIC, snapshot, status, growth */
+			struct fc_bound b;
+			int64_t real = now_ns(CLOCK_REALTIME), mono = now_ns(CLOCK_MONOTONIC);
+			fc_cb_poll(cb, mono, NULL, &b);
+			sink += real - fc_bound_half_at(&b, mono);
+		}
+		}
+	}
+	return (double)(now_ns(CLOCK_MONOTONIC) - t0) / (double)n;
+}
+
+static void perf(void)
+{
+	enum { RUNS = 7 };
+	double v[R_N][RUNS];
+	struct fc_cb cb;
+	struct fc_bound b = {0};
+	if (fc_cb_open(&cb, FC_CLOCKBOUND_PATH, &b, 0) != 0) {
+		printf("perf: %s\n", b.last_error);
+		return;
+	}
+	for (int r = 0; r < RUNS; r++) /* interleaved: each run measures every reader once */
+		for (int w = 0; w < R_N; w++)
+			v[w][r] = per_call(w, &cb, 2000000);
+	for (int w = 0; w < R_N; w++) {
+		qsort(v[w], RUNS, sizeof(double), cmp_d);
+		printf("read %-30s median %.1f ns/call (runs %.1f .. %.1f), %.2fx fc_real_ns\n", r_name[w], v[w][RUNS / 2],
+		       v[w][0], v[w][RUNS - 1], v[w][RUNS / 2] / v[R_REAL][RUNS / 2]);
+	}
+	fc_cb_close(&cb);
+	if (getenv("FLEET_CB_BENCH")) { /* ClockBound's own Rust client in the same namespace, right after */
+		fflush(stdout);
+		if (system(getenv("FLEET_CB_BENCH")) != 0)
+			printf("perf: %s failed\n", getenv("FLEET_CB_BENCH"));
+	}
+}
+
 static int wait_synced(struct fc_bounder *bd, int64_t limit_ns)
 {
 	int64_t end = now_ns(CLOCK_MONOTONIC) + limit_ns;
@@ -219,6 +275,9 @@ int main(int argc, char **argv)
 		feed.offset_ns = 80 * MS;
 		step_at = now_ns(CLOCK_MONOTONIC);
 		run_until(end, verbose);
+	} else if (strcmp(scen, "clockbound-perf") == 0) {
+		run_until(start + 2 * SEC, verbose); /* the library's source has its first reports */
+		perf();
 	} else if (strcmp(scen, "chrony-cli") == 0) {
 		/* fastclock check --bound against the reference (+50 ms) must pass, against a wrong one (+80 ms) fail */
 		const char *cli = getenv("FLEET_CLI");
