@@ -92,7 +92,7 @@ int fc_status(struct fc_status *out)
 		errno = EFAULT;
 		return -1;
 	}
-	fc__ensure_init();
+	fc_init(); /* a settled answer: the start-up's trust check and calibration done */
 	memset(out, 0, sizeof(*out));
 	/* Take the writer lock for a consistent copy of the tracker (a reader never waits on it). */
 	fc_clock_lock(c);
@@ -119,7 +119,7 @@ int fc_status(struct fc_status *out)
 	out->waits = __atomic_load_n(&c->waits, __ATOMIC_RELAXED);
 	out->trust_checks = __atomic_load_n(&c->trust_checks, __ATOMIC_RELAXED);
 	bound_status(c, out);
-	out->updater_running = __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED);
+	out->updater_running = __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED) != 0;
 	{
 		struct fc_interval iv;
 		fc_real_bounded(&iv);

@@ -17,6 +17,7 @@
 #ifndef FASTCLOCK_BOUND_H
 #define FASTCLOCK_BOUND_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +50,12 @@ struct fc_bound {
 	char last_error[FC_BOUND_TEXT]; /* "" or the last failure of this source, naming the value or path */
 	int64_t last_error_at;          /* CLOCK_MONOTONIC of last_error (0: none) */
 };
+
+/* Async-signal-safe formatting (fmt.c): a printf subset (%s %.Ns %.*s %d %u %x %#x, l/ll/z, %.Nf, %%), and a
+ * readable name for an errno value (strerror reads the locale). */
+int fc_bfmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int fc_bvfmt(char *dst, size_t n, const char *fmt, va_list ap);
+const char *fc_errname(int e);
 
 /* half-width at mono (>= as_of), saturating: never wraps for an absurd age or rate. */
 int64_t fc_bound_half_at(const struct fc_bound *b, int64_t mono);

@@ -3,11 +3,10 @@
  * asked without ever blocking: a request is sent on one poll and its reply collected on a later one.
  *
  * Owns: struct fc_chrony (the socket, the outstanding request, the last report), the candm encoding.
- * May call: libc (socket, bind, sendto, recv) only.
+ * May call: async-signal-safe libc only (socket, bind, chmod, unlink, sendto, recv, getpid), fmt.c.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -94,24 +93,24 @@ static int check_reply(const uint8_t *buf, size_t len, uint32_t seq, uint16_t cm
 		       char *err, size_t errlen)
 {
 	if (len < CANDM_RPY_HEAD) {
-		snprintf(err, errlen, "chronyd reply of %zu bytes (header is %d)", len, CANDM_RPY_HEAD);
+		fc_bfmt(err, errlen, "chronyd reply of %zu bytes (header is %d)", len, CANDM_RPY_HEAD);
 		return -1;
 	}
 	if (buf[0] != CANDM_VERSION || buf[1] != CANDM_REPLY) {
-		snprintf(err, errlen, "chronyd reply version %u type %u (want %d, %d)", buf[0], buf[1], CANDM_VERSION,
+		fc_bfmt(err, errlen, "chronyd reply version %u type %u (want %d, %d)", buf[0], buf[1], CANDM_VERSION,
 			 CANDM_REPLY);
 		return -1;
 	}
 	if (get32(buf + 16) != seq) {
-		snprintf(err, errlen, "chronyd reply sequence %u (want %u)", get32(buf + 16), seq);
+		fc_bfmt(err, errlen, "chronyd reply sequence %u (want %u)", get32(buf + 16), seq);
 		return -1;
 	}
 	if (get16(buf + 8) != CANDM_STT_SUCCESS) {
-		snprintf(err, errlen, "chronyd refused request %u: status %u", cmd, get16(buf + 8));
+		fc_bfmt(err, errlen, "chronyd refused request %u: status %u", cmd, get16(buf + 8));
 		return -1;
 	}
 	if (get16(buf + 4) != cmd || get16(buf + 6) != rpy || len < pkt) {
-		snprintf(err, errlen, "chronyd reply command %u reply %u length %zu (want %u %u %zu)", get16(buf + 4),
+		fc_bfmt(err, errlen, "chronyd reply command %u reply %u length %zu (want %u %u %zu)", get16(buf + 4),
 			 get16(buf + 6), len, cmd, rpy, pkt);
 		return -1;
 	}
@@ -209,14 +208,14 @@ int fc_chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_so
 	b->leap = t->leap_status == 1 ? FC_LEAP_INSERT : t->leap_status == 2 ? FC_LEAP_DELETE : FC_LEAP_NONE;
 	if (t->leap_status == 3) {
 		b->status = FC_SYNC_UNKNOWN;
-		snprintf(b->reason, sizeof(b->reason), "chronyd is not synchronised (leap status 3)");
+		fc_bfmt(b->reason, sizeof(b->reason), "chronyd is not synchronised (leap status 3)");
 	} else if (t->ref_time_sec == 0 || t->last_update_interval <= 0) {
 		/* chronyd's first report after a start has no update yet (ClockBound's Unknown with as_of 0) */
 		b->status = FC_SYNC_UNKNOWN;
-		snprintf(b->reason, sizeof(b->reason), "chronyd has not updated the clock yet");
+		fc_bfmt(b->reason, sizeof(b->reason), "chronyd has not updated the clock yet");
 	} else {
 		b->status = FC_SYNC_SYNCHRONIZED;
-		snprintf(b->reason, sizeof(b->reason),
+		fc_bfmt(b->reason, sizeof(b->reason),
 			 "chronyd stratum %d, correction %.6f s, newest measurement %.6f s, root distance %.6f s",
 			 t->stratum, t->correction, sd ? sd->latest_meas : 0.0, t->root_delay / 2 + t->root_dispersion);
 	}
@@ -246,23 +245,23 @@ int fc_chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, i
 		fc_bound_error(b, now, "chronyd socket path too long (%zu bytes): %s", strlen(path), path);
 		return -1;
 	}
-	snprintf(ch->path, sizeof(ch->path), "%s", path);
+	fc_bfmt(ch->path, sizeof(ch->path), "%s", path);
 	/* chronyd answers a unix-socket request by sending to the requester's path, so ours is bound beside its
 	 * socket (as chronyc does), named by pid and a serial so processes and clocks never collide. */
-	if (snprintf(ch->local, sizeof(ch->local), "%.*s/fastclock.%d.%u.sock", dirlen, slash ? path : ".",
+	if (fc_bfmt(ch->local, sizeof(ch->local), "%.*s/fastclock.%d.%u.sock", dirlen, slash ? path : ".",
 		     (int)getpid(), k) >= (int)sizeof(ch->local)) {
 		fc_bound_error(b, now, "chronyd socket directory too long: %s", path);
 		return -1;
 	}
 	ch->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (ch->fd < 0) {
-		fc_bound_error(b, now, "socket(AF_UNIX): %s", strerror(errno));
+		fc_bound_error(b, now, "socket(AF_UNIX): %s", fc_errname(errno));
 		return -1;
 	}
 	unlink(ch->local);
 	memcpy(a.sun_path, ch->local, strlen(ch->local) + 1);
 	if (bind(ch->fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		fc_bound_error(b, now, "bind %s: %s", ch->local, strerror(errno));
+		fc_bound_error(b, now, "bind %s: %s", ch->local, fc_errname(errno));
 		close(ch->fd);
 		ch->fd = -1;
 		return -1;
@@ -319,7 +318,7 @@ int fc_chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, stru
 		ch->got = 0;
 		len = fc_chrony_request(ch->seq, buf, sizeof(buf));
 		if (sendto(ch->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len) {
-			fc_bound_error(b, now, "send to chronyd at %s: %s", ch->path, strerror(errno));
+			fc_bound_error(b, now, "send to chronyd at %s: %s", ch->path, fc_errname(errno));
 			return updated;
 		}
 		len = fc_chrony_request_source(ch->seq + 1, buf, sizeof(buf));

@@ -4,12 +4,11 @@
  * under the segment's 16-bit generation (a seqlock), the client's status rules and drift growth.
  *
  * Owns: struct fc_cb (the mapping, the last snapshot, the disruption marker seen), fc_bound_half_at.
- * May call: libc (open, fstat, mmap) only.
+ * May call: async-signal-safe libc only (open, read, fstat, mmap), fmt.c.
  */
 #include <fcntl.h>
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -48,7 +47,7 @@ void fc_bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	/* clang-analyzer 14 misreads va_start here (a false positive) */
-	vsnprintf(b->last_error, sizeof(b->last_error), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
+	fc_bvfmt(b->last_error, sizeof(b->last_error), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
 	va_end(ap);
 	b->last_error_at = now;
 }
@@ -65,44 +64,44 @@ int fc_cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bou
 	b->leap = FC_LEAP_NONE; /* the segment carries no leap information */
 	if (s->max_drift_ppb >= CB_MAX_DRIFT_PPB || s->bound_nsec < 0) {
 		b->status = FC_SYNC_UNKNOWN;
-		snprintf(b->reason, sizeof(b->reason), "ClockBound segment malformed (max_drift_ppb %u, bound_nsec %lld)",
+		fc_bfmt(b->reason, sizeof(b->reason), "ClockBound segment malformed (max_drift_ppb %u, bound_nsec %lld)",
 			 s->max_drift_ppb, (long long)s->bound_nsec);
 		return b->status;
 	}
 	if (mono_coarse < as_of - CB_CAUSALITY_BLUR_NS) {
 		b->status = FC_SYNC_UNKNOWN;
-		snprintf(b->reason, sizeof(b->reason), "ClockBound segment as_of %lld ns is after now %lld ns",
+		fc_bfmt(b->reason, sizeof(b->reason), "ClockBound segment as_of %lld ns is after now %lld ns",
 			 (long long)as_of, (long long)mono_coarse);
 		return b->status;
 	}
 	switch (s->clock_status) {
 	case FC_CB_UNKNOWN:
 		b->status = FC_SYNC_UNKNOWN;
-		snprintf(b->reason, sizeof(b->reason), "ClockBound says Unknown");
+		fc_bfmt(b->reason, sizeof(b->reason), "ClockBound says Unknown");
 		break;
 	case FC_CB_DISRUPTED:
 		b->status = FC_SYNC_DISRUPTED;
-		snprintf(b->reason, sizeof(b->reason), "ClockBound says Disrupted");
+		fc_bfmt(b->reason, sizeof(b->reason), "ClockBound says Disrupted");
 		break;
 	case FC_CB_SYNCHRONIZED:
 	case FC_CB_FREE_RUNNING:
 		if (mono_coarse < as_of + CB_GRACE_NS) {
 			b->status = s->clock_status == FC_CB_SYNCHRONIZED ? FC_SYNC_SYNCHRONIZED : FC_SYNC_FREE_RUNNING;
-			snprintf(b->reason, sizeof(b->reason), "ClockBound says %s",
+			fc_bfmt(b->reason, sizeof(b->reason), "ClockBound says %s",
 				 s->clock_status == FC_CB_SYNCHRONIZED ? "Synchronized" : "FreeRunning");
 		} else if (mono_coarse < void_after) {
 			b->status = FC_SYNC_FREE_RUNNING;
-			snprintf(b->reason, sizeof(b->reason), "ClockBound segment not updated for %lld ms",
+			fc_bfmt(b->reason, sizeof(b->reason), "ClockBound segment not updated for %lld ms",
 				 (long long)((mono_coarse - as_of) / 1000000));
 		} else {
 			b->status = FC_SYNC_UNKNOWN;
-			snprintf(b->reason, sizeof(b->reason), "ClockBound segment past void_after (%lld s old)",
+			fc_bfmt(b->reason, sizeof(b->reason), "ClockBound segment past void_after (%lld s old)",
 				 (long long)((mono_coarse - as_of) / NS_PER_SEC));
 		}
 		break;
 	default:
 		b->status = FC_SYNC_UNKNOWN;
-		snprintf(b->reason, sizeof(b->reason), "ClockBound segment has clock_status %d", s->clock_status);
+		fc_bfmt(b->reason, sizeof(b->reason), "ClockBound segment has clock_status %d", s->clock_status);
 	}
 	return b->status;
 }
@@ -125,10 +124,10 @@ int fc_cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t n
 
 	memset(cb, 0, sizeof(*cb));
 	cb->disrupted_as_of = INT64_MIN;
-	snprintf(cb->path, sizeof(cb->path), "%s", path);
+	fc_bfmt(cb->path, sizeof(cb->path), "%s", path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		fc_bound_error(b, now, "open %s: %s", path, strerror(errno));
+		fc_bound_error(b, now, "open %s: %s", path, fc_errname(errno));
 		return -1;
 	}
 	n = read(fd, &h, sizeof(h));
@@ -148,7 +147,7 @@ int fc_cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t n
 	m = mmap(NULL, FC_CB_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED) {
-		fc_bound_error(b, now, "mmap %s: %s", path, strerror(errno));
+		fc_bound_error(b, now, "mmap %s: %s", path, fc_errname(errno));
 		return -1;
 	}
 	cb->seg = m;
@@ -193,7 +192,7 @@ int fc_cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker,
 	int64_t as_of;
 	if (!cb->seg || cb_snapshot(cb) != 0) {
 		b->status = FC_SYNC_UNKNOWN;
-		snprintf(b->reason, sizeof(b->reason), "no consistent ClockBound snapshot of %.80s", cb->path);
+		fc_bfmt(b->reason, sizeof(b->reason), "no consistent ClockBound snapshot of %.80s", cb->path);
 		return b->status;
 	}
 	fc_cb_eval(&cb->snap, mono_coarse, b);
@@ -211,7 +210,7 @@ int fc_cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker,
 			cb->disrupted_as_of = INT64_MIN;
 		} else if (b->status != FC_SYNC_UNKNOWN) {
 			b->status = FC_SYNC_DISRUPTED;
-			snprintf(b->reason, sizeof(b->reason), "ClockBound disruption marker moved to %llu",
+			fc_bfmt(b->reason, sizeof(b->reason), "ClockBound disruption marker moved to %llu",
 				 (unsigned long long)cb->snap.disruption_marker);
 		}
 	}
@@ -219,7 +218,7 @@ int fc_cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker,
 	 * segment has not caught up with a disruption yet, so its status cannot be trusted. */
 	if (vm_marker && cb->snap.disruption_support && *vm_marker != cb->snap.disruption_marker) {
 		b->status = FC_SYNC_UNKNOWN;
-		snprintf(b->reason, sizeof(b->reason), "ClockBound disruption marker %llu behind VMClock's %llu",
+		fc_bfmt(b->reason, sizeof(b->reason), "ClockBound disruption marker %llu behind VMClock's %llu",
 			 (unsigned long long)cb->snap.disruption_marker, (unsigned long long)*vm_marker);
 	}
 	return b->status;

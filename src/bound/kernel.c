@@ -5,12 +5,11 @@
  * writer proves nothing: under those the status is UNKNOWN with the reason, never SYNCHRONIZED.
  *
  * Owns: the writer scan (/proc) and the classification of (NTP state, writer).
- * May call: libc (opendir, readlink, read), ntp.c's classification (through struct fc_ntp).
+ * May call: async-signal-safe libc (open, getdents64, readlink, read), ntp.c's classification (fc_ntp).
  */
-#include <dirent.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/timex.h>
 #include <unistd.h>
 
@@ -55,7 +54,7 @@ static int classify_process(const char *dir)
 	char path[320], comm[32], exe[256];
 	const char *base;
 	ssize_t n;
-	snprintf(path, sizeof(path), "%s/comm", dir);
+	fc_bfmt(path, sizeof(path), "%s/comm", dir);
 	if (read_small(path, comm, sizeof(comm)) != 0)
 		return -1;
 	if (strcmp(comm, "chronyd") == 0)
@@ -66,7 +65,7 @@ static int classify_process(const char *dir)
 		return FC_WRITER_OPENNTPD;
 	if (strcmp(comm, "ntpd") != 0)
 		return -1;
-	snprintf(path, sizeof(path), "%s/exe", dir);
+	fc_bfmt(path, sizeof(path), "%s/exe", dir);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	if (n <= 0) /* a test's proc tree keeps the target in a file named exe */
 		n = read_small(path, exe, sizeof(exe)) == 0 ? (ssize_t)strlen(exe) : 0;
@@ -83,24 +82,37 @@ static int classify_process(const char *dir)
 /* A dishonest writer outranks an honest one: with both running, maxerror may be the dishonest one's. */
 static int rank(int w) { return w == FC_WRITER_NONE ? 0 : (w == FC_WRITER_CHRONYD || w == FC_WRITER_NTPD) ? 1 : 2; }
 
+/* The directory is read with getdents64 (opendir allocates: not async-signal-safe). */
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
 int fc_ntp_writer_scan(const char *proc_root)
 {
-	DIR *d = opendir(proc_root);
-	struct dirent *e;
-	int best = FC_WRITER_NONE;
-	if (!d)
+	char buf[4096];
+	long n;
+	int best = FC_WRITER_NONE, fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return FC_WRITER_NONE;
-	while ((e = readdir(d)) != NULL) {
-		char dir[300];
-		int w;
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(dir, sizeof(dir), "%s/%s", proc_root, e->d_name);
-		w = classify_process(dir);
-		if (w >= 0 && rank(w) > rank(best))
-			best = w;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			const struct linux_dirent64 *e = (const struct linux_dirent64 *)(buf + off);
+			char dir[300];
+			int w;
+			off += e->d_reclen;
+			if (e->d_name[0] < '0' || e->d_name[0] > '9')
+				continue;
+			fc_bfmt(dir, sizeof(dir), "%s/%s", proc_root, e->d_name);
+			w = classify_process(dir);
+			if (w >= 0 && rank(w) > rank(best))
+				best = w;
+		}
 	}
-	closedir(d);
+	close(fd);
 	return best;
 }
 
@@ -113,23 +125,23 @@ int fc_kernel_eval(const struct fc_ntp *n, int writer, int64_t now, struct fc_bo
 	b->leap = (n->status & STA_INS) ? FC_LEAP_INSERT : (n->status & STA_DEL) ? FC_LEAP_DELETE : FC_LEAP_NONE;
 	if (n->sync == FC_SYNC_UNKNOWN) {
 		b->status = FC_SYNC_UNKNOWN;
-		snprintf(b->reason, sizeof(b->reason), "adjtimex failed: the kernel's NTP state is unknown");
+		fc_bfmt(b->reason, sizeof(b->reason), "adjtimex failed: the kernel's NTP state is unknown");
 	} else if (n->sync == FC_SYNC_FREE_RUNNING) {
 		b->status = FC_SYNC_FREE_RUNNING;
-		snprintf(b->reason, sizeof(b->reason), "the kernel clock is not disciplined (maxerror %lld us)",
+		fc_bfmt(b->reason, sizeof(b->reason), "the kernel clock is not disciplined (maxerror %lld us)",
 			 (long long)(n->maxerror_ns / 1000));
 	} else if (rank(writer) != 1) {
 		b->status = FC_SYNC_UNKNOWN;
-		snprintf(b->reason, sizeof(b->reason), "kernel maxerror is written by %s, which does not set it to a bound",
+		fc_bfmt(b->reason, sizeof(b->reason), "kernel maxerror is written by %s, which does not set it to a bound",
 			 writer == FC_WRITER_NONE ? "an unknown process" : fc_ntp_writer_name(writer));
 	} else if (n->maxerror_ns == 0) {
 		/* neither chronyd nor ntpd writes 0 (their root distance is never 0): something else wrote it */
 		b->status = FC_SYNC_UNKNOWN;
-		snprintf(b->reason, sizeof(b->reason), "kernel maxerror is 0 under %s: written by another process",
+		fc_bfmt(b->reason, sizeof(b->reason), "kernel maxerror is 0 under %s: written by another process",
 			 fc_ntp_writer_name(writer));
 	} else {
 		b->status = FC_SYNC_SYNCHRONIZED;
-		snprintf(b->reason, sizeof(b->reason), "kernel maxerror %lld us from %s (leaves out its correction)",
+		fc_bfmt(b->reason, sizeof(b->reason), "kernel maxerror %lld us from %s (leaves out its correction)",
 			 (long long)(n->maxerror_ns / 1000), fc_ntp_writer_name(writer));
 	}
 	return b->status;

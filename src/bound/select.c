@@ -5,9 +5,9 @@
  * FASTCLOCK_VMCLOCK_PATH override the default paths. Called by the writer only (under its lock).
  *
  * Owns: struct fc_bounder (the chosen source, its state, the current bound).
- * May call: clockbound.c, chrony.c, vmclock.c, kernel.c, ntp.c (fc_ntp_read), libc.
+ * May call: clockbound.c, chrony.c, vmclock.c, kernel.c, fmt.c, ntp.c (fc_ntp_read), libc (stat). Everything
+ * here is async-signal-safe: the writer may run inside a signal handler (a bounded read's slow path).
  */
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -39,15 +39,15 @@ const char *fc_bound_kind_name(int kind)
 static int set_path(char *dst, size_t n, const char *v, const char *def, const char *var, char *err, size_t errlen)
 {
 	if (!v || !*v) {
-		snprintf(dst, n, "%s", def);
+		fc_bfmt(dst, n, "%s", def);
 		return 0;
 	}
 	if (strlen(v) >= n) {
-		snprintf(err, errlen, "%s is %zu bytes long (at most %zu)", var, strlen(v), n - 1);
-		snprintf(dst, n, "%s", def);
+		fc_bfmt(err, errlen, "%s is %zu bytes long (at most %zu)", var, strlen(v), n - 1);
+		fc_bfmt(dst, n, "%s", def);
 		return 1;
 	}
-	snprintf(dst, n, "%s", v);
+	fc_bfmt(dst, n, "%s", v);
 	return 0;
 }
 
@@ -64,7 +64,7 @@ int fc_bound_config_parse(const char *mode, const char *cb_path, const char *chr
 			if (strcmp(mode, names[k]) == 0)
 				out->mode = k, found = 1;
 		if (!found) {
-			snprintf(err, errlen, "FASTCLOCK_BOUND_SOURCE=%.40s: want auto, clockbound, chrony, kernel or none",
+			fc_bfmt(err, errlen, "FASTCLOCK_BOUND_SOURCE=%.40s: want auto, clockbound, chrony, kernel or none",
 				 mode);
 			errors++;
 		}
@@ -75,7 +75,7 @@ int fc_bound_config_parse(const char *mode, const char *cb_path, const char *chr
 			   err, errlen);
 	errors += set_path(out->vmclock, sizeof(out->vmclock), vm_path, FC_VMCLOCK_PATH, "FASTCLOCK_VMCLOCK_PATH",
 			   err, errlen);
-	snprintf(out->proc, sizeof(out->proc), "/proc");
+	fc_bfmt(out->proc, sizeof(out->proc), "/proc");
 	return errors;
 }
 
@@ -117,21 +117,21 @@ static void choose(struct fc_bounder *bd, int64_t now)
 	if (bd->cfg.mode >= 0) {
 		bd->kind = bd->cfg.mode;
 		if (try_source(bd, bd->kind, now) != 0)
-			snprintf(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s, not available (see last error)",
+			fc_bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s, not available (see last error)",
 				 fc_bound_kind_name(bd->kind));
 		else
-			snprintf(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s", fc_bound_kind_name(bd->kind));
+			fc_bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s", fc_bound_kind_name(bd->kind));
 		return;
 	}
 	if (try_source(bd, FC_BOUND_CLOCKBOUND, now) == 0) {
 		bd->kind = FC_BOUND_CLOCKBOUND;
-		snprintf(bd->why, sizeof(bd->why), "auto: ClockBound segment at %.80s", bd->cfg.clockbound);
+		fc_bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment at %.80s", bd->cfg.clockbound);
 	} else if (try_source(bd, FC_BOUND_CHRONY, now) == 0) {
 		bd->kind = FC_BOUND_CHRONY;
-		snprintf(bd->why, sizeof(bd->why), "auto: no ClockBound segment; chronyd socket at %.70s", bd->cfg.chrony);
+		fc_bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment; chronyd socket at %.70s", bd->cfg.chrony);
 	} else {
 		bd->kind = FC_BOUND_KERNEL;
-		snprintf(bd->why, sizeof(bd->why), "auto: no ClockBound segment, no chronyd socket; the kernel's maxerror");
+		fc_bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment, no chronyd socket; the kernel's maxerror");
 	}
 }
 
@@ -150,7 +150,7 @@ void fc_bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, i
 	bd->cfg = *cfg;
 	bd->ch.fd = -1;
 	bd->cur.status = FC_SYNC_UNKNOWN;
-	snprintf(bd->cur.reason, sizeof(bd->cur.reason), "no report from the bound source yet");
+	fc_bfmt(bd->cur.reason, sizeof(bd->cur.reason), "no report from the bound source yet");
 	bd->have_vm = fc_vmc_open(&bd->vm, cfg->vmclock, &(struct fc_bound){0}, now) == 0; /* absent: no error */
 	choose(bd, now);
 }
@@ -191,14 +191,14 @@ const struct fc_bound *fc_bounder_poll(struct fc_bounder *bd, int64_t mono, int6
 		fc_chrony_poll(&bd->ch, mono, POLL_EVERY_NS, b);
 		if (bd->ch.last_reply == 0) {
 			b->status = FC_SYNC_UNKNOWN;
-			snprintf(b->reason, sizeof(b->reason), "no tracking report from chronyd at %.70s yet", bd->cfg.chrony);
+			fc_bfmt(b->reason, sizeof(b->reason), "no tracking report from chronyd at %.70s yet", bd->cfg.chrony);
 		} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= CHRONY_VOID_NS) {
 			b->status = FC_SYNC_UNKNOWN;
-			snprintf(b->reason, sizeof(b->reason), "no report from chronyd for %lld s",
+			fc_bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld s",
 				 (long long)((mono - b->as_of_ns) / NS_PER_SEC));
 		} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= CHRONY_GRACE_NS) {
 			b->status = FC_SYNC_FREE_RUNNING;
-			snprintf(b->reason, sizeof(b->reason), "no report from chronyd for %lld ms",
+			fc_bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld ms",
 				 (long long)((mono - b->as_of_ns) / 1000000));
 		} else if (bd->ch.last_reply && mono - b->as_of_ns < CHRONY_GRACE_NS && b->status == FC_SYNC_FREE_RUNNING) {
 			fc_chrony_eval(&bd->ch.last, bd->ch.have_src ? &bd->ch.src : NULL, b->as_of_ns, b); /* fresh again */

@@ -5,11 +5,10 @@
  * marker as the previous one and a SYNCHRONIZED clock status.
  *
  * Owns: struct fc_vmc (the mapping, the last snapshot, the disruption state).
- * May call: libc (open, mmap) only.
+ * May call: async-signal-safe libc only (open, fstat, mmap), fmt.c.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -51,10 +50,10 @@ int fc_vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t 
 	void *m;
 	int fd;
 	memset(v, 0, sizeof(*v));
-	snprintf(v->path, sizeof(v->path), "%s", path);
+	fc_bfmt(v->path, sizeof(v->path), "%s", path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		fc_bound_error(b, now, "open %s: %s", path, strerror(errno));
+		fc_bound_error(b, now, "open %s: %s", path, fc_errname(errno));
 		return -1;
 	}
 	/* the device reports size 0 to fstat; its mapping is one page */
@@ -63,11 +62,11 @@ int fc_vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t 
 		close(fd);
 		return -1;
 	}
-	v->maplen = (size_t)sysconf(_SC_PAGESIZE);
+	v->maplen = VMC_LEN; /* the kernel maps (and unmaps) the whole page that holds it */
 	m = mmap(NULL, v->maplen, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED) {
-		fc_bound_error(b, now, "mmap %s: %s", path, strerror(errno));
+		fc_bound_error(b, now, "mmap %s: %s", path, fc_errname(errno));
 		return -1;
 	}
 	v->map = m;
@@ -122,10 +121,10 @@ void fc_vmc_apply(const struct fc_vmc *v, struct fc_bound *b)
 		return;
 	if (v->disrupted) {
 		b->status = FC_SYNC_DISRUPTED;
-		snprintf(b->reason, sizeof(b->reason), "VMClock disruption marker moved to %llu (no good sample since)",
+		fc_bfmt(b->reason, sizeof(b->reason), "VMClock disruption marker moved to %llu (no good sample since)",
 			 (unsigned long long)v->snap.disruption_marker);
 	} else if (v->snap.clock_status == FC_VMC_UNRELIABLE && b->status == FC_SYNC_SYNCHRONIZED) {
 		b->status = FC_SYNC_UNKNOWN;
-		snprintf(b->reason, sizeof(b->reason), "VMClock says the host clock is unreliable");
+		fc_bfmt(b->reason, sizeof(b->reason), "VMClock says the host clock is unreliable");
 	}
 }

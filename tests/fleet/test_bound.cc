@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -461,6 +462,19 @@ TEST(Select, auto_falls_back_to_chrony_then_kernel_and_timesyncd_maxerror_zero_i
 	EXPECT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
 	EXPECT_EQ(fc_bounder_poll(&bd, 2 * SEC, 2 * SEC)->status, FC_SYNC_SYNCHRONIZED);
 	fc_bounder_close(&bd);
+}
+
+TEST(Format, messages_are_built_without_snprintf_and_match_it)
+{
+	char a[128], b[128];
+	fc_bfmt(a, sizeof(a), "%s|%.3s|%d|%lld|%u|%#x|%zu|%zd|%.6f|%.3f|%%", "path", "abcdef", -42, -9000000000LL, 7u,
+		0xbeefu, (size_t)12, (ssize_t)-3, -0.0500014, 2.0006);
+	snprintf(b, sizeof(b), "%s|%.3s|%d|%lld|%u|%#x|%zu|%zd|%.6f|%.3f|%%", "path", "abcdef", -42, -9000000000LL, 7u,
+		 0xbeefu, (size_t)12, (ssize_t)-3, -0.0500014, 2.0006);
+	EXPECT_STREQ(a, b);
+	char small[8];
+	EXPECT_EQ(fc_bfmt(small, sizeof(small), "%s", "0123456789"), 10); // truncated, terminated, full length returned
+	EXPECT_STREQ(small, "0123456");
 }
 
 } // namespace

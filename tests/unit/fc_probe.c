@@ -265,14 +265,18 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "timens") && argc > 2)
 		return mode_timens(atoll(argv[2]));
 	if (!strcmp(mode, "first-call")) {
-		int64_t t0 = kns(CLOCK_MONOTONIC), v = fc_mono_ns(), t1 = kns(CLOCK_MONOTONIC);
+		int64_t t0, v, t1;
+		(void)getppid(); /* markers for strace (bench/startup.sh): the first call's system calls lie between */
+		t0 = kns(CLOCK_MONOTONIC), v = fc_mono_ns(), t1 = kns(CLOCK_MONOTONIC);
+		(void)getppid();
 		struct fc_status st;
 		fc_status(&st);
-		printf("first-call: %lld us (backend %s, frequency from %s)\n", (long long)(t1 - t0) / 1000,
+		printf("first-call: %lld ns (then backend %s, frequency from %s)\n", (long long)(t1 - t0),
 		       fc_backend_name(st.backend), fc_freq_source_name(st.freq_source));
-		/* The requirement is "well under 1 ms"; the assertion is loose (20 ms) because this machine is
-		 * shared: it catches a calibration that sleeps, not noise. The figure above is the measurement. */
-		if (t1 - t0 > 20000000 || v < t0 - BOUND_NS || v > t1 + BOUND_NS)
+		/* The target is 20 us median, 100 us worst (bench/startup.sh measures it); the assertion is loose
+		 * (5 ms) because this machine is shared: it catches a calibration or a perf_event_open on the first
+		 * call's path (5-21 ms before), not noise. */
+		if (t1 - t0 > 5000000 || v < t0 - BOUND_NS || v > t1 + BOUND_NS)
 			return fail("first call too slow or wrong", t1 - t0, v - t0);
 		return 0;
 	}

@@ -44,9 +44,11 @@ TEST(Api, coarse_clocks_are_recent_and_never_ahead)
 	fc_init();
 	int64_t prev = 0;
 	for (int i = 0; i < 20000; i++) {
-		int64_t m = fc_mono_ns();
+		// Never ahead of a precise read taken after it (one taken before may be older: the updater
+		// stores fresh precise values meanwhile).
 		int64_t c = fc_mono_coarse_ns();
-		ASSERT_LE(c, m + kBound);
+		int64_t m = fc_mono_ns();
+		ASSERT_LE(c, m);
 		ASSERT_GE(c, prev);
 		prev = c;
 	}
