@@ -2,6 +2,7 @@
 // Each test states the situation and the verdict the source must give.
 #include <gtest/gtest.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "bound/bound.h"
+#include "fastclock.h"
 
 namespace {
 
@@ -475,6 +477,52 @@ TEST(Format, messages_are_built_without_snprintf_and_match_it)
 	char small[8];
 	EXPECT_EQ(fc_bfmt(small, sizeof(small), "%s", "0123456789"), 10); // truncated, terminated, full length returned
 	EXPECT_STREQ(small, "0123456");
+}
+
+// ---- TrueTime on the global clock, its bound from a ClockBound segment the test writes (1 ms, fresh) --------
+int64_t clock_ns(clockid_t id)
+{
+	timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+TEST(TrueTime, after_before_and_commit_wait_follow_the_interval)
+{
+	std::string d = tmpdir();
+	Segment g(d);
+	int64_t now = clock_ns(CLOCK_MONOTONIC_COARSE);
+	g.s.bound_nsec = 1 * MS;
+	g.set_as_of(now, now + 1000 * SEC);
+	g.write();
+	setenv("FASTCLOCK_BOUND_SOURCE", "clockbound", 1);
+	setenv("FASTCLOCK_CLOCKBOUND_PATH", g.path.c_str(), 1);
+	fc_init();
+	fc_interval iv;
+	for (int i = 0; i < 100 && (fc_real_bounded(&iv), iv.status != FC_SYNC_SYNCHRONIZED); i++)
+		usleep(2000); // the writer opens the source on its first bound
+	ASSERT_EQ(iv.status, FC_SYNC_SYNCHRONIZED);
+	struct fc_status st;
+	fc_status(&st);
+	EXPECT_STREQ(st.bound_source, "clockbound") << st.bound_why;
+	EXPECT_GE(iv.latest_ns - iv.earliest_ns, 2 * MS); // the segment's 1 ms on each side
+	int64_t r = clock_ns(CLOCK_REALTIME);
+	EXPECT_TRUE(fc_real_after(r - 10 * MS));
+	EXPECT_FALSE(fc_real_after(r));       // within the bound: not certainly past
+	EXPECT_FALSE(fc_real_after(r + 10 * MS));
+	EXPECT_TRUE(fc_real_before(r + 10 * MS));
+	EXPECT_FALSE(fc_real_before(r + 200000)); // 0.2 ms ahead: within the bound
+	EXPECT_FALSE(fc_real_before(r - 10 * MS));
+	int64_t t = clock_ns(CLOCK_REALTIME) + 5 * MS, m0 = clock_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(fc_commit_wait(t, SEC), 0);
+	// t is certainly past: the clock is at least t + the bound (1 ms) on return, so the wait took >= 6 ms
+	EXPECT_GT(clock_ns(CLOCK_REALTIME) - MS, t);
+	EXPECT_GE(clock_ns(CLOCK_MONOTONIC) - m0, 6 * MS - 100000);
+	errno = 0;
+	EXPECT_EQ(fc_commit_wait(clock_ns(CLOCK_REALTIME) + SEC, 2 * MS), -1);
+	EXPECT_EQ(errno, ETIMEDOUT);
+	EXPECT_EQ(fc_commit_wait(0, -1), -1);
+	EXPECT_EQ(errno, EINVAL);
 }
 
 } // namespace
