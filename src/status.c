@@ -113,6 +113,10 @@ int fc_status(struct fc_status *out)
 	if (c->track.nhist)
 		out->last_bracket_ns = (int64_t)(((unsigned __int128)c->track.hist[c->track.nhist - 1].c_half *
 						  2 * c->track.mult_est) >> 32);
+	/* the writer refreshes the NTP state under the lock (windup.c): copy it under the lock too */
+	out->ntp_maxerror_ns = c->have_ntp && c->ntp.sync != FC_SYNC_UNKNOWN ? c->ntp.maxerror_ns : -1;
+	out->ntp_esterror_ns = c->ntp.esterror_ns;
+	out->ntp_status = c->ntp.status;
 	fc_clock_unlock(c);
 	out->reanchors = __atomic_load_n(&c->reanchors, __ATOMIC_RELAXED);
 	out->slow_paths = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
@@ -125,9 +129,6 @@ int fc_status(struct fc_status *out)
 		fc_real_bounded(&iv);
 		out->sync_status = iv.status;
 	}
-	out->ntp_maxerror_ns = c->have_ntp && c->ntp.sync != FC_SYNC_UNKNOWN ? c->ntp.maxerror_ns : -1;
-	out->ntp_esterror_ns = c->ntp.esterror_ns;
-	out->ntp_status = c->ntp.status;
 	out->step_notifier = __atomic_load_n(&c->step_notifier, __ATOMIC_RELAXED);
 	out->step_notifications = __atomic_load_n(&c->step_notifications, __ATOMIC_RELAXED);
 	return 0;

@@ -141,6 +141,7 @@ struct fc_chrony {
 	char path[108];  /* chronyd's socket */
 	char local[108]; /* our bound socket: chronyd replies to its path */
 	int fd;
+	int owner;  /* pid that bound `local`: only it unlinks it (a fork child closes its copy of the fd only) */
 	uint32_t seq;
 	int64_t sent_at;    /* CLOCK_MONOTONIC of the outstanding request (0: none) */
 	int64_t last_sent;  /* of the last request sent or tried */

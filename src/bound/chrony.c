@@ -226,7 +226,8 @@ void fc_chrony_close(struct fc_chrony *ch)
 {
 	if (ch->fd >= 0) {
 		close(ch->fd);
-		unlink(ch->local);
+		if (ch->owner == (int)getpid())
+			unlink(ch->local);
 	}
 	ch->fd = -1;
 }
@@ -266,6 +267,7 @@ int fc_chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, i
 		ch->fd = -1;
 		return -1;
 	}
+	ch->owner = (int)getpid();
 	/* chronyd may run as another user (Debian: _chrony) and must be able to send to us */
 	chmod(ch->local, 0666);
 	/* not connected: each request is sent to the path, so a restarted chronyd (a new socket) is found */

@@ -135,6 +135,34 @@ static void choose(struct fc_bounder *bd, int64_t now)
 	}
 }
 
+/* Auto mode on a lesser source: switch to a better one if it has appeared, without touching the current one
+ * otherwise (a chrony socket keeps its outstanding request and its last report). */
+static void upgrade(struct fc_bounder *bd, int64_t now)
+{
+	struct fc_bound scratch = {0}; /* a better source that is still absent is not an error of this one */
+	struct fc_cb cb;
+	struct fc_chrony ch;
+	struct stat st;
+	int to = FC_BOUND_NONE;
+	bd->chosen_at = now;
+	if (fc_cb_open(&cb, bd->cfg.clockbound, &scratch, now) == 0)
+		to = FC_BOUND_CLOCKBOUND;
+	else if (bd->kind == FC_BOUND_KERNEL && stat(bd->cfg.chrony, &st) == 0 && S_ISSOCK(st.st_mode) &&
+		 fc_chrony_open(&ch, bd->cfg.chrony, &scratch, now) == 0)
+		to = FC_BOUND_CHRONY;
+	if (to == FC_BOUND_NONE)
+		return;
+	close_sources(bd);
+	if (to == FC_BOUND_CLOCKBOUND)
+		bd->cb = cb;
+	else
+		bd->ch = ch;
+	bd->kind = to;
+	fc_bfmt(bd->why, sizeof(bd->why), "auto: %s appeared", to == FC_BOUND_CLOCKBOUND ? "a ClockBound segment"
+											     : "chronyd's socket");
+	bd->cur = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "source changed; no report yet"};
+}
+
 void fc_bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now)
 {
 	int (*ntp)(void *, struct fc_ntp *) = bd->ntp;
@@ -167,17 +195,21 @@ void fc_bounder_close(struct fc_bounder *bd)
 const struct fc_bound *fc_bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 {
 	struct fc_bound *b = &bd->cur;
-	if ((bd->cfg.mode < 0 && bd->kind != FC_BOUND_CLOCKBOUND && mono - bd->chosen_at >= RESELECT_EVERY_NS) ||
-	    (!source_open(bd) && mono - bd->chosen_at >= POLL_EVERY_NS)) {
+	if (bd->cfg.mode < 0 && bd->kind != FC_BOUND_CLOCKBOUND && mono - bd->chosen_at >= RESELECT_EVERY_NS) {
+		upgrade(bd, mono);
+	} else if (!source_open(bd) && mono - bd->chosen_at >= POLL_EVERY_NS) {
+		/* the source is not open (absent at start, or never opened): try again, once a second */
 		int was = bd->kind;
 		struct fc_bound keep = *b;
 		close_sources(bd);
 		choose(bd, mono);
-		if (bd->kind != was)
-			*b = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "source changed; no report yet"};
-		else
-			*b = keep; /* a re-opened chrony socket keeps the last report (and its age) */
-		memcpy(b->last_error, bd->cur.last_error, sizeof(b->last_error));
+		memcpy(keep.last_error, b->last_error, sizeof(keep.last_error)); /* choose's error, if any */
+		keep.last_error_at = b->last_error_at;
+		if (bd->kind != was) {
+			keep.status = FC_SYNC_UNKNOWN;
+			fc_bfmt(keep.reason, sizeof(keep.reason), "source changed; no report yet");
+		}
+		*b = keep;
 	}
 	if (bd->have_vm)
 		fc_vmc_poll(&bd->vm, b, mono);

@@ -39,10 +39,12 @@ struct tally {
 };
 static int64_t step_at; /* CLOCK_MONOTONIC of the reference step (0: none) */
 
-/* slack: how long the read took (the reference is checked against [lo, hi + slack]); not part of the width */
+/* truth: the reference's time when the read began; slack: how long the read took. The read happened somewhere in
+ * [truth, truth + slack] (reference time), so the interval must reach into that span: lo <= truth + slack and
+ * hi >= truth. A read preempted for a long time widens the span, never the reported half-width. */
 static void tally_add(struct tally *t, int64_t lo, int64_t hi, int64_t slack, int64_t truth, int status)
 {
-	int64_t margin = truth - lo < hi + slack - truth ? truth - lo : hi + slack - truth, half = (hi - lo) / 2;
+	int64_t below = truth + slack - lo, above = hi - truth, margin = below < above ? below : above, half = (hi - lo) / 2;
 	t->n++;
 	if (status == FC_SYNC_UNKNOWN) {
 		t->unknown++;

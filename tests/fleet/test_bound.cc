@@ -456,13 +456,36 @@ TEST(Select, auto_falls_back_to_chrony_then_kernel_and_timesyncd_maxerror_zero_i
 	EXPECT_NE(strstr(b->reason, "systemd-timesyncd"), nullptr) << b->reason;
 	fc_bounder_close(&bd);
 
-	Segment g(d); // now a ClockBound segment appears: auto takes it
+	Segment g(d); // a ClockBound segment at start: auto takes it
 	g.set_as_of(SEC, 1001 * SEC);
 	g.write();
 	fc_bound_config_parse(nullptr, g.path.c_str(), nullptr, (d + "/novm").c_str(), &c, err, sizeof(err));
 	fc_bounder_init(&bd, &c, 0);
 	EXPECT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
 	EXPECT_EQ(fc_bounder_poll(&bd, 2 * SEC, 2 * SEC)->status, FC_SYNC_SYNCHRONIZED);
+	fc_bounder_close(&bd);
+}
+
+TEST(Select, auto_upgrades_to_a_clockbound_segment_that_appears_later)
+{
+	std::string d = tmpdir();
+	fc_bound_config c;
+	char err[200];
+	Segment g(d);
+	fc_bound_config_parse(nullptr, g.path.c_str(), (d + "/none.sock").c_str(), (d + "/novm").c_str(), &c, err,
+			      sizeof(err));
+	fc_bounder bd{};
+	bd.ntp = fake_ntp_maxerror0;
+	bd.writer_forced = 1;
+	fc_bounder_init(&bd, &c, 0);
+	ASSERT_EQ(bd.kind, FC_BOUND_KERNEL) << bd.why;
+	g.set_as_of(10 * SEC, 1010 * SEC);
+	g.write();
+	fc_bounder_poll(&bd, 5 * SEC, 5 * SEC);
+	EXPECT_EQ(bd.kind, FC_BOUND_KERNEL); // looked for every 10 s, not at every poll
+	const fc_bound *b = fc_bounder_poll(&bd, 10 * SEC, 10 * SEC);
+	EXPECT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
+	EXPECT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason;
 	fc_bounder_close(&bd);
 }
 
