@@ -345,7 +345,8 @@ int fc_init(void);
 /* Re-anchor period in ns: 1 us .. 1 s. Returns -1/EINVAL (and changes nothing) outside that range. */
 int fc_set_period_ns(int64_t period_ns);
 
-/* Background thread that re-anchors every 3/4 of period_ns (0: the current period) at absolute deadlines,
+/* Background thread that re-anchors every 3/4 of period_ns (0: the clock's period, following
+ * fc_set_period_ns) at absolute deadlines,
  * so readers never take the slow path, and keeps the coarse clocks at most about one period old. The first
  * coarse read starts it by itself (unless FASTCLOCK_UPDATER=off); fc_updater_start() then takes it over and
  * sets its period. In a child after fork() it is started again at once. Returns 0, or -1 with errno (EINVAL:

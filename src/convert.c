@@ -61,7 +61,7 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 	int reanchored = 0;
 	for (;;) {
 		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
-		const struct fc_hand *th = cur, *best = cur, *h = cur;
+		const struct fc_hand *th, *best = cur, *h = cur;
 		uint64_t best_dist = UINT64_MAX;
 		uint32_t gen;
 		uint64_t base, mask, mult, frac, d;

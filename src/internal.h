@@ -32,10 +32,8 @@ int fc_ntp_read(void *ctx, struct fc_ntp *out); /* adjtimex(modes = 0), classifi
 /* ---- str.c: async-signal-safe string building (no malloc, no stdio, no locale) --------------------- */
 /* Append the NULL-terminated list of strings to dst (size n, always terminated, truncated if needed).
  * Everything reachable from a read (initialisation and the trust re-check included) builds its messages
- * with this instead of snprintf, which may allocate. Returns dst. */
+ * with this instead of snprintf, which may allocate. The list ends with a (const char *)0. Returns dst. */
 char *fc__str_cat(char *dst, size_t n, ...);
-/* Decimal text of v into buf (at least 21 bytes). Returns buf. */
-char *fc__str_int(char *buf, long long v);
 
 /* ---- config.c: environment parsing (pure) ------------------------------------------------------------- */
 /* Default re-anchor period: 1 ms keeps the error from an NTP slew (500 ppm max) under 0.5 us and costs
@@ -127,6 +125,12 @@ struct fc_hands {
 /* Link the ring, make `boot` a kernel hand and current; generations start at gen_start (tests start them
  * next to the wrap point). */
 void fc_hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start);
+/* The writer's interleaving points (FC__WRITER_POINT in hands.c; empty in the library, tests/interleave
+ * pauses the writer there). */
+#define FC__WP_AFTER_W1 1 /* gen zeroed, no field written */
+#define FC__WP_MID_W2 2   /* half the fields written (flags .. frac; not mono_ns onwards) */
+#define FC__WP_AFTER_W2 3 /* every field written, gen still 0 */
+#define FC__WP_AFTER_W3 4 /* new gen published, the hand not current yet */
 /* Publish params as the next hand. The caller holds the writer lock. Returns the published hand. */
 struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *params);
 

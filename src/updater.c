@@ -136,16 +136,20 @@ static void *updater_main(void *arg)
 {
 	struct fc_clock *c = fc__global_clock();
 	int fd = open_step_fd();
-	int64_t next = mono_now();
+	int64_t next = mono_now(), slack_for = 0;
 	(void)arg;
 	__atomic_store_n(&c->step_notifier, fd >= 0, __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&u_stop, __ATOMIC_RELAXED)) {
-		const int64_t p = __atomic_load_n(&u_period_ns, __ATOMIC_RELAXED);
+		const int64_t up = __atomic_load_n(&u_period_ns, __ATOMIC_RELAXED);
+		const int64_t p = up ? up : __atomic_load_n(&c->period_ns, __ATOMIC_RELAXED); /* 0: the clock's */
 		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
 		int64_t now;
 
 		/* Timer slack (default 50 us) would make a wake-up late by more than a short period allows. */
-		prctl(PR_SET_TIMERSLACK, (unsigned long)(p / 16 > 0 ? p / 16 : 1), 0, 0, 0);
+		if (p != slack_for) {
+			prctl(PR_SET_TIMERSLACK, (unsigned long)(p / 16 > 0 ? p / 16 : 1), 0, 0, 0);
+			slack_for = p;
+		}
 		if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL) ||
 		    __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE)
 			fc_clock_windup(c, cur);
@@ -179,7 +183,7 @@ static int start_locked(int64_t period_ns)
 	struct fc_clock *c = fc__global_clock();
 	if (__atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED) == 0)
 		refresh_coarse(c, 1);
-	u_period_ns = period_ns;
+	__atomic_store_n(&u_period_ns, period_ns, __ATOMIC_RELAXED); /* 0: follow the clock's period */
 	__atomic_store_n(&u_stop, 0, __ATOMIC_RELAXED);
 	if (u_wake_fd < 0)
 		u_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -215,9 +219,7 @@ int fc_updater_start(int64_t period_ns)
 	}
 	fc_init();
 	pthread_once(&u_once, register_fork_handler);
-	if (period_ns == 0)
-		period_ns = fc__global_clock()->period_ns;
-	pthread_mutex_lock(&u_mu);
+	pthread_mutex_lock(&u_mu); /* period_ns 0: follow the clock's period, fc_set_period_ns() included */
 	__atomic_store_n(&u_no_auto, 0, __ATOMIC_RELAXED);
 	if (u_running) {
 		/* Running already: started by the program (EALREADY), or by a coarse read (take it over). */
@@ -277,7 +279,7 @@ int64_t fc__coarse_init(int how)
 		t_starting = 1;
 		__atomic_store_n(&u_starting, 1, __ATOMIC_RELEASE);
 		pthread_once(&u_once, register_fork_handler);
-		if (!u_running && start_locked(c->period_ns) == 0)
+		if (!u_running && start_locked(0) == 0)
 			__atomic_store_n(&c->updater_running, 2, __ATOMIC_RELAXED);
 		__atomic_store_n(&u_starting, 0, __ATOMIC_RELEASE);
 		t_starting = 0;

@@ -343,7 +343,7 @@ int fc_clock_windup(struct fc_clock *c, const struct fc_hand *seen)
 
 void fc_clock_set_period_locked(struct fc_clock *c, int64_t period_ns)
 {
-	c->period_ns = period_ns;
+	__atomic_store_n(&c->period_ns, period_ns, __ATOMIC_RELAXED); /* the updater reads it unlocked */
 	if (c->backend == FC_BACKEND_COUNTER)
 		fc_track_set_period(&c->track, period_ticks(c));
 }

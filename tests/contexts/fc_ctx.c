@@ -93,6 +93,7 @@ struct clk {
 	int coarse;     /* may lag by a period */
 	int64_t last;
 	int64_t worst;  /* worst distance outside the kernel bracket (precise) or staleness (coarse) */
+	long n, within; /* coarse: reads, and reads at most one period (+ 50 us of wake-up latency) old */
 };
 
 static int64_t v_ticks_mono(void) { return fc_ticks_to_mono_ns(fc_ticks()); }
@@ -143,7 +144,7 @@ static int64_t v_gettimeofday(void)
 static int64_t v_ustime(void) { return fc_ustime() * 1000 + 500; }
 static int64_t v_mono_us(void) { return fc_mono_us() * 1000 + 500; }
 
-#define CLK(n, f, id, mono, coarse) {n, f, id, mono, coarse, INT64_MIN, 0}
+#define CLK(n, f, id, mono, coarse) {n, f, id, mono, coarse, INT64_MIN, 0, 0, 0}
 static struct clk all_clocks[] = {
 	CLK("fc_mono_ns", fc_mono_ns, CLOCK_MONOTONIC, 1, 0),
 	CLK("fc_mono_ns_relaxed", fc_mono_ns_relaxed, CLOCK_MONOTONIC, 1, 0),
@@ -188,6 +189,8 @@ static int check_one(struct clk *k, int64_t period_ns)
 		}
 		if (stale > k->worst)
 			k->worst = stale;
+		k->n++;
+		k->within += stale <= period_ns + 50000;
 		if (stale > period_ns + COARSE_SLACK_NS) {
 			fprintf(stderr, "fc_ctx: %s is %lld us old (period %lld us)\n", k->name, (long long)stale / 1000,
 				(long long)period_ns / 1000);
@@ -219,9 +222,14 @@ static int run_clocks(struct clk *ks, size_t n, long ms, int64_t period_ns)
 				return 1;
 		rounds++;
 	}
-	for (size_t i = 0; i < n; i++)
-		printf("  %-42s worst %s %lld ns\n", ks[i].name, ks[i].coarse ? "staleness" : "outside bracket",
+	for (size_t i = 0; i < n; i++) {
+		printf("  %-42s worst %s %lld ns", ks[i].name, ks[i].coarse ? "staleness" : "outside bracket",
 		       (long long)ks[i].worst);
+		if (ks[i].coarse && ks[i].n)
+			printf(" (%.4f %% of %ld reads within one period + 50 us)", 100.0 * (double)ks[i].within / (double)ks[i].n,
+			       ks[i].n);
+		printf("\n");
+	}
 	printf("  %ld rounds\n", rounds);
 	return 0;
 }

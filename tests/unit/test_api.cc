@@ -5,7 +5,9 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <sys/syscall.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <fastclock.h>
 #include <fastclock.hpp>
@@ -111,6 +113,19 @@ TEST(Api, clock_gettime_dropin_fails_like_the_kernel)
 	errno = 0;
 	EXPECT_EQ(fc_clock_gettime((clockid_t)-1000, &ts), -1);
 	EXPECT_EQ(errno, EINVAL);
+	// Both wrong: the kernel checks the id first (EINVAL), whatever the pointer.
+	for (clockid_t bad : {(clockid_t)12345, (clockid_t)-1000}) {
+		errno = 0;
+		EXPECT_EQ(fc_clock_gettime(bad, nullptr), -1);
+		EXPECT_EQ(errno, EINVAL) << "id " << bad;
+		errno = 0;
+		EXPECT_EQ(syscall(SYS_clock_gettime, bad, nullptr), -1);
+		EXPECT_EQ(errno, EINVAL) << "the kernel itself, id " << bad;
+	}
+	// A valid id the inline path does not serve, with a NULL pointer: EFAULT, not a crash.
+	errno = 0;
+	EXPECT_EQ(fc_clock_gettime(CLOCK_BOOTTIME, nullptr), -1);
+	EXPECT_EQ(errno, EFAULT);
 }
 
 TEST(Api, gettimeofday_dropin)
