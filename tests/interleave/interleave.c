@@ -433,6 +433,37 @@ static void t_slow_path_stale_check(void)
 	      "a read across the counter's wrap returned %lld, not the anchor + 32 ticks", (long long)m);
 }
 
+/* Demotion to the kernel backend (trust lost): readers may hold the last counter hand, which can be ahead of
+ * the kernel by its error; a kernel read after the switch is raised to that hand's largest value (the
+ * kernel-fallback floor) until the kernel passes it, so nothing goes back. */
+static void t_demotion_floor(void)
+{
+	const char *name = "demotion_kernel_read_not_below_the_last_counter_hand";
+	struct fc_hand p = hand_k(1);
+	int64_t v1, v2;
+	const uint64_t t = 5000000;
+	if (!wanted(name) || !use_slow_path)
+		return;
+	reset(0, t);
+	/* A counter hand 2 us ahead of the simulated kernel (mono = ticks) at t. */
+	p.base_ticks = t - 1000;
+	p.mono_ns = (int64_t)(t - 1000) + 2000;
+	p.mult = (uint64_t)1 << 32;
+	p.frac = 0;
+	p.stale_ticks = 1000000;
+	p.valid_ticks = 1125000;
+	fc_hands_publish(PUB, &p);
+	v1 = fc_clock_read(&C, FC__MONO, NULL);
+	fc_clock_set_kernel_locked(&C, "test: trust lost");
+	v2 = fc_clock_read(&C, FC__MONO, NULL); /* same counter, same kernel time */
+	CHECK(v2 >= v1, "after the demotion a kernel read went back by %lld ns below the counter hand's value",
+	      (long long)(v1 - v2));
+	__atomic_store_n(&g_ticks, t + 2000000, __ATOMIC_RELAXED); /* past the old hand's window: the kernel's own */
+	v2 = fc_clock_read(&C, FC__MONO, NULL);
+	CHECK(v2 == (int64_t)(t + 2000000), "once the kernel passed the floor, reads are the kernel's (%lld, not %lld)",
+	      (long long)v2, (long long)(t + 2000000));
+}
+
 int main(int argc, char **argv)
 {
 	g_only = argc > 1 ? argv[1] : NULL;
@@ -443,6 +474,7 @@ int main(int argc, char **argv)
 		t_publish_then_read();
 		t_writer_paused_at_every_step();
 		t_slow_path_stale_check();
+		t_demotion_floor();
 	}
 	use_slow_path = 1;
 	t_startup_switch();
