@@ -280,6 +280,46 @@ int main(int argc, char **argv)
 	} else if (strcmp(scen, "clockbound-perf") == 0) {
 		run_until(start + 2 * SEC, verbose); /* the library's source has its first reports */
 		perf();
+	} else if (strcmp(scen, "chrony-fork") == 0) {
+		/* A fork child gets its own chronyd socket (the parent's replies must not go to it, nor its close remove
+		 * the parent's): both keep fresh reports and contained intervals after the fork. */
+		struct fc_status st;
+		int cst = 0, ok;
+		pid_t child;
+		run_until(start + 2 * SEC, verbose);
+		child = fork();
+		if (child == 0) {
+			struct tally tc = {0};
+			int64_t until = now_ns(CLOCK_MONOTONIC) + 3 * SEC;
+			while (now_ns(CLOCK_MONOTONIC) < until) {
+				struct fc_interval iv;
+				int64_t r1 = now_ns(CLOCK_REALTIME), r2;
+				fc_real_bounded(&iv);
+				r2 = now_ns(CLOCK_REALTIME);
+				tally_add(&tc, iv.earliest_ns, iv.latest_ns, r2 - r1, r1 + feed.offset_ns, iv.status);
+			}
+			fc_status(&st);
+			tally_print("child", &tc);
+			printf("child: source %s, status %s, report %.3f s old\n", st.bound_source,
+			       fc_sync_name(st.bound_status), st.bound_age_ns / 1e9);
+			fflush(stdout);
+			_exit(tc.outside == 0 && tc.synced > 0 && st.bound_status == FC_SYNC_SYNCHRONIZED &&
+					      st.bound_age_ns < 2 * SEC
+				      ? 0
+				      : 1);
+		}
+		run_until(end, verbose);
+		waitpid(child, &cst, 0);
+		fc_status(&st);
+		ok = WIFEXITED(cst) && WEXITSTATUS(cst) == 0 && st.bound_status == FC_SYNC_SYNCHRONIZED &&
+		     st.bound_age_ns < 2 * SEC;
+		printf("parent: source %s, status %s, report %.3f s old; child exit %d\n", st.bound_source,
+		       fc_sync_name(st.bound_status), st.bound_age_ns / 1e9, WIFEXITED(cst) ? WEXITSTATUS(cst) : -1);
+		fc_updater_stop();
+		engine_stop(chronyd);
+		feeder_stop(&feed);
+		tally_print("fastclock", &t_lib);
+		return ok && t_lib.outside == 0 ? 0 : 1;
 	} else if (strcmp(scen, "chrony-cli") == 0) {
 		/* fastclock check --bound against the reference (+50 ms) must pass, against a wrong one (+80 ms) fail */
 		const char *cli = getenv("FLEET_CLI");
