@@ -11,8 +11,10 @@
  *   chrony.c      chronyd's tracking report over its unix command socket, asked without ever blocking;
  *   vmclock.c     /dev/vmclock0 (Linux vmclock-abi.h): its disruption marker and status, an overlay;
  *   kernel.c      adjtimex maxerror, trusted only when the process writing it is known to set it honestly;
- *   select.c      FASTCLOCK_BOUND_SOURCE=auto|clockbound|chrony|kernel|none and the path overrides.
- * May call: libc, ntp.c (the kernel's NTP classification). Nothing of the clock core.
+ *   select.c      FASTCLOCK_BOUND_SOURCE=auto|clockbound|chrony|kernel|none and the path overrides;
+ *   bound.c       the shared helpers (half-width at a time, the last error); fmt.c async-signal-safe formatting.
+ * The sources may call libc's async-signal-safe functions, ntp.c (select.c: fc_ntp_read) and each other only
+ * downwards (select.c -> the sources -> bound.c -> fmt.c). Nothing of the clock core.
  */
 #ifndef FASTCLOCK_BOUND_H
 #define FASTCLOCK_BOUND_H

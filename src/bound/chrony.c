@@ -3,7 +3,7 @@
  * asked without ever blocking: a request is sent on one poll and its reply collected on a later one.
  *
  * Owns: struct fc_chrony (the socket, the outstanding request, the last report), the candm encoding.
- * May call: async-signal-safe libc only (socket, bind, chmod, unlink, sendto, recv, getpid), fmt.c.
+ * May call: async-signal-safe libc only (socket, bind, chmod, unlink, sendto, recv, getpid), bound.c, fmt.c.
  */
 #include <errno.h>
 #include <fcntl.h>

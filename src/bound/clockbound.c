@@ -3,12 +3,11 @@
  * ClockBound's own client reads it: read-only mapping, header validated once at open, consistent snapshots
  * under the segment's 16-bit generation (a seqlock), the client's status rules and drift growth.
  *
- * Owns: struct fc_cb (the mapping, the last snapshot, the disruption marker seen), fc_bound_half_at.
- * May call: async-signal-safe libc only (open, read, fstat, mmap), fmt.c.
+ * Owns: struct fc_cb (the mapping, the last snapshot, the disruption marker seen).
+ * May call: async-signal-safe libc only (open, read, fstat, mmap), bound.c, fmt.c.
  */
 #include <fcntl.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -28,29 +27,6 @@
 /* Retries for a consistent snapshot before giving up on this poll (the client's 1e6; the writer holds the
  * generation odd for well under a microsecond, so a thousand tries is already far past a torn read). */
 #define CB_SNAPSHOT_TRIES 1000
-
-int64_t fc_bound_half_at(const struct fc_bound *b, int64_t mono)
-{
-	int64_t age = mono - b->as_of_ns, grow;
-	const int64_t cap = INT64_MAX / 4;
-	if (age < 0)
-		age = 0;
-	/* age (ns) * ppb / 1e9, without overflow for ages up to ~292 years at 1e9 ppb */
-	grow = (int64_t)(((__int128)age * b->drift_ppb) / NS_PER_SEC);
-	if (b->half_ns >= cap || grow >= cap - b->half_ns)
-		return cap;
-	return b->half_ns + grow;
-}
-
-void fc_bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	/* clang-analyzer 14 misreads va_start here (a false positive) */
-	fc_bvfmt(b->last_error, sizeof(b->last_error), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
-	va_end(ap);
-	b->last_error_at = now;
-}
 
 static int64_t ts_ns(int64_t sec, int64_t nsec) { return sec * NS_PER_SEC + nsec; }
 

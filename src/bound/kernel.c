@@ -5,7 +5,7 @@
  * writer proves nothing: under those the status is UNKNOWN with the reason, never SYNCHRONIZED.
  *
  * Owns: the writer scan (/proc) and the classification of (NTP state, writer).
- * May call: async-signal-safe libc (open, getdents64, readlink, read), ntp.c's classification (fc_ntp).
+ * May call: async-signal-safe libc (open, getdents64, readlink, read), bound.c, fmt.c.
  */
 #include <fcntl.h>
 #include <string.h>

@@ -5,8 +5,8 @@
  * FASTCLOCK_VMCLOCK_PATH override the default paths. Called by the writer only (under its lock).
  *
  * Owns: struct fc_bounder (the chosen source, its state, the current bound).
- * May call: clockbound.c, chrony.c, vmclock.c, kernel.c, fmt.c, ntp.c (fc_ntp_read), libc (stat). Everything
- * here is async-signal-safe: the writer may run inside a signal handler (a bounded read's slow path).
+ * May call: clockbound.c, chrony.c, vmclock.c, kernel.c, bound.c, fmt.c, ntp.c (fc_ntp_read), libc (stat).
+ * Everything here is async-signal-safe: the writer may run inside a signal handler (a bounded read's slow path).
  */
 #include <string.h>
 #include <sys/stat.h>

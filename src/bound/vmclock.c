@@ -5,7 +5,7 @@
  * marker as the previous one and a SYNCHRONIZED clock status.
  *
  * Owns: struct fc_vmc (the mapping, the last snapshot, the disruption state).
- * May call: async-signal-safe libc only (open, fstat, mmap), fmt.c.
+ * May call: async-signal-safe libc only (open, fstat, mmap), bound.c, fmt.c.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -130,7 +130,11 @@ static void sample(int verbose)
 
 /* ---- read cost, side by side (scenario clockbound-perf) ---- */
 static volatile int64_t sink;
-static int cmp_d(const void *a, const void *b) { return *(const double *)a < *(const double *)b ? -1 : *(const double *)a > *(const double *)b; }
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
 enum { R_GETTIME, R_REAL, R_BOUNDED, R_CB_C, R_N };
 static const char *const r_name[R_N] = {"clock_gettime(REALTIME)", "fc_real_ns", "fc_real_bounded",
 					 "ClockBound client rules in C"};

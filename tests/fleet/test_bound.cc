@@ -186,7 +186,10 @@ TEST(ClockBound, malformed_segments_are_refused_or_unknown_with_the_value_named)
 }
 
 // ---- chronyd's command protocol ----------------------------------------------------------------------------
-void put32(uint8_t *p, uint32_t v) { p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v; }
+void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
+}
 void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8), p[1] = (uint8_t)v; }
 // candm's Float: coef * 2^(exp - 25); exp chosen so coef keeps 24 bits of precision.
 uint32_t put_float(double x)
