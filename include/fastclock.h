@@ -8,10 +8,16 @@
  * Cost classes, as named in the table of README.md:
  *   counter read  one hardware counter read (TSC / CNTVCT_EL0), a 128-bit multiply, no lock, no shared
  *                 write, no division; about 1 ns more than the bare counter read.
- *   one load      a single load of a value the slow path or the updater thread last stored.
+ *   one load      a single load of a value the updater thread last stored.
  *   kernel        clock_gettime (vDSO or syscall): used when the counter cannot be trusted.
  * Once per re-anchor period (default 1 ms) the first reader that finds its timehand stale takes the slow
  * path: it samples the kernel's clocks (~0.5 us) and publishes a new hand. Nothing else ever blocks.
+ *
+ * Start-up: no call ever waits for a calibration. The first call of a process costs about one kernel read
+ * (a few us): the kernel's clock serves reads at first, while the next slow paths check that the counter may
+ * be trusted and measure its rate over 1 ms; then the counter takes over, never below a value already
+ * returned. fc_init() and fc_status() finish that start-up at once (~1 ms); so does the first fc_ticks()
+ * (a capture's unit must not change after it is taken).
  *
  * Ordering:
  *   ordered   (fc_mono_ns, fc_real_ns, fc_ticks): like clock_gettime, if one read happens-before another
@@ -20,14 +26,27 @@
  *   relaxed   (*_relaxed): the counter read is not ordered against surrounding memory operations; values
  *             never decrease within one thread, but a value may be smaller than one another thread read
  *             before synchronising with this one. Cheapest; use for durations measured in one thread.
- *   coarse    (*_coarse_ns): a past value; up to one re-anchor period old while fc_updater_start() runs or
- *             precise reads keep the clock re-anchored; otherwise as old as the last re-anchor. A coarse
- *             value is never ahead of a precise one, so mixing the two can look like time going back.
+ *   coarse    (*_coarse_ns): a recent past value, at most about max(period, 50 us) old, kept by the updater
+ *             thread; never decreases within a thread, and never ahead of a precise read made after it (a
+ *             precise read made before it may be older: mixing the two can look like time going back).
+ *             The first coarse read of a process starts the updater thread (see fc_updater_start); with
+ *             FASTCLOCK_UPDATER=off, or after fc_updater_stop(), coarse reads return precise values instead
+ *             (never stale, at the cost of a precise read).
+ *
+ * Async-signal-safety and fork: every read (precise, relaxed, bounded, fc_ticks, conversions, drop-ins) may be
+ * called from a signal handler, including one that interrupts the library on the same thread, and in a child
+ * after fork() at any moment (another thread initialising included): the slow path and the initialisation
+ * use only async-signal-safe calls and never wait for their own thread, and errno is preserved. One
+ * exception: the first coarse read of a process starts a thread (pthread_create is not async-signal-safe);
+ * make it, or call fc_updater_start(), outside a handler. fc_status, fc_set_period_ns and the updater's
+ * control functions are not async-signal-safe.
  *
  * Fail closed: when the kernel does not itself use the counter (clocksource not tsc/arch_sys_counter), or
  * the CPU reports no invariant TSC, every clock is served by clock_gettime and fc_status() says why.
- * Environment: FASTCLOCK_SOURCE=auto|counter|kernel, FASTCLOCK_PERIOD_US=1..1000000 (re-anchor period).
- * Invalid values are reported in fc_status().config_error and the default is used.
+ * Environment: FASTCLOCK_SOURCE=auto|counter|kernel, FASTCLOCK_PERIOD_US=1..1000000 (re-anchor period),
+ * FASTCLOCK_UPDATER=auto|off (may the first coarse read start the updater thread), FASTCLOCK_BOUND_SOURCE and
+ * the bound sources' paths (see fc_real_bounded). Invalid values are reported in fc_status().config_error
+ * and the default is used.
  *
  * Thread safety: every function may be called from any thread at any time, including after fork().
  * Errors: functions returning int return 0, or -1 with errno set, as their libc counterparts.
@@ -104,22 +123,46 @@ static inline int64_t fc_real_ns_relaxed(void)
 /* ---------------------------------------------------------------------------------------------------------
  * Bounded reads (cost: counter read; within a few % of fc_real_ns). TrueTime-style: the true time lies in
  * [earliest_ns, latest_ns]. The half-width adds
- *   (a) fastclock's own tracking error against the kernel's clock: measured at each re-anchor (distance to
- *       the bracketed kernel sample plus half the bracket, which no bound can go below) and grown since at
- *       the slope's known deviation from the measured rate plus the rate's measured uncertainty (>= 1 ppm;
- *       larger while an NTP slew or a rate change is being caught up; docs/DESIGN.md "Bound");
- *   (b) for fc_real_bounded only, the kernel's error against UTC: adjtimex() maxerror, read on the slow
- *       path at most once a second (never per read), grown at 500 ppm since (the kernel's own rule).
+ *   (a) fastclock's own tracking error against the kernel's clock: the distance to the bracketed kernel
+ *       sample at the last re-anchor plus half its bracket, plus half the bracket of the REALTIME-MONOTONIC
+ *       offset (~26 ns; in fc_mono_bounded too), grown since at the rate's measured uncertainty plus 5000
+ *       ppm: what the kernel may change its rate by, unseen, before the next re-anchor (docs/ACCURACY.md;
+ *       median ~2.2 us at the default 1 ms period, ~60 ns at 1 us, ~2.3 ms at 1 s);
+ *   (b) for fc_real_bounded only, the error of CLOCK_REALTIME against UTC, from a bound source polled by the
+ *       writer (never per read; src/bound, docs/ACCURACY.md "Bound sources"), chosen by
+ *       FASTCLOCK_BOUND_SOURCE=auto|clockbound|chrony|kernel|none (auto: in this order, the first present):
+ *       - clockbound: AWS ClockBound's segment (FASTCLOCK_CLOCKBOUND_PATH, default /var/run/clockbound/shm0),
+ *         read with its client's rules: bound + max_drift x age, its status, its disruption marker;
+ *       - chrony: chronyd's tracking and newest measurement over its command socket (FASTCLOCK_CHRONY_SOCKET,
+ *         default /var/run/chrony/chronyd.sock, root or chrony's group), asked at most once a second without
+ *         blocking: the interval covers the clock as it is and as chronyd's correction would make it, plus
+ *         chronyd's root distance, and reaches a newer measurement that disagrees (a reference step);
+ *       - kernel: adjtimex maxerror, grown at 500 ppm, SYNCHRONIZED only under chronyd or ntpd (timesyncd
+ *         writes 0, busybox ntpd nothing: UNKNOWN with the reason);
+ *       and a VMClock (/dev/vmclock0, FASTCLOCK_VMCLOCK_PATH) whose disruption marker moves makes it DISRUPTED.
+ *       A pending leap second widens it by 1 s within 2 s of a UTC midnight. The centre may differ from
+ *       fc_real_ns (which stays on the kernel's CLOCK_REALTIME) by the source's correction.
+ * The contract. While status is FC_SYNC_SYNCHRONIZED, (a) holds at every read, at every period from 1 us to
+ * 1 s, on these conditions: the kernel's CLOCK_MONOTONIC rate against the counter stays within 5000 ppm of
+ * its mean over the 8 periods before the last re-anchor (that covers any NTP frequency write, +-500 ppm; an
+ * adjtime() slew starting, ending or reversing, +-500 ppm; tick changes of up to 30 units: the Linux
+ * limits, src/track.c KERNEL_SWING_DIV); and
+ * CLOCK_REALTIME is stepped only by a leap second announced in adjtimex (STA_INS / STA_DEL). What it does
+ * not cover, and cannot (nothing tells a reader before the next re-anchor): a larger rate change (chrony's
+ * fast slew through ADJ_TICK, the kernel PLL with a large offset), seen at the next re-anchor, after which
+ * status is DISRUPTED until re-converged; and settimeofday / clock_settime, whose step reaches readers at
+ * the next re-anchor, or as soon as the updater thread's step notifier wakes it. (b) is the bound source's
+ * claim. On the kernel backend, (a) is 0 for real reads and the clamp's distance for monotonic ones.
  * status (enum fc_sync), rules in order:
- *   FC_SYNC_DISRUPTED     a discontinuity (suspend, migration, counter jump, backend switch) was detected
- *                         and fastclock has not re-converged on the kernel (within 1 us) since;
- *   FC_SYNC_UNKNOWN       adjtimex() failed (e.g. seccomp), so (b) is unknown and set to 0;
- *   FC_SYNC_FREE_RUNNING  no NTP discipline: STA_UNSYNC with maxerror >= 16 s (the kernel's NTP_PHASE_LIMIT
- *                         reset value), or TIME_ERROR with maxerror >= 16 s;
- *   FC_SYNC_SYNCHRONIZED  otherwise. Traps: chronyd leaves STA_UNSYNC set unless rtcsync is configured, so
- *                         STA_UNSYNC alone is not trusted (maxerror decides); systemd-timesyncd writes
- *                         maxerror = 0 at each sync, so right after one its bound is optimistic (it grows
- *                         at 500 ppm from there, as the kernel adds 500 us per second).
+ *   FC_SYNC_DISRUPTED     a discontinuity (suspend, migration, counter jump, backend switch, a rate change
+ *                         beyond 1000 ppm) was detected and fastclock has not re-converged on the kernel
+ *                         since (error at a re-anchor within 1 us, or within the previous hand's bound); or
+ *                         the rate still rests on a frequency hint, not a measurement (start-up); or a leap
+ *                         second is pending and the next UTC midnight is within the hand's window + 2 s; or
+ *                         the source (ClockBound, VMClock) reports a disruption;
+ *   FC_SYNC_UNKNOWN       the source makes no promise (fc_status().bound_reason says why): (b) is not a bound;
+ *   FC_SYNC_FREE_RUNNING  the source's data is stale or the clock undisciplined; (b) still holds, growing;
+ *   FC_SYNC_SYNCHRONIZED  otherwise.
  * Monotonic counterpart: fc_mono_bounded gives the interval for CLOCK_MONOTONIC, (a) only.
  * Returns 0, or -1/EFAULT for NULL.
  */
@@ -136,7 +179,7 @@ static inline int fc_real_bounded(struct fc_interval *out)
 	if (FC__UNLIKELY(out == NULL) ||
 	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off, &b)))
 		return fc__slow_bounded(out, FC__REAL);
-	m += off;
+	m += off + b.utc_corr_ns;
 	out->earliest_ns = m - b.track_err_ns - b.ntp_err_ns;
 	out->latest_ns = m + b.track_err_ns + b.ntp_err_ns;
 	out->status = b.sync_status;
@@ -159,8 +202,37 @@ static inline int fc_mono_bounded(struct fc_interval *out)
 const char *fc_sync_name(int status);
 
 /* ---------------------------------------------------------------------------------------------------------
- * Coarse clocks (cost: one load, and a branch that is only taken before the library has initialised, so a
- * first coarse read is never 0 or stale: it initialises the library like any other first call).
+ * TrueTime helpers (Spanner's TT.after / TT.before / commit wait; cost: one bounded read).
+ * fc_real_after(t): 1 if UTC t (ns since the epoch) has certainly passed: t < earliest of fc_real_bounded.
+ * fc_real_before(t): 1 if t has certainly not arrived yet: t > latest. Both answer 0 when the bound makes no
+ * promise (status UNKNOWN or DISRUPTED), so "not after" never means "before": ask the one you need.
+ * fc_commit_wait(t, timeout_ns): Spanner's commit wait. A transaction stamped s = latest of a bounded read
+ * becomes visible only after fc_commit_wait(s) returns 0, so every later transaction, on any machine whose
+ * bound holds, gets a larger timestamp (external consistency). Sleeps (CLOCK_MONOTONIC, never spinning) until
+ * fc_real_after(t); costs the interval's width on average. Returns 0, or -1 with errno ETIMEDOUT when t is not
+ * certainly past within timeout_ns (including a bound that makes no promise all that time), EINVAL for
+ * timeout_ns < 0.
+ */
+static inline int fc_real_after(int64_t t_ns)
+{
+	struct fc_interval iv;
+	fc_real_bounded(&iv);
+	return (iv.status == FC_SYNC_SYNCHRONIZED || iv.status == FC_SYNC_FREE_RUNNING) && t_ns < iv.earliest_ns;
+}
+
+static inline int fc_real_before(int64_t t_ns)
+{
+	struct fc_interval iv;
+	fc_real_bounded(&iv);
+	return (iv.status == FC_SYNC_SYNCHRONIZED || iv.status == FC_SYNC_FREE_RUNNING) && t_ns > iv.latest_ns;
+}
+
+int fc_commit_wait(int64_t t_ns, int64_t timeout_ns);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Coarse clocks (cost: one load, and a branch taken only while no updater thread keeps the value: the first
+ * coarse read, which starts it, or every read with FASTCLOCK_UPDATER=off / after fc_updater_stop(), which
+ * then returns a precise value). The value is 0 exactly when nobody keeps it.
  */
 int64_t fc__coarse_init(int how);
 
@@ -184,12 +256,15 @@ static inline int64_t fc_real_coarse_ns(void)
 
 /* ---------------------------------------------------------------------------------------------------------
  * Capture now, convert later (PPS-style). fc_ticks() costs a counter read and nothing else; keep the raw
- * value and convert it when convenient. A capture converts exactly (with the hand that was current when it
- * was taken) while that hand is still in the ring, i.e. for FC_HANDS re-anchor periods; older captures are
- * converted with the oldest hand that covers them, then extrapolated (error grows with age, ~1e-7 * age).
- * On the kernel backend fc_ticks() returns CLOCK_MONOTONIC nanoseconds, which convert the same way (a
- * capture taken on one backend and converted after a switch to the other converts wrongly: the switch is
- * counted in fc_status().discontinuities).
+ * value and convert it when convenient. A capture converts exactly (to the value a read would have returned
+ * when it was taken) while its hand is still in the ring, i.e. for FC_HANDS re-anchor periods. A capture
+ * newer than the current hand's period (a program that only captures and converts) re-anchors first, as a
+ * read would; one in no hand's window converts with the nearest anchor, or against a fresh kernel sample
+ * when no re-anchor can run (error ~1e-7 x the distance). On the kernel backend fc_ticks() returns
+ * CLOCK_MONOTONIC nanoseconds: mono conversion is the capture itself, real adds the kernel's current
+ * REALTIME - MONOTONIC offset. A capture taken on one backend and converted after a run-time demotion to the
+ * other converts wrongly: the demotion is counted in fc_status().discontinuities. The first fc_ticks() of a
+ * process finishes the start-up (up to 1 ms), so start-up never changes a capture's unit.
  */
 uint64_t fc__ticks_kernel(void);
 
@@ -278,16 +353,21 @@ static inline int64_t fc_mono_us(void) { return fc_mono_ns() / 1000; }
  * Control and status.
  */
 
-/* Initialise now instead of on first use (idempotent; < 1 ms). Returns 0. */
+/* Initialise now, counter checked and calibrated, instead of on first use (idempotent; about 1 ms the first
+ * time: the rate is measured over 1 ms). Returns 0. */
 int fc_init(void);
 
 /* Re-anchor period in ns: 1 us .. 1 s. Returns -1/EINVAL (and changes nothing) outside that range. */
 int fc_set_period_ns(int64_t period_ns);
 
-/* Optional background thread that re-anchors every period_ns (0: the current period) so the coarse clocks
- * stay fresh and readers never take the slow path. In a child after fork() it is restarted on the
- * child's first slow path. Returns 0, or -1 with errno (EINVAL: bad period; EALREADY: running; or
- * pthread_create's error). fc_updater_stop() joins it; returns 0, or -1/ESRCH if none runs. */
+/* Background thread that re-anchors every 3/4 of period_ns (0: the clock's period, following
+ * fc_set_period_ns) at absolute deadlines,
+ * so readers never take the slow path, and keeps the coarse clocks at most about one period old. The first
+ * coarse read starts it by itself (unless FASTCLOCK_UPDATER=off); fc_updater_start() then takes it over and
+ * sets its period. In a child after fork() it is started again at once. Returns 0, or -1 with errno (EINVAL:
+ * bad period; EALREADY: already started by fc_updater_start; or pthread_create's error).
+ * fc_updater_stop() joins it and keeps coarse reads from starting it again (they then return precise
+ * values); returns 0, or -1/ESRCH if none runs. */
 int fc_updater_start(int64_t period_ns);
 int fc_updater_stop(void);
 
@@ -298,8 +378,8 @@ enum fc_backend {
 
 enum fc_freq_source {
 	FC_FREQ_NONE = 0,
-	FC_FREQ_PERF = 1,    /* the kernel's TSC parameters in the perf_event mmap page */
-	FC_FREQ_CPUID = 2,   /* CPUID leaf 0x15 / 0x40000010 */
+	FC_FREQ_PERF = 1,    /* no longer used (the perf_event mmap page: 21 ms to open in a VM); kept for the ABI */
+	FC_FREQ_CPUID = 2,   /* no longer used alone: CPUID 0x15 / 0x40000010 only cross-check the measurement */
 	FC_FREQ_CNTFRQ = 3,  /* CNTFRQ_EL0 */
 	FC_FREQ_MEASURED = 4 /* a short bracketed measurement against CLOCK_MONOTONIC */
 };
@@ -330,6 +410,17 @@ struct fc_status {
 	int ntp_status;             /* adjtimex status bits (STA_*) */
 	int step_notifier;          /* 1 if the updater thread watches a CANCEL_ON_SET timerfd */
 	uint64_t step_notifications; /* wall-clock steps reported by the notifier */
+	/* The source of fc_real_bounded's UTC part (FASTCLOCK_BOUND_SOURCE; docs/ACCURACY.md "Bound sources"). */
+	char bound_source[16];      /* "clockbound", "chrony", "kernel", "none" */
+	char bound_why[120];        /* why this source was chosen */
+	char bound_reason[120];     /* why the status it gives now */
+	int bound_status;           /* enum fc_sync, the source's own (before the tracker's DISRUPTED) */
+	int64_t bound_age_ns;       /* CLOCK_MONOTONIC now - the source's as_of (its data's age) */
+	int64_t bound_half_ns;      /* the source's half-width vs UTC now */
+	int64_t bound_center_ns;    /* its centre: UTC ~ CLOCK_REALTIME + this */
+	int leap;                   /* 1: a leap second is announced for the end of the UTC day (insert), 2: delete */
+	char bound_error[120];      /* "" or the source's last error (names the path or value) */
+	int64_t bound_error_age_ns; /* how long ago it happened (-1: none) */
 };
 
 /* Fill *out. Returns 0, or -1/EFAULT for NULL. Cheap enough for a metrics endpoint, not for a hot loop. */
