@@ -49,7 +49,6 @@ for ph in "${phases[@]}"; do
   case $ph in
     dev|asan|tsan|fuzz|aarch64) run_phase "$ph" preset "$ph" ;;
     package) run_phase package package ;;
-    mutation) run_phase mutation tests/mutation/run.sh ;;
     lint) run_phase lint lint ;;
     mutation) run_phase mutation mutation ;;
     *) echo "unknown phase '$ph' (dev asan tsan fuzz aarch64 package lint mutation)"; exit 2 ;;

@@ -76,7 +76,6 @@ struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 	FC__STORE(th->sync_status, p->sync_status);
 	FC__STORE(th->utc_corr_ns, p->utc_corr_ns);
 	FC__STORE(th->floor_ns, p->floor_ns);
-	FC__TEST_POINT(FC__TP_W2);
 
 	FC__WRITER_POINT(FC__WP_AFTER_W2);
 	/* W3: publish the generation with release: pairs with R2, so a reader that sees this generation sees

@@ -36,23 +36,6 @@ extern "C" {
 #define FC__LOAD(f) __atomic_load_n(&(f), __ATOMIC_RELAXED)
 #define FC__STORE(f, v) __atomic_store_n(&(f), (v), __ATOMIC_RELAXED)
 
-/* Test points between the protocol's steps (FC__TP_*: reader R1..R5 here, writer W1..W4 in src/hands.c).
- * Released code leaves FC__TEST_POINT undefined, so each point is ((void)0) and the read path compiles to the
- * same instructions (tests/interleave/check_same_code.sh compares them). tests/interleave defines it before
- * including this header, to run writer steps in the middle of a read at each point. */
-#ifndef FC__TEST_POINT
-#define FC__TEST_POINT(n) ((void)0)
-#endif
-enum {
-	FC__TP_R1 = 1, /* reader: after R1 (current loaded), before R2 */
-	FC__TP_R2,     /* after R2 (generation loaded), before the field loads */
-	FC__TP_R3,     /* after the field loads and the counter, before R3's fence */
-	FC__TP_R4,     /* after R4 (generation re-checked), before R5 */
-	FC__TP_W1,     /* writer: after W1 (gen = 0 and its fence), before W2 */
-	FC__TP_W2,     /* after W2 (fields written), before W3 */
-	FC__TP_W3,     /* after W3 (generation published), before W4 */
-};
-
 /* Number of hands in the ring. A reader's hand is recycled only after this many re-anchors, so a reader
  * retries only if it was descheduled for (FC_HANDS - 1) periods between its two generation loads. FreeBSD
  * uses 10 hands at hz = 1000; 8 keeps the ring within 1 KiB. */
@@ -157,7 +140,6 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 			b->utc_corr_ns = FC__LOAD(th->utc_corr_ns);
 			b->sync_status = FC__LOAD(th->sync_status);
 		}
-		FC__TEST_POINT(FC__TP_R3);
 		/* R3: acquire fence pairs with W1: if any field load above saw a store made after the writer
 		 * zeroed gen, the gen load below sees 0 or the new generation, and we retry. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
