@@ -17,6 +17,10 @@ int fc__clock_gettime_other(clockid_t id, struct timespec *ts)
 	int64_t ns, s, sub;
 	const int updater = __atomic_load_n(&fc__global_clock()->updater_running, __ATOMIC_RELAXED);
 	if (ts == NULL) {
+		/* As the kernel: an invalid id is EINVAL before the pointer is looked at (clock_getres accepts a
+		 * NULL result and checks the id the same way). */
+		if (clock_getres(id, NULL) != 0)
+			return -1;
 		errno = EFAULT;
 		return -1;
 	}

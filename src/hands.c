@@ -7,26 +7,38 @@
  * re-anchors. The steps are named W1..W4 here, R1..R4 in include/fastclock/fc_hand.h, and the same names
  * label the Promela model in tests/model/timehands.pml.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
 
+/* Interleaving points for deterministic tests (tests/interleave compiles this file with its own
+ * FC__WRITER_POINT and pauses the writer there while readers run). Empty in the library. */
+#ifndef FC__WRITER_POINT
+#define FC__WRITER_POINT(n) ((void)0)
+#endif
+
 void fc_hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start)
 {
-	memset(h, 0, sizeof(*h));
+	/* Readers that arrive before the first publish (or threads started before initialisation) load the
+	 * boot hand through pub->current, so its fields are written with relaxed atomic stores, never with a
+	 * memset: they are the values it was statically initialised with. Ring hands are unreachable until
+	 * published. */
+	memset(h->ring, 0, sizeof(h->ring));
 	for (unsigned i = 0; i < FC_HANDS; i++) {
 		h->ring[i].next = &h->ring[(i + 1) % FC_HANDS];
 		/* Unpublished hands keep a generation too, so the first reuse of each already wraps when the
 		 * tests start next to UINT32_MAX. gen_start 0 is bumped to 1 by the first publish. */
 		h->ring[i].gen = gen_start;
 	}
-	h->boot.gen = 1;
-	h->boot.flags = FC_HAND_KERNEL;
-	h->boot.stale_ticks = 0; /* every read takes the slow path, which initialises the clock */
-	h->boot.mask = ~(uint64_t)0;
+	__atomic_store_n(&h->boot.gen, 1, __ATOMIC_RELAXED);
+	FC__STORE(h->boot.flags, FC_HAND_KERNEL);
+	FC__STORE(h->boot.stale_ticks, 0); /* every read takes the slow path, which initialises the clock */
+	FC__STORE(h->boot.mask, ~(uint64_t)0);
+	FC__STORE(h->boot.floor_ns, INT64_MIN);
 	h->boot.next = &h->ring[0];
-	pub->coarse_mono = 0;
-	pub->coarse_real_off = 0;
+	__atomic_store_n(&pub->coarse_mono, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub->coarse_real_off, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&pub->current, &h->boot, __ATOMIC_RELEASE);
 }
 
@@ -45,6 +57,7 @@ struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 	 * generation at R4, and retries. (FreeBSD: th_generation = 0; atomic_thread_fence_rel().) */
 	__atomic_store_n(&th->gen, 0, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
+	FC__WRITER_POINT(FC__WP_AFTER_W1);
 
 	/* W2: write the fields. Relaxed stores: readers may copy them concurrently (and will retry). */
 	FC__STORE(th->flags, p->flags);
@@ -53,6 +66,7 @@ struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 	FC__STORE(th->mask, p->mask);
 	FC__STORE(th->mult, p->mult);
 	FC__STORE(th->frac, p->frac);
+	FC__WRITER_POINT(FC__WP_MID_W2);
 	FC__STORE(th->mono_ns, p->mono_ns);
 	FC__STORE(th->real_off_ns, p->real_off_ns);
 	FC__STORE(th->valid_ticks, p->valid_ticks);
@@ -62,9 +76,11 @@ struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 	FC__STORE(th->sync_status, p->sync_status);
 	FC__STORE(th->floor_ns, p->floor_ns);
 
+	FC__WRITER_POINT(FC__WP_AFTER_W2);
 	/* W3: publish the generation with release: pairs with R2, so a reader that sees this generation sees
 	 * every field above. */
 	__atomic_store_n(&th->gen, gen, __ATOMIC_RELEASE);
+	FC__WRITER_POINT(FC__WP_AFTER_W3);
 
 	/* W4: make it current with release: pairs with R1, so a reader that loads this pointer sees the
 	 * complete hand (fields and generation). */

@@ -8,6 +8,7 @@
  *
  * Owns: the slow path's reader protocol copy, the kernel backend's read rule.
  * May call: state.c, windup.c, init.c.
+ * Async-signal-safe: clock_gettime, adjtimex and what windup.c calls; errno is preserved.
  */
 #include <errno.h>
 #include <sched.h>
@@ -38,7 +39,6 @@ static int64_t kernel_read(struct fc_clock *c, int how, const struct fc_hand *h,
 			 * already returned (found by fuzz_track). */
 			v = h->floor_ns;
 		}
-		fc__coarse_refresh(c, v, v + __atomic_load_n(&c->pub->coarse_real_off, __ATOMIC_RELAXED));
 	}
 	if (clamp)
 		*clamp = v - k;
@@ -69,19 +69,36 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	b->sync_status = n.sync;
 }
 
+/* A reader past its hand's window that may not re-anchor (again): CLOCK_MONOTONIC raised to the hand's largest
+ * value, so nothing this hand returned is passed going back (the next hand starts at or above it too,
+ * track.c); CLOCK_REALTIME as the kernel serves it. The bound is the distance raised. */
+static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int how, struct fc__bound *b)
+{
+	const int64_t end = hand_value(h->mono_ns, h->mult, h->frac, 0, h->valid_ticks, FC__MONO);
+	int64_t v = fc__kernel_ns(c, CLOCK_MONOTONIC), raised = v < end ? end - v : 0;
+	if (b)
+		b->track_err_ns = raised + 1;
+	if (how & FC__REAL)
+		return fc__kernel_ns(c, CLOCK_REALTIME);
+	return v + raised;
+}
+
 int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 {
 	unsigned spins = 0;
-	int counted = 0;
+	int counted = 0, wound = 0;
 
 	for (;;) {
 		/* The reader protocol of fc_hand.h (R1..R5), spelled out because this path also needs the
 		 * validity window, the bound and the kernel-hand fields. */
 		const struct fc_hand *th = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE); /* R1 */
-		uint32_t gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);                    /* R2 */
+		uint32_t gen;
 		struct fc_hand h;
 		uint64_t t, d;
 
+		FC__TEST_POINT(FC__TP_AFTER_R1);
+		gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE); /* R2 */
+		FC__TEST_POINT(FC__TP_AFTER_R2);
 		h.flags = FC__LOAD(th->flags);
 		h.stale_ticks = FC__LOAD(th->stale_ticks);
 		h.valid_ticks = FC__LOAD(th->valid_ticks);
@@ -89,6 +106,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 		h.mask = FC__LOAD(th->mask);
 		h.mult = FC__LOAD(th->mult);
 		h.frac = FC__LOAD(th->frac);
+		FC__TEST_POINT(FC__TP_FIELDS);
 		h.mono_ns = FC__LOAD(th->mono_ns);
 		h.real_off_ns = FC__LOAD(th->real_off_ns);
 		h.floor_ns = FC__LOAD(th->floor_ns);
@@ -100,18 +118,27 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 		if (h.flags & FC_HAND_KERNEL) {
 			int64_t v, clamp;
 			__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
+			FC__TEST_POINT(FC__TP_AFTER_R3);
 			if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
-			    th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))       /* R5 */
+			    (FC__TEST_POINT(FC__TP_R4_R5),
+			     th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))) /* R5 */
 				continue;
 			v = kernel_read(c, how, &h, &clamp);
 			if (b)
 				kernel_bound(c, how, clamp, b);
+			/* Starting: the next step (trust check, rate samples) is due; one reader takes it. */
+			if (FC__UNLIKELY(__atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) &&
+			    !fc__in_writer &&
+			    ((how & FC__REAL) ? fc__kernel_ns(c, CLOCK_MONOTONIC) : v) >=
+				    __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
+				fc_clock_windup(c, th);
 			return v;
 		}
 		t = c->src.counter(c->src.ctx);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);                               /* R3 */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
+		FC__TEST_POINT(FC__TP_AFTER_R3);
 		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
-		    th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))       /* R5 */
+		    (FC__TEST_POINT(FC__TP_R4_R5), th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))) /* R5 */
 			continue;
 		if (b) {
 			b->ntp_err_ns = h.ntp_err_ns;
@@ -127,12 +154,16 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 			__atomic_fetch_add(&c->slow_paths, 1, __ATOMIC_RELAXED);
 			counted = 1;
 		}
-		if (fc__in_writer) { /* a signal handler interrupted this thread's own re-anchor */
-			int64_t clamp;
-			int64_t v = kernel_read(c, how, NULL, &clamp);
-			if (b)
-				b->track_err_ns = 0;
-			return v;
+		if (fc__in_writer && d <= (h.mask >> 1)) {
+			/* A signal handler interrupted this thread while it holds the writer lock (a re-anchor,
+			 * fc_status, fc_set_period_ns): it cannot re-anchor nor wait. Within the hand's window, use it;
+			 * past it, the kernel's clock raised to the hand's largest value. */
+			if (d < h.valid_ticks) {
+				if (b)
+					b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
+				return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
+			}
+			return kernel_past_hand(c, &h, how, b);
 		}
 		if (d > (h.mask >> 1)) {
 			/* Behind the anchor. A little (skew): clamp. More: the counter went back; re-anchor, or
@@ -144,8 +175,17 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(behind, h.mult, 0) + 1;
 			return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, 0, how);
 		}
-		if (fc_clock_windup(c, th))
+		if (wound && d >= h.valid_ticks) {
+			/* This reader re-anchored already and the new hand expired meanwhile: the re-anchor took longer
+			 * than the period (a 1 us period on a slow or sanitised machine, a slow kernel read).
+			 * Re-anchoring again could go on for ever: the kernel's clock, raised to the hand's largest
+			 * value. */
+			return kernel_past_hand(c, &h, how, b);
+		}
+		if (fc_clock_windup(c, th)) {
+			wound = 1;
 			continue;
+		}
 		if (d < h.valid_ticks) { /* another thread is re-anchoring; this hand is still good */
 			if (b)
 				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
@@ -166,32 +206,42 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 int64_t fc_clock_slow(struct fc_clock *c, int how) { return fc_clock_read(c, how, NULL); }
 
 /* ---- the global clock's entry points (called by the inline readers) ------------------------------------ */
-static struct fc_clock *global_ready(void)
+/* A read from a signal handler must leave errno as it found it (the handler's caller may be between a
+ * failing call and its errno check); the slow path's system calls may set it. */
+static int64_t global_read(int how, struct fc__bound *b)
 {
 	struct fc_clock *c = fc__global_clock();
-	void (*hook)(void);
-	fc__ensure_init();
-	hook = __atomic_load_n(&c->slow_hook, __ATOMIC_ACQUIRE);
-	if (FC__UNLIKELY(hook != NULL))
-		hook();
-	return c;
+	const int saved = errno;
+	int64_t v;
+	if (FC__LIKELY(fc__ensure_init())) {
+		v = fc_clock_read(c, how, b);
+	} else { /* a signal handler during its own thread's initialisation: the kernel's clock, unbounded */
+		v = fc__kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
+		if (b)
+			*b = (struct fc__bound){0, 0, FC_SYNC_UNKNOWN};
+	}
+	errno = saved;
+	return v;
 }
 
-int64_t fc__slow_ns(int how) { return fc_clock_slow(global_ready(), how); }
-
-int64_t fc__coarse_init(int how)
-{
-	/* First use of a coarse clock (or CLOCK_MONOTONIC really is 0, in a time namespace): a precise read
-	 * initialises the library and stores the coarse value. */
-	return fc__slow_ns(how);
-}
+int64_t fc__slow_ns(int how) { return global_read(how, NULL); }
 
 uint64_t fc__ticks_kernel(void)
 {
-	struct fc_clock *c = global_ready();
-	if (c->backend == FC_BACKEND_COUNTER)
-		return fc__counter_ordered();
-	return (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC);
+	struct fc_clock *c = fc__global_clock();
+	const int saved = errno;
+	uint64_t t;
+	/* A capture's unit (counter ticks or kernel ns) must not change after it is taken: finish the start-up
+	 * first (up to its 1 ms baseline, once per process, only for a program whose first call is fc_ticks). */
+	if (fc__ensure_init())
+		fc_clock_start_finish(c);
+	{
+		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
+		t = (FC__LOAD(cur->flags) & FC_HAND_KERNEL) ? (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC)
+							    : fc__counter_ordered();
+	}
+	errno = saved;
+	return t;
 }
 
 int fc__slow_bounded(struct fc_interval *out, int how)
@@ -204,7 +254,7 @@ int fc__slow_bounded(struct fc_interval *out, int how)
 		return -1;
 	}
 	/* The slow path reports the bound of the very hand (or kernel read) that produced the value. */
-	v = fc_clock_read(global_ready(), how, &b);
+	v = global_read(how, &b);
 	ntp_err = (how & FC__REAL) ? b.ntp_err_ns : 0;
 	out->earliest_ns = v - b.track_err_ns - ntp_err;
 	out->latest_ns = v + b.track_err_ns + ntp_err;

@@ -63,17 +63,64 @@ void fc__copy_str(char *dst, size_t n, const char *src)
 }
 
 /* ---- the coarse clocks' store ------------------------------------------------------------------------- */
-void fc__coarse_publish(struct fc_clock *c, int64_t mono, int64_t real_off)
+/* Relaxed: coarse values order nothing; a coarse read is one load, and read-read coherence on this one
+ * location is what keeps a thread's coarse reads monotonic. 0 means "not maintained": only a keeper's first
+ * store leaves it (fc__coarse_first), so a late raise can never bring back a location fc_updater_stop()
+ * has cleared. */
+void fc__coarse_raise(struct fc_pub *pub, int64_t mono, int64_t real_off)
 {
-	__atomic_store_n(&c->pub->coarse_real_off, real_off, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->pub->coarse_mono, mono, __ATOMIC_RELAXED);
+	int64_t old = __atomic_load_n(&pub->coarse_mono, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub->coarse_real_off, real_off, __ATOMIC_RELAXED);
+	while (old != 0 && mono > old &&
+	       !__atomic_compare_exchange_n(&pub->coarse_mono, &old, mono, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 
-/* Keep the coarse clocks within one period of the kernel on the kernel backend: at most one store per
- * period, by whichever reader notices first. */
-void fc__coarse_refresh(struct fc_clock *c, int64_t mono, int64_t real)
+void fc__coarse_first(struct fc_pub *pub, int64_t mono, int64_t real_off)
 {
-	int64_t old = __atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED);
-	if (mono - old >= c->period_ns)
-		fc__coarse_publish(c, mono, real - mono);
+	int64_t old = 0;
+	__atomic_store_n(&pub->coarse_real_off, real_off, __ATOMIC_RELAXED);
+	if (!__atomic_compare_exchange_n(&pub->coarse_mono, &old, mono, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		fc__coarse_raise(pub, mono, real_off);
+}
+
+/* A value for the coarse clocks now, without ever waiting: the current hand's value at the counter, clamped to
+ * its validity window (never above what any later precise read returns: later hands dominate it), or on a
+ * kernel hand the kernel's clock raised to the hand's floor. *real_off gets the matching wall offset. */
+void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off)
+{
+	for (;;) {
+		const struct fc_hand *th = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE); /* R1 */
+		uint32_t gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);                    /* R2 */
+		struct fc_hand h;
+		uint64_t d;
+		h.flags = FC__LOAD(th->flags);
+		h.base_ticks = FC__LOAD(th->base_ticks);
+		h.mask = FC__LOAD(th->mask);
+		h.mult = FC__LOAD(th->mult);
+		h.frac = FC__LOAD(th->frac);
+		h.mono_ns = FC__LOAD(th->mono_ns);
+		h.valid_ticks = FC__LOAD(th->valid_ticks);
+		h.real_off_ns = FC__LOAD(th->real_off_ns);
+		h.floor_ns = FC__LOAD(th->floor_ns);
+		d = (c->src.counter(c->src.ctx) - h.base_ticks) & h.mask;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
+		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
+		    th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))       /* R5 */
+			continue;
+		if (h.flags & FC_HAND_KERNEL) {
+			int64_t m1 = fc__kernel_ns(c, CLOCK_MONOTONIC), r = fc__kernel_ns(c, CLOCK_REALTIME);
+			int64_t m2 = fc__kernel_ns(c, CLOCK_MONOTONIC);
+			*mono = m1 < h.floor_ns ? h.floor_ns : m1;
+			*real_off = r - (m1 + (m2 - m1) / 2);
+			return;
+		}
+		if (d > (h.mask >> 1))
+			d = 0; /* behind the anchor (skew): the anchor's value */
+		else if (d > h.valid_ticks)
+			d = h.valid_ticks;
+		*mono = h.mono_ns + (int64_t)fc__scale(d, h.mult, h.frac);
+		*real_off = h.real_off_ns;
+		return;
+	}
 }

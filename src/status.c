@@ -65,7 +65,7 @@ int fc_status(struct fc_status *out)
 		errno = EFAULT;
 		return -1;
 	}
-	fc__ensure_init();
+	fc_init(); /* a settled answer: the start-up's trust check and calibration done */
 	memset(out, 0, sizeof(*out));
 	/* Take the writer lock for a consistent copy of the tracker (a reader never waits on it). */
 	fc_clock_lock(c);
@@ -86,20 +86,20 @@ int fc_status(struct fc_status *out)
 	if (c->track.nhist)
 		out->last_bracket_ns = (int64_t)(((unsigned __int128)c->track.hist[c->track.nhist - 1].c_half *
 						  2 * c->track.mult_est) >> 32);
+	out->ntp_maxerror_ns = c->have_ntp && c->ntp.sync != FC_SYNC_UNKNOWN ? c->ntp.maxerror_ns : -1;
+	out->ntp_esterror_ns = c->ntp.esterror_ns;
+	out->ntp_status = c->ntp.status;
 	fc_clock_unlock(c);
 	out->reanchors = __atomic_load_n(&c->reanchors, __ATOMIC_RELAXED);
 	out->slow_paths = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
 	out->waits = __atomic_load_n(&c->waits, __ATOMIC_RELAXED);
 	out->trust_checks = __atomic_load_n(&c->trust_checks, __ATOMIC_RELAXED);
-	out->updater_running = __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED);
+	out->updater_running = __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED) != 0;
 	{
 		struct fc_interval iv;
 		fc_real_bounded(&iv);
 		out->sync_status = iv.status;
 	}
-	out->ntp_maxerror_ns = c->have_ntp && c->ntp.sync != FC_SYNC_UNKNOWN ? c->ntp.maxerror_ns : -1;
-	out->ntp_esterror_ns = c->ntp.esterror_ns;
-	out->ntp_status = c->ntp.status;
 	out->step_notifier = __atomic_load_n(&c->step_notifier, __ATOMIC_RELAXED);
 	out->step_notifications = __atomic_load_n(&c->step_notifications, __ATOMIC_RELAXED);
 	return 0;

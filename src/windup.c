@@ -34,19 +34,27 @@ static uint64_t period_ticks(const struct fc_clock *c)
 /* ---- the writer lock ------------------------------------------------------------------------------------ */
 /* Try-lock: acquire pairs with the previous writer's release in unlock, so this writer sees the ring and
  * tracker state as the last one left them. */
+/* The writer mark is raised before the compare-and-swap and lowered after the release: a signal that lands
+ * between the two (the lock held, the mark not yet set) would otherwise wait for its own thread. A counter,
+ * not a flag, so a handler's own attempt nested inside restores it exactly. */
 static int try_lock(struct fc_clock *c)
 {
 	int expect = 0;
-	if (!__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	fc__in_writer++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the mark is set, for this thread's handlers, before the CAS */
+	if (!__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		fc__in_writer--;
 		return 0;
-	fc__in_writer = 1;
+	}
 	return 1;
 }
 
 void fc_clock_unlock(struct fc_clock *c)
 {
-	fc__in_writer = 0;
 	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); /* pairs with try_lock's acquire */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);         /* and only then the mark is lowered */
+	fc__in_writer--;
 }
 
 void fc_clock_lock(struct fc_clock *c)
@@ -102,9 +110,138 @@ void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why)
 	fc_hands_publish(c->pub, &p);
 	if (c->backend == FC_BACKEND_COUNTER)
 		c->track.discontinuities++;
-	c->backend = FC_BACKEND_KERNEL;
+	__atomic_store_n(&c->backend, FC_BACKEND_KERNEL, __ATOMIC_RELAXED);
 	fc__copy_str(c->reason, sizeof(c->reason), why);
 	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- start-up ------------------------------------------------------------------------------------------ */
+/* The first counter hand's rate is measured against CLOCK_MONOTONIC over this baseline: two brackets of
+ * ~40 ns (lfence;rdtsc + vDSO here) give ~40 ppm, well inside the tracker's 1000 ppm continuity tolerance,
+ * and it refines from there. Meanwhile the kernel's clock serves every read (FreeBSD and Linux boot the
+ * same way: a safe clocksource first, the TSC once it is calibrated). */
+#define START_BASELINE_NS 1000000
+/* The first calls of a short-lived program stay on the cheap path (a kernel read, ~1 us): the trust check
+ * (a sysfs read, CPUID) is due this long after initialisation. */
+#define START_DEFER_NS 50000
+/* A measured rate further than this from the CPU's own figure (CPUID 0x15 / 0x40000010, CNTFRQ_EL0), when
+ * it has one, is taken again: a suspend or a long preemption fell between the two samples. 1/64 is far
+ * beyond a crystal's tolerance (~100 ppm) and the measurement's noise. */
+#define START_HINT_TOL_DIV 64
+#define START_RETRIES 3
+
+void fc_clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
+		    int want)
+{
+	struct fc_hand p = {0};
+	c->pub = pub;
+	c->src = *src;
+	c->period_ns = period_ns;
+	c->lock = 0;
+	c->backend = FC_BACKEND_KERNEL;
+	fc_hands_init(&c->hands, pub, 0);
+	p.flags = FC_HAND_KERNEL;
+	p.mask = ~(uint64_t)0;
+	p.floor_ns = INT64_MIN;
+	fc_hands_publish(pub, &p);
+	c->reason[0] = 0;
+	if (!FC_HAVE_COUNTER) {
+		fc__str_cat(c->reason, sizeof(c->reason), "no user-readable counter on this architecture", (const char *)0);
+	} else if (want == FC_BACKEND_KERNEL) {
+		fc__str_cat(c->reason, sizeof(c->reason), "forced by FASTCLOCK_SOURCE=kernel", (const char *)0);
+	} else {
+		fc__str_cat(c->reason, sizeof(c->reason),
+			    "starting: the kernel's clock serves reads until the counter is checked and its rate measured",
+			    (const char *)0);
+		__atomic_store_n(&c->start_due, fc__kernel_ns(c, CLOCK_MONOTONIC) + START_DEFER_NS, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->start_phase, FC_START_TRUST, __ATOMIC_RELEASE);
+	}
+}
+
+static void start_done(struct fc_clock *c) { __atomic_store_n(&c->start_phase, FC_START_DONE, __ATOMIC_RELEASE); }
+
+/* One step of the start-up, under the lock. */
+static void start_step(struct fc_clock *c)
+{
+	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
+	struct fc_sample s;
+	struct fc_hand p;
+	uint64_t hz, hint;
+	int hint_src = FC_FREQ_NONE;
+
+	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_TRUST) {
+		char why[sizeof(c->reason)], cs[sizeof(c->clocksource)];
+		int ok = 1;
+		why[0] = 0;
+		if (c->trust_every) {
+			ok = fc_trust_check(why, sizeof(why), cs, sizeof(cs));
+			__atomic_fetch_add(&c->trust_checks, 1, __ATOMIC_RELAXED);
+			fc__copy_str(c->clocksource, sizeof(c->clocksource), cs);
+		}
+		c->reason[0] = 0;
+		if (!ok && !c->forced) {
+			fc__copy_str(c->reason, sizeof(c->reason), why);
+			start_done(c);
+			return;
+		}
+		if (!ok)
+			fc__str_cat(c->reason, sizeof(c->reason), "forced by FASTCLOCK_SOURCE=counter although ", why,
+				    (const char *)0);
+		else
+			fc__copy_str(c->reason, sizeof(c->reason), why[0] ? why : "counter trusted by the caller");
+		if (fc_sample_take(&c->src, FC_SAMPLE_TRIES, &c->start_s0) != 0) {
+			c->reason[0] = 0;
+			fc__str_cat(c->reason, sizeof(c->reason), "the kernel's clock could not be sampled against the counter",
+				    (const char *)0);
+			start_done(c);
+			return;
+		}
+		__atomic_store_n(&c->start_due, c->start_s0.mono + START_BASELINE_NS, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->start_phase, FC_START_RATE, __ATOMIC_RELAXED);
+		return;
+	}
+	if (fc_sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0 || s.mono - c->start_s0.mono < START_BASELINE_NS)
+		return;
+	hz = (uint64_t)((unsigned __int128)((s.c_mid - c->start_s0.c_mid) & c->src.mask) * NS_PER_SEC /
+			(uint64_t)(s.mono - c->start_s0.mono));
+	hint = c->src.mask == ~(uint64_t)0 ? fc_counter_freq_hint(&hint_src) : 0;
+	if (hz == 0 || (hint && (hz > hint + hint / START_HINT_TOL_DIV || hz < hint - hint / START_HINT_TOL_DIV) &&
+			++c->start_retries < START_RETRIES)) {
+		/* Disturbed (or a counter that did not move): measure again from this sample. */
+		c->start_s0 = s;
+		__atomic_store_n(&c->start_due, s.mono + START_BASELINE_NS, __ATOMIC_RELAXED);
+		return;
+	}
+	c->start_retries = 0;
+	c->freq_source = FC_FREQ_MEASURED;
+	c->counter_hz_initial = hz;
+	fc_track_init(&c->track, c->src.mask, 1, mult_from_hz(hz));
+	fc_track_set_period(&c->track, period_ticks(c));
+	/* From the kernel hand: the tracker starts at the kernel's upper bound, so no kernel read another thread
+	 * made before is ahead of the first counter value (track.c, "Leaving the kernel backend"). */
+	fc_track_update(&c->track, cur, &s, s.c_mid, &p);
+	c->have_ntp = 0;
+	set_ntp_fields(c, &p, s.mono);
+	fc_hands_publish(c->pub, &p);
+	__atomic_store_n(&c->backend, FC_BACKEND_COUNTER, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
+	start_done(c);
+}
+
+void fc_clock_start_finish(struct fc_clock *c)
+{
+	unsigned spins = 0;
+	while (__atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) {
+		if (fc__in_writer) /* a signal handler on the thread that holds the lock: cannot finish here */
+			return;
+		if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_TRUST ||
+		    fc__kernel_ns(c, CLOCK_MONOTONIC) >= __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
+			fc_clock_windup(c, NULL);
+		if (++spins % 64 == 0)
+			sched_yield();
+		else
+			fc__cpu_relax();
+	}
 }
 
 static void windup_locked(struct fc_clock *c)
@@ -113,6 +250,11 @@ static void windup_locked(struct fc_clock *c)
 	struct fc_sample s;
 	struct fc_hand p;
 	uint64_t t_a;
+
+	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE) {
+		start_step(c);
+		return;
+	}
 
 	if (c->trust_every && ++c->since_trust >= c->trust_every) {
 		char why[160], cs[32];
@@ -137,7 +279,6 @@ static void windup_locked(struct fc_clock *c)
 	fc_track_update(&c->track, cur, &s, t_a, &p);
 	set_ntp_fields(c, &p, s.mono);
 	fc_hands_publish(c->pub, &p);
-	fc__coarse_publish(c, p.mono_ns, p.real_off_ns);
 	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
 }
 
@@ -157,7 +298,7 @@ int fc_clock_windup(struct fc_clock *c, const struct fc_hand *seen)
 
 void fc_clock_set_period_locked(struct fc_clock *c, int64_t period_ns)
 {
-	c->period_ns = period_ns;
+	__atomic_store_n(&c->period_ns, period_ns, __ATOMIC_RELAXED); /* the updater reads it unlocked */
 	if (c->backend == FC_BACKEND_COUNTER)
 		fc_track_set_period(&c->track, period_ticks(c));
 }
@@ -203,7 +344,6 @@ int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sourc
 	c->have_ntp = 0;
 	set_ntp_fields(c, &p, s.mono);
 	fc_hands_publish(pub, &p);
-	fc__coarse_publish(c, p.mono_ns, p.real_off_ns);
 	c->reanchors = 1;
 	return 0;
 }
