@@ -58,7 +58,7 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	int expect = 0;
 	struct fc_ntp n = {0};
 	if (__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		fc_clock_refresh_ntp_locked(c, fc__kernel_ns(c, CLOCK_MONOTONIC));
+		fc__clock_refresh_ntp_locked(c, fc__kernel_ns(c, CLOCK_MONOTONIC));
 		n = c->ntp;
 		__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
 	} else if (c->src.ntp) {
@@ -83,7 +83,7 @@ static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int
 	return v + raised;
 }
 
-int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
+int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 {
 	unsigned spins = 0;
 	int counted = 0, wound = 0;
@@ -131,7 +131,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 			    !fc__in_writer &&
 			    ((how & FC__REAL) ? fc__kernel_ns(c, CLOCK_MONOTONIC) : v) >=
 				    __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
-				fc_clock_windup(c, th);
+				fc__clock_windup(c, th);
 			return v;
 		}
 		t = c->src.counter(c->src.ctx);
@@ -169,7 +169,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 			/* Behind the anchor. A little (skew): clamp. More: the counter went back; re-anchor, or
 			 * clamp while another thread does. The bound adds the clamp's distance. */
 			uint64_t behind = h.mask - d + 1;
-			if (behind >= h.valid_ticks / SKEW_CLAMP_DIV && fc_clock_windup(c, th))
+			if (behind >= h.valid_ticks / SKEW_CLAMP_DIV && fc__clock_windup(c, th))
 				continue;
 			if (b)
 				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(behind, h.mult, 0) + 1;
@@ -182,7 +182,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 			 * value. */
 			return kernel_past_hand(c, &h, how, b);
 		}
-		if (fc_clock_windup(c, th)) {
+		if (fc__clock_windup(c, th)) {
 			wound = 1;
 			continue;
 		}
@@ -203,7 +203,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 	}
 }
 
-int64_t fc_clock_slow(struct fc_clock *c, int how) { return fc_clock_read(c, how, NULL); }
+int64_t fc__clock_slow(struct fc_clock *c, int how) { return fc__clock_read(c, how, NULL); }
 
 /* ---- the global clock's entry points (called by the inline readers) ------------------------------------ */
 /* A read from a signal handler must leave errno as it found it (the handler's caller may be between a
@@ -214,7 +214,7 @@ static int64_t global_read(int how, struct fc__bound *b)
 	const int saved = errno;
 	int64_t v;
 	if (FC__LIKELY(fc__ensure_init())) {
-		v = fc_clock_read(c, how, b);
+		v = fc__clock_read(c, how, b);
 	} else { /* a signal handler during its own thread's initialisation: the kernel's clock, unbounded */
 		v = fc__kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
 		if (b)
@@ -234,7 +234,7 @@ uint64_t fc__ticks_kernel(void)
 	/* A capture's unit (counter ticks or kernel ns) must not change after it is taken: finish the start-up
 	 * first (up to its 1 ms baseline, once per process, only for a program whose first call is fc_ticks). */
 	if (fc__ensure_init())
-		fc_clock_start_finish(c);
+		fc__clock_start_finish(c);
 	{
 		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
 		t = (FC__LOAD(cur->flags) & FC_HAND_KERNEL) ? (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC)

@@ -81,7 +81,7 @@ static i128 kernel_at(const struct fc_sample *s, uint64_t t, uint64_t mult, uint
 	return fx(s->mono) + (i128)sdelta(t, s->c_mid, mask) * (i128)mult;
 }
 
-i128 fc_hand_value_fx(const struct fc_hand *h, uint64_t t)
+i128 fc__hand_value_fx(const struct fc_hand *h, uint64_t t)
 {
 	uint64_t d = (t - h->base_ticks) & h->mask;
 	if (d > (h->mask >> 1)) /* counter behind the anchor: readers clamp to the anchor */
@@ -91,16 +91,16 @@ i128 fc_hand_value_fx(const struct fc_hand *h, uint64_t t)
 	return fx(h->mono_ns) + (i128)h->frac + (i128)((unsigned __int128)d * h->mult);
 }
 
-void fc_track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uint64_t mult_hint)
+void fc__track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uint64_t mult_hint)
 {
 	*t = (struct fc_track){0};
 	t->mask = mask;
 	t->mult_est = mult_hint ? mult_hint : 1;
 	t->mult_hint = mult_hint;
-	fc_track_set_period(t, period_ticks);
+	fc__track_set_period(t, period_ticks);
 }
 
-void fc_track_set_period(struct fc_track *t, uint64_t period_ticks)
+void fc__track_set_period(struct fc_track *t, uint64_t period_ticks)
 {
 	if (period_ticks < 8)
 		period_ticks = 8;
@@ -262,7 +262,7 @@ static i128 expired_floor(const struct fc_hand *old, i128 K_hi, uint64_t od, i12
 		return end_val;
 	if (!behind && (i128)od - reach <= (i128)old->valid_ticks)
 		return end_val; /* a jump of less than the window may have landed inside it */
-	return fc_hand_value_fx(old, old->base_ticks + (uint64_t)reach);
+	return fc__hand_value_fx(old, old->base_ticks + (uint64_t)reach);
 }
 
 /* Uncertainty of mult_est, fx ns per tick: how far the kernel's rate may be from it over the next period.
@@ -312,7 +312,7 @@ static i128 rate_uncertainty(const struct fc_track *t)
 	return u;
 }
 
-void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,
+void fc__track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,
 		     uint64_t t_anchor, struct fc_hand *out)
 {
 	const uint64_t P = t->period_ticks;
@@ -338,11 +338,11 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 			V = fx(old->floor_ns);
 	} else {
 		uint64_t od = (t_anchor - old->base_ticks) & old->mask;
-		end_val = fc_hand_value_fx(old, old->base_ticks + old->valid_ticks);
+		end_val = fc__hand_value_fx(old, old->base_ticks + old->valid_ticks);
 		if (od < old->valid_ticks) {
 			in_valid = 1;
 			rem = old->valid_ticks - od;
-			V = fc_hand_value_fx(old, t_anchor); /* continuity */
+			V = fc__hand_value_fx(old, t_anchor); /* continuity */
 			t->last_err_ns = fx_floor(V - K);
 			if (V < K_lo)
 				V = K_lo; /* behind the kernel: step forward (the slope removes the rest) */

@@ -1,6 +1,6 @@
 // fastclock simulation harness: a deterministic simulated machine (counter, kernel clocks, NTP state) and a
-// runner that drives the library's real tracking code (fc_clock_setup / fc_clock_slow / fc_clock_windup /
-// fc_clock_set_kernel_locked, fc__hand_read, track.c, hands.c, sample.c) over it under scripted scenarios.
+// runner that drives the library's real tracking code (fc__clock_setup / fc__clock_slow / fc__clock_windup /
+// fc__clock_set_kernel_locked, fc__hand_read, track.c, hands.c, sample.c) over it under scripted scenarios.
 //
 // Time model. The machine has a true time t (ns, long double). Everything is a function of t:
 //   counter   c(t): piecewise linear at `hz` x (1 + drift), may jump, stop, wrap at `mask`, lag (skew);
@@ -212,7 +212,7 @@ public:
 
 	// Actions other threads take (the updater's step notifier, a demotion, a stalled writer).
 	void notify_step();                     // what the updater does on a CANCEL_ON_SET wake-up
-	void demote(const char *why);           // the trust re-check fails: fc_clock_set_kernel_locked
+	void demote(const char *why);           // the trust re-check fails: fc__clock_set_kernel_locked
 	void stall_writer(long double stall_ns); // writer samples, then is descheduled before publishing
 
 private:

@@ -43,7 +43,7 @@ void setup(uint64_t hz_hint)
 	M = Machine{};
 	fc_source src{sim_counter_ctx, sim_kernel, nullptr, nullptr, ~0ull};
 	C = fc_clock{};
-	ASSERT_EQ(fc_clock_setup(&C, &PUB, &src, 1000000, hz_hint, 0), 0);
+	ASSERT_EQ(fc__clock_setup(&C, &PUB, &src, 1000000, hz_hint, 0), 0);
 }
 
 // fc_mono_ns over the simulated machine: the same two steps as include/fastclock.h.
@@ -52,7 +52,7 @@ int64_t sim_mono()
 	int64_t m, off;
 	if (fc__hand_read(&PUB, sim_counter, &m, &off, nullptr))
 		return m;
-	return fc_clock_slow(&C, FC__MONO);
+	return fc__clock_slow(&C, FC__MONO);
 }
 
 // Reads every `gap` ns for `dur` ns; returns max |fastclock - kernel| and counts backward steps.
@@ -114,7 +114,7 @@ TEST(Track, forced_early_reanchors_never_step_back)
 	M.set_ppm(-300); // the kernel runs slow: each re-anchor wants a slower slope
 	for (int i = 0; i < 20000; i++) {
 		if (i % 3 == 0)
-			fc_clock_windup(&C, nullptr); // re-anchor long before the hand is stale
+			fc__clock_windup(&C, nullptr); // re-anchor long before the hand is stale
 		int64_t v = sim_mono();
 		if (v < last)
 			back++;
@@ -165,7 +165,7 @@ TEST(Track, bound_contains_the_true_error_in_steady_state)
 		int64_t m, off;
 		fc__bound b;
 		if (!fc__hand_read(&PUB, sim_counter, &m, &off, &b)) {
-			fc_clock_slow(&C, FC__MONO);
+			fc__clock_slow(&C, FC__MONO);
 			continue;
 		}
 		long double k = M.kernel_mono();
