@@ -81,7 +81,10 @@ def convert(md, name, section, version):
             flush()
             level, text = ln.split(" ", 1)
             text = re.sub(r"[`*]", "", text).strip()
-            body.append((".SH " if level == "##" else ".SS ") + '"' + esc(text.upper() if level == "##" else text) + '"')
+            if level == "##":
+                body.append('.SH "%s"' % esc(text.upper()))
+            else:
+                body.append('.SS "%s"' % esc(text))
         elif ln.startswith("|"):
             flush()
             rows = []

@@ -10,7 +10,9 @@ import sys
 nm, lib, api_path, out_path = sys.argv[1:5]
 api = {ln.strip() for ln in open(api_path, encoding="utf-8") if ln.strip() and not ln.startswith("#")}
 res = subprocess.run([nm, "--defined-only", "--extern-only", lib], capture_output=True, text=True, check=True)
-names = sorted({f[2] for f in (ln.split() for ln in res.stdout.split("\n")) if len(f) == 3 and f[1] == "T"} - api)
+rows = [ln.split() for ln in res.stdout.split("\n")]
+# functions (T) only; names starting with __ are the compiler's (sanitizers), not the library's
+names = sorted({f[2] for f in rows if len(f) == 3 and f[1] == "T" and not f[2].startswith("__")} - api)
 if not names:
     sys.exit("gen_hijack: %s defines no internal function: wrong library?" % lib)
 with open(out_path, "w", encoding="utf-8") as f:

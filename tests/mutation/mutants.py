@@ -14,7 +14,7 @@ REDUNDANT_NOTE = ("memory order only, and redundant: the model finds no violatio
                   "x86-64")
 
 PROTO_TESTS = r"^interleave_"
-HOOK_TARGETS = ["interleave"]
+HOOK_TARGETS = ["fc_interleave"]
 
 M = [
     # ---- the inline reader (include/fastclock/fc_hand.h) -------------------------------------------------
@@ -119,13 +119,13 @@ M = [
          file="src/hands.c",
          old="	if (gen == 0) /* 0 means \"being written\": skip it on wrap */\n		gen = 1;\n",
          new="",
-         targets=["unit_tests"], tests=r"^Hands\."),
+         targets=["fastclock_unit_tests"], tests=r"^Hands\."),
     # ---- arithmetic, tracker, fallback (outside CI: rebuild the library and its tests) --------------------
     dict(name="128-bit multiply truncated to 64 bits", set="all", guards="exact scaling of long deltas",
          file="include/fastclock/fc_hand.h",
          old="return (uint64_t)(((unsigned __int128)delta * mult + frac) >> 32);",
          new="return (uint64_t)((delta * mult + frac) >> 32);",
-         targets=["unit_tests"], tests=r"^Arith\."),
+         targets=["fastclock_unit_tests"], tests=r"^Arith\."),
     dict(name="kernel-fallback floor removed", set="all", guards="no step back at a demotion",
          file="src/read.c",
          old="			v = h->floor_ns;\n",
@@ -136,15 +136,15 @@ M = [
          file="src/track.c",
          old="		V = K + half;\n		if (old && V < fx(old->floor_ns))",
          new="		V = K;\n		if (old && V < fx(old->floor_ns))",
-         targets=["interleave"], tests=r"^interleave_startup"),
+         targets=["fc_interleave"], tests=r"^interleave_startup"),
     dict(name="tracker: slope clamp removed", set="all", guards="slews followed at a bounded rate",
          file="src/track.c",
          old="	if (m < (i128)mult - (i128)(mult / SLEW_DIV))\n		m = (i128)mult - (i128)(mult / SLEW_DIV);\n	if (m > (i128)mult + (i128)(mult / SLEW_DIV))\n		m = (i128)mult + (i128)(mult / SLEW_DIV);\n",
          new="",
-         targets=["fc_sim", "unit_tests"], tests=r"^sim_|^Track\."),
+         targets=["fc_sim", "fastclock_unit_tests"], tests=r"^sim_|^Track\."),
     dict(name="tracker: expired-hand floor removed", set="all", guards="no step back after a counter jump",
          file="src/track.c",
          old="			V = expired_floor(old, K + half, od, end_val);\n",
          new="			V = K; (void)expired_floor;\n",
-         targets=["fc_sim", "unit_tests"], tests=r"^sim_|^Track\."),
+         targets=["fc_sim", "fastclock_unit_tests"], tests=r"^sim_|^Track\."),
 ]
