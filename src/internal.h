@@ -103,15 +103,23 @@ struct fc_track {
 	int64_t max_abs_err_ns;
 	uint64_t discontinuities;
 	uint64_t real_steps;
-	int disrupted; /* the last update followed a discontinuity */
+	uint64_t swing_mult; /* the KERNEL_SWING_DIV part of the last hand's err_mult (32.32 ns/tick) */
+	int disrupted; /* a discontinuity (or start-up on a hint) and not re-converged since: hands not SYNCHRONIZED */
 };
 
 void fc__track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uint64_t mult_hint);
 void fc__track_set_period(struct fc_track *t, uint64_t period_ticks);
+/* The hint given to fc__track_init was measured between samples a and b (not a CPUID or kernel figure): its
+ * noise is known, so the first hand may be SYNCHRONIZED. */
+void fc__track_hint_measured(struct fc_track *t, const struct fc_sample *a, const struct fc_sample *b);
 /* Compute the hand that follows `old` (NULL or a kernel hand at start-up), anchored at counter value
  * t_anchor, from sample s. Fills every parameter field of *out (not gen/next). Pure: no I/O, no globals. */
 void fc__track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,
 		     uint64_t t_anchor, struct fc_hand *out);
+/* The sync status of hand h (just made by fc__track_update) given the kernel's NTP state: DISRUPTED while the
+ * tracker is (a discontinuity, or a rate resting on an unmeasured hint) or a pending leap second falls inside
+ * the hand's window; otherwise ntp->sync. Pure. */
+int fc__track_sync(const struct fc_track *t, const struct fc_hand *h, const struct fc_ntp *ntp);
 
 /* The value of a hand at counter t, in 32.32 fixed point (exactly what readers compute, before the shift),
  * with deltas clamped to the hand's validity window [0, valid_ticks]. Shared by track.c and clock.c. */

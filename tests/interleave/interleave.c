@@ -91,12 +91,12 @@ static long retries;           /* TP_AFTER_R1 hits in the current read (1 = no r
 
 void fc_test_point(int n)
 {
-	if (!reading)
-		return;
 	if (n == FC__TP_AFTER_R1 && ++retries > MAX_RETRIES) {
 		fprintf(stderr, "interleave: a read retried %d times with nothing changing: livelock\n", MAX_RETRIES);
 		exit(1);
 	}
+	if (!reading)
+		return;
 	if (reader_next_stop < S.nreader_stops && S.reader_stops[reader_next_stop] == n) {
 		reader_next_stop++;
 		hand_to(WRITER, READER);
@@ -386,6 +386,7 @@ static void t_startup_switch(void)
 	fc__clock_start(&C, PUB, &src, 1000000, 0);
 	/* trust_every 0: no trust check (the simulated machine has no clocksource file). */
 	for (int i = 0; i < 200000 && __atomic_load_n(&C.start_phase, __ATOMIC_RELAXED) != FC_START_DONE; i++) {
+		retries = 0;
 		k = fc__clock_read(&C, FC__MONO, NULL);
 		CHECK(k >= last, "start-up: time went back by %lld ns on the kernel hand", (long long)(last - k));
 		last = k;
@@ -433,6 +434,37 @@ static void t_slow_path_stale_check(void)
 	      "a read across the counter's wrap returned %lld, not the anchor + 32 ticks", (long long)m);
 }
 
+/* Demotion to the kernel backend (trust lost): readers may hold the last counter hand, which can be ahead of
+ * the kernel by its error; a kernel read after the switch is raised to that hand's largest value (the
+ * kernel-fallback floor) until the kernel passes it, so nothing goes back. */
+static void t_demotion_floor(void)
+{
+	const char *name = "demotion_kernel_read_not_below_the_last_counter_hand";
+	struct fc_hand p = hand_k(1);
+	int64_t v1, v2;
+	const uint64_t t = 5000000;
+	if (!wanted(name) || !use_slow_path)
+		return;
+	reset(0, t);
+	/* A counter hand 2 us ahead of the simulated kernel (mono = ticks) at t. */
+	p.base_ticks = t - 1000;
+	p.mono_ns = (int64_t)(t - 1000) + 2000;
+	p.mult = (uint64_t)1 << 32;
+	p.frac = 0;
+	p.stale_ticks = 1000000;
+	p.valid_ticks = 1125000;
+	fc__hands_publish(PUB, &p);
+	v1 = fc__clock_read(&C, FC__MONO, NULL);
+	fc__clock_set_kernel_locked(&C, "test: trust lost");
+	v2 = fc__clock_read(&C, FC__MONO, NULL); /* same counter, same kernel time */
+	CHECK(v2 >= v1, "after the demotion a kernel read went back by %lld ns below the counter hand's value",
+	      (long long)(v1 - v2));
+	__atomic_store_n(&g_ticks, t + 2000000, __ATOMIC_RELAXED); /* past the old hand's window: the kernel's own */
+	v2 = fc__clock_read(&C, FC__MONO, NULL);
+	CHECK(v2 == (int64_t)(t + 2000000), "once the kernel passed the floor, reads are the kernel's (%lld, not %lld)",
+	      (long long)v2, (long long)(t + 2000000));
+}
+
 int main(int argc, char **argv)
 {
 	g_only = argc > 1 ? argv[1] : NULL;
@@ -443,6 +475,7 @@ int main(int argc, char **argv)
 		t_publish_then_read();
 		t_writer_paused_at_every_step();
 		t_slow_path_stale_check();
+		t_demotion_floor();
 	}
 	use_slow_path = 1;
 	t_startup_switch();

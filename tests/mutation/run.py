@@ -13,6 +13,7 @@ Standard library only.
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -49,6 +50,9 @@ def failed_tests(build_dir, regex):
 
 
 def main():
+    # A mutant in place must never outlive the gate: SIGTERM (a CI timeout) unwinds through the restoring
+    # `finally` like Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     ap = argparse.ArgumentParser()
     ap.add_argument("--set", default="protocol", choices=["protocol", "all"])
     ap.add_argument("--runs", type=int, default=5)
