@@ -6,11 +6,14 @@
  * holds what they share: argument errors (exit code 2), a small JSON writer, statistics and clock helpers.
  *
  * Exit codes (docs/cli.md): 0 success; 1 the command ran and found a problem (check: a violation; report:
- * the renderer failed); 2 bad usage (unknown command, option or clock, bad value, unreadable file).
+ * the renderer failed); 2 bad usage (unknown command, option or clock, bad value, unreadable or invalid input);
+ * 3 the output could not be written (standard output closed, full, or a broken pipe); 130 interrupted by SIGINT
+ * (what was measured is printed).
  */
 #ifndef FASTCLOCK_CLI_H
 #define FASTCLOCK_CLI_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
@@ -22,6 +25,8 @@ extern "C" {
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAIL 1
 #define CLI_EXIT_USAGE 2
+#define CLI_EXIT_OUTPUT 3
+#define CLI_EXIT_INTERRUPTED 130 /* 128 + SIGINT, as a shell reports a process killed by it */
 
 #ifndef FASTCLOCK_TOOL_VERSION
 #define FASTCLOCK_TOOL_VERSION "0.1.0"
@@ -47,6 +52,20 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
 /* Strict number parsers: the whole string must be a number in range. Return 0, or -1. */
 int cli_parse_double(const char *s, double *out);
 int cli_parse_long(const char *s, long *out);
+
+/* ---- output and interruption ---- */
+/* Flush and close standard output; on any write error so far print one line naming it and return
+ * CLI_EXIT_OUTPUT, else rc. main() calls it once, after the command. */
+int cli_finish_output(int rc);
+/* Set by SIGINT once cli_catch_interrupt() has installed the handler; long loops poll it. */
+extern volatile sig_atomic_t cli_interrupted;
+void cli_catch_interrupt(void);
+/* CLI_EXIT_INTERRUPTED after a note on stderr if SIGINT came, else CLI_EXIT_OK. */
+int cli_interrupted_exit(void);
+/* One CSV row "clock,stat,value" (stat followed by t when t >= 0; an empty value for NaN). */
+void cli_csv_row(const char *clock, const char *stat, int t, double v);
+/* The CPU's model name from /proc/cpuinfo ("" when absent). */
+void cli_cpu_model(char *buf, size_t n);
 
 /* ---- time ---- */
 static inline int64_t cli_ns(clockid_t id)

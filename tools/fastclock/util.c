@@ -331,3 +331,76 @@ void agree_free(struct agree_series *a)
 	free(a->real_half);
 	*a = (struct agree_series){0};
 }
+
+/* ---- output and interruption ---- */
+int cli_finish_output(int rc)
+{
+	int err = ferror(stdout), e = 0;
+	if (fflush(stdout) != 0) {
+		err = 1;
+		e = errno;
+	}
+	if (fclose(stdout) != 0 && !e) {
+		err = 1;
+		e = errno;
+	}
+	if (!err)
+		return rc;
+	/* A write that failed earlier and then succeeded on the flush still lost output: say so. */
+	cli_error("cannot write to standard output: %s", e ? strerror(e) : "a write failed, the output is incomplete");
+	return CLI_EXIT_OUTPUT;
+}
+
+volatile sig_atomic_t cli_interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	cli_interrupted = 1;
+}
+
+void cli_catch_interrupt(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint; /* no SA_RESTART: a sleep returns early, the loops see the flag */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+int cli_interrupted_exit(void)
+{
+	if (!cli_interrupted)
+		return CLI_EXIT_OK;
+	cli_error("interrupted: printed what was measured until then");
+	return CLI_EXIT_INTERRUPTED;
+}
+
+void cli_csv_row(const char *clock, const char *stat, int t, double v)
+{
+	char tn[16] = "";
+	if (t >= 0)
+		snprintf(tn, sizeof(tn), "%d", t);
+	if (isfinite(v))
+		printf("%s,%s%s,%.10g\n", clock, stat, tn, v);
+	else
+		printf("%s,%s%s,\n", clock, stat, tn);
+}
+
+void cli_cpu_model(char *buf, size_t n)
+{
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	buf[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (colon && (!strncmp(line, "model name", 10) || !strncmp(line, "Model name", 10))) {
+			snprintf(buf, n, "%s", colon + 2);
+			buf[strcspn(buf, "\n")] = '\0';
+			break;
+		}
+	}
+	fclose(f);
+}
