@@ -722,8 +722,8 @@ static void json_clock(struct jw *j, const struct result *r)
 		if (b < HIST_NBINS)
 			counts[b] = (double)r->hist[b];
 	}
-	jw_flat(j, "edges_ns", edges, HIST_NBINS + 1, 1e4);
-	jw_flat(j, "counts", counts, HIST_NBINS, 1);
+	jw_flat(j, "edges_ns", edges, (size_t)HIST_NBINS + 1, 1e4);
+	jw_flat(j, "counts", counts, (size_t)HIST_NBINS, 1);
 	jw_int(j, "zero", r->zero);
 	jw_int(j, "negative", r->backward);
 	jw_end_obj(j);
@@ -848,7 +848,7 @@ int cmd_bench(int argc, char **argv)
 	if ((rc = parse_args(argc, argv)) >= 0)
 		return rc;
 	n = select_clocks(B.clocks ? B.clocks : "*", all, nall, sel);
-	if (n < 0)
+	if (n <= 0)
 		return CLI_EXIT_USAGE;
 	if (B.list) {
 		for (int i = 0; i < n; i++)
