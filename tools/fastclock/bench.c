@@ -111,8 +111,8 @@ static const char bench_help[] =
 	"                   use); or a list '1,2,4' without repeats. 1 is always measured: efficiency is relative\n"
 	"                   to one thread. At most 256 threads.\n"
 	"  --duration S     total time budget in seconds, 0 < S <= 86400 (default 20)\n"
-	"  --batch-ms MS    target duration of one timed batch, 0.01..1000 (default 10; shortened, not below\n"
-	"                   0.1, so that 7 rounds fit in the cost share of a short --duration)\n"
+	"  --batch-ms MS    target duration of one timed batch, 0 < MS <= 1000 (default 10); never below 0.1,\n"
+	"                   and shortened to that floor if 7 rounds would not fit in the cost share of --duration\n"
 	"  --json           one JSON document on stdout (schema: docs/bench.schema.json)\n"
 	"  --csv            long format on stdout: header 'clock,stat,value', one row per statistic\n"
 	"  --markdown       the cost table (with ratios) and the thread table as markdown\n"
@@ -212,17 +212,12 @@ static int parse_threads(const char *s)
 /* ---- agreement ---- */
 static void agree_sample(void)
 {
-	int64_t k1, f, k2, r1, g, r2;
+	struct bracket b;
 	/* A first read re-anchors a stale hand (the main thread sleeps between samples), so the bracketed read
 	 * below measures a steady-state read, not the slow path's own kernel sampling. */
 	fcb_sink = fc_mono_ns();
-	k1 = cli_ns(CLOCK_MONOTONIC);
-	f = fc_mono_ns();
-	k2 = cli_ns(CLOCK_MONOTONIC);
-	r1 = cli_ns(CLOCK_REALTIME);
-	g = fc_real_ns();
-	r2 = cli_ns(CLOCK_REALTIME);
-	agree_push(&B.agree, B.t0, k1, f, k2, r1, g, r2);
+	bracket_read(&b);
+	agree_push(&B.agree, B.t0, &b);
 }
 
 static void progress(size_t i, size_t n, const char *name, const char *phase)
@@ -779,14 +774,13 @@ static int parse_args(int argc, char **argv)
 {
 	int ncpu = cli_ncpus();
 	char s[16];
+	double batch_ms = DEFAULT_BATCH_MS;
 	B.duration_s = DEFAULT_DURATION_S;
-	B.batch_ns = DEFAULT_BATCH_MS * 1e6;
 	snprintf(s, sizeof(s), "%d", ncpu > MAX_THREADS ? MAX_THREADS : ncpu);
 	parse_threads(s);
 	for (int i = 1; i < argc; i++) {
 		const char *v;
 		int m;
-		double d;
 		static const char *const formats[] = {"--json", "--csv", "--markdown"};
 		int fmt = 0;
 		for (int f = 0; f < 3; f++)
@@ -813,24 +807,17 @@ static int parse_args(int argc, char **argv)
 			if (parse_threads(v))
 				return cli_usage_error("bad --threads '%s' (a count 1..%d, or a list like 1,2,4 of such counts "
 						       "without repeats)", v, MAX_THREADS);
-		} else if ((m = cli_opt(argc, argv, &i, "--duration", &v)) != 0) {
+		} else if ((m = cli_opt_num(argc, argv, &i, "--duration", 0, MAX_DURATION_S, "seconds", &B.duration_s)) ||
+			   (m = cli_opt_num(argc, argv, &i, "--batch-ms", 0, 1000, "milliseconds", &batch_ms))) {
 			if (m < 0)
 				return CLI_EXIT_USAGE;
-			if (cli_parse_double(v, &B.duration_s) || B.duration_s <= 0 || B.duration_s > MAX_DURATION_S)
-				return cli_usage_error("bad --duration '%s' (seconds, > 0 and at most %.0f)", v,
-						       MAX_DURATION_S);
-		} else if ((m = cli_opt(argc, argv, &i, "--batch-ms", &v)) != 0) {
-			if (m < 0)
-				return CLI_EXIT_USAGE;
-			if (cli_parse_double(v, &d) || d < 0.01 || d > 1000)
-				return cli_usage_error("bad --batch-ms '%s' (milliseconds, 0.01..1000)", v);
-			B.batch_ns = d * 1e6;
 		} else if (argv[i][0] == '-') {
 			return cli_usage_error("unknown option '%s' (see 'fastclock bench --help')", argv[i]);
 		} else {
 			return cli_usage_error("unexpected argument '%s' (see 'fastclock bench --help')", argv[i]);
 		}
 	}
+	B.batch_ns = batch_ms * 1e6;
 	return -1;
 }
 

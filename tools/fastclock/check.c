@@ -166,7 +166,8 @@ static void *checker(void *arg)
 		;
 	while (!__atomic_load_n(&C.stop, __ATOMIC_RELAXED)) {
 		uint64_t turn = __atomic_load_n(&C.turn, __ATOMIC_ACQUIRE);
-		int64_t k1, f, k2, r1, g, r2, k3, bound, slack, off_lo, off_hi, rel, coarse, after;
+		struct bracket b;
+		int64_t k3, bound, slack, off_lo, off_hi, rel, coarse, after;
 		uint64_t tk, tkr;
 		struct fc_interval iv;
 		if (C.nthreads > 1 && turn % (uint64_t)C.nthreads == (uint64_t)t->idx) {
@@ -174,19 +175,14 @@ static void *checker(void *arg)
 			continue;
 		}
 		t->iters++;
-		k1 = cli_ns(CLOCK_MONOTONIC);
-		f = fc_mono_ns();
-		k2 = cli_ns(CLOCK_MONOTONIC);
-		r1 = cli_ns(CLOCK_REALTIME);
-		g = fc_real_ns();
-		r2 = cli_ns(CLOCK_REALTIME);
+		bracket_read(&b);
 		k3 = cli_ns(CLOCK_MONOTONIC);
 		if (t->idx == 0 && t->iters == INJECT_AT_ITER) {
 			if (C.inject == INJ_BACKSTEP) {
-				f = (last_mono > INT64_MIN ? last_mono : f) - INJECT_NS;
+				b.f = (last_mono > INT64_MIN ? last_mono : b.f) - INJECT_NS;
 				C.injected = 1;
 			} else if (C.inject == INJ_BRACKET) {
-				f += INJECT_NS;
+				b.f += INJECT_NS;
 				C.injected = 1;
 			}
 		}
@@ -196,12 +192,12 @@ static void *checker(void *arg)
 			t->max_bound = bound;
 		slack = C.slack_ns + bound;
 		/* monotonic against the kernel's bracket */
-		check_read(t, V_MONO_BRACKET, V_MONO_BACK, f, k1, k2, slack, &t->worst_mono_below,
+		check_read(t, V_MONO_BRACKET, V_MONO_BACK, b.f, b.k1, b.k2, slack, &t->worst_mono_below,
 			   &t->worst_mono_above, &last_mono);
 		/* realtime: the kernel's offset REALTIME - MONOTONIC changes only when the clock is stepped (slews
 		 * move both clocks alike). k2 <= r1 <= k3 in time bound it: r1 - k3 <= offset <= r1 - k2. */
-		off_lo = r1 - k3;
-		off_hi = r1 - k2;
+		off_lo = b.r1 - k3;
+		off_hi = b.r1 - b.k2;
 		if (have_off && (off_hi < off_lo_prev - STEP_MARGIN_NS || off_lo > off_hi_prev + STEP_MARGIN_NS)) {
 			grace_until = k3 + C.grace_ns;
 			t->steps_seen++;
@@ -210,8 +206,8 @@ static void *checker(void *arg)
 		off_lo_prev = off_lo;
 		off_hi_prev = off_hi;
 		have_off = 1;
-		if (k2 >= grace_until)
-			check_read(t, V_REAL_BRACKET, V_REAL_BACK, g, r1, r2, slack, &t->worst_real_below,
+		if (b.k2 >= grace_until)
+			check_read(t, V_REAL_BRACKET, V_REAL_BACK, b.g, b.r1, b.r2, slack, &t->worst_real_below,
 				   &t->worst_real_above, &last_real);
 		/* the other readers, each against its own previous value */
 		rel = fc_mono_ns_relaxed();
@@ -233,9 +229,9 @@ static void *checker(void *arg)
 		if (coarse > after)
 			violation(t, V_COARSE_AHEAD, coarse, after);
 		last_coarse = coarse;
-		if (t->idx == 0 && k2 >= next_agree) {
-			agree_push(&C.agree, C.t0, k1, f, k2, r1, g, r2);
-			next_agree = k2 + AGREE_EVERY_NS;
+		if (t->idx == 0 && b.k2 >= next_agree) {
+			agree_push(&C.agree, C.t0, &b);
+			next_agree = b.k2 + AGREE_EVERY_NS;
 		}
 	}
 	return NULL;
@@ -268,12 +264,9 @@ int cmd_check(int argc, char **argv)
 			return CLI_EXIT_OK;
 		} else if (!strcmp(argv[i], "--json")) {
 			C.json = 1;
-		} else if ((m = cli_opt(argc, argv, &i, "--duration", &v)) != 0) {
+		} else if ((m = cli_opt_num(argc, argv, &i, "--duration", 0, MAX_DURATION_S, "seconds", &C.duration_s))) {
 			if (m < 0)
 				return CLI_EXIT_USAGE;
-			if (cli_parse_double(v, &C.duration_s) || C.duration_s <= 0 || C.duration_s > MAX_DURATION_S)
-				return cli_usage_error("bad --duration '%s' (seconds, > 0 and at most %.0f)", v,
-						       MAX_DURATION_S);
 		} else if ((m = cli_opt(argc, argv, &i, "--threads", &v)) != 0) {
 			if (m < 0)
 				return CLI_EXIT_USAGE;

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <fastclock.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -48,6 +50,10 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * option (advancing *i past a separate value); returns -1 (after printing an error) when the value is
  * missing; 0 when argv[*i] is another option. */
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
+
+/* cli_opt for a number in (lo, hi]: 1 and *out set, 0 another option, -1 after printing "bad NAME 'v' (unit:
+ * > lo and at most hi)". */
+int cli_opt_num(int argc, char **argv, int *i, const char *name, double lo, double hi, const char *unit, double *out);
 
 /* Strict number parsers: the whole string must be a number in range. Return 0, or -1. */
 int cli_parse_double(const char *s, double *out);
@@ -109,10 +115,23 @@ struct agree_series {
 	size_t n, cap;
 	double *t_s, *mono_err, *mono_half, *real_err, *real_half;
 };
-/* Append one bracketed sample: k1 <= f (fc_mono_ns) <= k2 on CLOCK_MONOTONIC, r1 <= g (fc_real_ns) <= r2 on
- * CLOCK_REALTIME; t_s counts from t0. Errors are against the bracket's midpoint. Dropped if out of memory. */
-void agree_push(struct agree_series *a, int64_t t0, int64_t k1, int64_t f, int64_t k2, int64_t r1, int64_t g,
-		int64_t r2);
+/* One bracketed read of each: k1 <= f = fc_mono_ns() <= k2 on CLOCK_MONOTONIC, then r1 <= g = fc_real_ns() <= r2
+ * on CLOCK_REALTIME. */
+struct bracket {
+	int64_t k1, f, k2, r1, g, r2;
+};
+static inline void bracket_read(struct bracket *b)
+{
+	b->k1 = cli_ns(CLOCK_MONOTONIC);
+	b->f = fc_mono_ns();
+	b->k2 = cli_ns(CLOCK_MONOTONIC);
+	b->r1 = cli_ns(CLOCK_REALTIME);
+	b->g = fc_real_ns();
+	b->r2 = cli_ns(CLOCK_REALTIME);
+}
+/* Append one bracketed sample; t_s counts from t0. Errors are against the bracket's midpoint. Dropped if out
+ * of memory. */
+void agree_push(struct agree_series *a, int64_t t0, const struct bracket *b);
 void agree_free(struct agree_series *a);
 /* The JSON members both documents share (bench.c) */
 void bench_json_host(struct jw *j);

@@ -62,6 +62,19 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
 	return 1;
 }
 
+int cli_opt_num(int argc, char **argv, int *i, const char *name, double lo, double hi, const char *unit, double *out)
+{
+	const char *v;
+	int m = cli_opt(argc, argv, i, name, &v);
+	if (m <= 0)
+		return m;
+	if (cli_parse_double(v, out) || !(*out > lo && *out <= hi)) {
+		cli_error("bad %s '%s' (%s: > %g and at most %g)", name, v, unit, lo, hi);
+		return -1;
+	}
+	return 1;
+}
+
 int cli_parse_double(const char *s, double *out)
 {
 	char *end;
@@ -300,8 +313,7 @@ int cli_read_line(const char *path, char *buf, size_t n)
 }
 
 /* ---- agreement series ---- */
-void agree_push(struct agree_series *a, int64_t t0, int64_t k1, int64_t f, int64_t k2, int64_t r1, int64_t g,
-		int64_t r2)
+void agree_push(struct agree_series *a, int64_t t0, const struct bracket *b)
 {
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 1024;
@@ -314,11 +326,11 @@ void agree_push(struct agree_series *a, int64_t t0, int64_t k1, int64_t f, int64
 		}
 		a->cap = cap;
 	}
-	a->t_s[a->n] = (double)(k1 - t0) / 1e9;
-	a->mono_err[a->n] = (double)(f - k1) - (double)(k2 - k1) / 2;
-	a->mono_half[a->n] = (double)(k2 - k1) / 2;
-	a->real_err[a->n] = (double)(g - r1) - (double)(r2 - r1) / 2;
-	a->real_half[a->n] = (double)(r2 - r1) / 2;
+	a->t_s[a->n] = (double)(b->k1 - t0) / 1e9;
+	a->mono_err[a->n] = (double)(b->f - b->k1) - (double)(b->k2 - b->k1) / 2;
+	a->mono_half[a->n] = (double)(b->k2 - b->k1) / 2;
+	a->real_err[a->n] = (double)(b->g - b->r1) - (double)(b->r2 - b->r1) / 2;
+	a->real_half[a->n] = (double)(b->r2 - b->r1) / 2;
 	a->n++;
 }
 
