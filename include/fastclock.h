@@ -8,10 +8,16 @@
  * Cost classes, as named in the table of README.md:
  *   counter read  one hardware counter read (TSC / CNTVCT_EL0), a 128-bit multiply, no lock, no shared
  *                 write, no division; about 1 ns more than the bare counter read.
- *   one load      a single load of a value the slow path or the updater thread last stored.
+ *   one load      a single load of a value the updater thread last stored.
  *   kernel        clock_gettime (vDSO or syscall): used when the counter cannot be trusted.
  * Once per re-anchor period (default 1 ms) the first reader that finds its timehand stale takes the slow
  * path: it samples the kernel's clocks (~0.5 us) and publishes a new hand. Nothing else ever blocks.
+ *
+ * Start-up: no call ever waits for a calibration. The first call of a process costs about one kernel read
+ * (a few us): the kernel's clock serves reads at first, while the next slow paths check that the counter may
+ * be trusted and measure its rate over 1 ms; then the counter takes over, never below a value already
+ * returned. fc_init() and fc_status() finish that start-up at once (~1 ms); so does the first fc_ticks()
+ * (a capture's unit must not change after it is taken).
  *
  * Ordering:
  *   ordered   (fc_mono_ns, fc_real_ns, fc_ticks): like clock_gettime, if one read happens-before another
@@ -20,14 +26,26 @@
  *   relaxed   (*_relaxed): the counter read is not ordered against surrounding memory operations; values
  *             never decrease within one thread, but a value may be smaller than one another thread read
  *             before synchronising with this one. Cheapest; use for durations measured in one thread.
- *   coarse    (*_coarse_ns): a past value; up to one re-anchor period old while fc_updater_start() runs or
- *             precise reads keep the clock re-anchored; otherwise as old as the last re-anchor. A coarse
- *             value is never ahead of a precise one, so mixing the two can look like time going back.
+ *   coarse    (*_coarse_ns): a recent past value, at most about max(period, 50 us) old, kept by the updater
+ *             thread; never decreases within a thread, and never ahead of a precise read made after it (a
+ *             precise read made before it may be older: mixing the two can look like time going back).
+ *             The first coarse read of a process starts the updater thread (see fc_updater_start); with
+ *             FASTCLOCK_UPDATER=off, or after fc_updater_stop(), coarse reads return precise values instead
+ *             (never stale, at the cost of a precise read).
+ *
+ * Async-signal-safety and fork: every read (precise, relaxed, bounded, fc_ticks, conversions, drop-ins) may be
+ * called from a signal handler, including one that interrupts the library on the same thread, and in a child
+ * after fork() at any moment (another thread initialising included): the slow path and the initialisation
+ * use only async-signal-safe calls and never wait for their own thread, and errno is preserved. One
+ * exception: the first coarse read of a process starts a thread (pthread_create is not async-signal-safe);
+ * make it, or call fc_updater_start(), outside a handler. fc_status, fc_set_period_ns and the updater's
+ * control functions are not async-signal-safe.
  *
  * Fail closed: when the kernel does not itself use the counter (clocksource not tsc/arch_sys_counter), or
  * the CPU reports no invariant TSC, every clock is served by clock_gettime and fc_status() says why.
- * Environment: FASTCLOCK_SOURCE=auto|counter|kernel, FASTCLOCK_PERIOD_US=1..1000000 (re-anchor period).
- * Invalid values are reported in fc_status().config_error and the default is used.
+ * Environment: FASTCLOCK_SOURCE=auto|counter|kernel, FASTCLOCK_PERIOD_US=1..1000000 (re-anchor period),
+ * FASTCLOCK_UPDATER=auto|off (may the first coarse read start the updater thread). Invalid values are
+ * reported in fc_status().config_error and the default is used.
  *
  * Thread safety: every function may be called from any thread at any time, including after fork().
  * Errors: functions returning int return 0, or -1 with errno set, as their libc counterparts.
@@ -159,8 +177,9 @@ static inline int fc_mono_bounded(struct fc_interval *out)
 const char *fc_sync_name(int status);
 
 /* ---------------------------------------------------------------------------------------------------------
- * Coarse clocks (cost: one load, and a branch that is only taken before the library has initialised, so a
- * first coarse read is never 0 or stale: it initialises the library like any other first call).
+ * Coarse clocks (cost: one load, and a branch taken only while no updater thread keeps the value: the first
+ * coarse read, which starts it, or every read with FASTCLOCK_UPDATER=off / after fc_updater_stop(), which
+ * then returns a precise value). The value is 0 exactly when nobody keeps it.
  */
 int64_t fc__coarse_init(int how);
 
@@ -184,12 +203,15 @@ static inline int64_t fc_real_coarse_ns(void)
 
 /* ---------------------------------------------------------------------------------------------------------
  * Capture now, convert later (PPS-style). fc_ticks() costs a counter read and nothing else; keep the raw
- * value and convert it when convenient. A capture converts exactly (with the hand that was current when it
- * was taken) while that hand is still in the ring, i.e. for FC_HANDS re-anchor periods; older captures are
- * converted with the oldest hand that covers them, then extrapolated (error grows with age, ~1e-7 * age).
- * On the kernel backend fc_ticks() returns CLOCK_MONOTONIC nanoseconds, which convert the same way (a
- * capture taken on one backend and converted after a switch to the other converts wrongly: the switch is
- * counted in fc_status().discontinuities).
+ * value and convert it when convenient. A capture converts exactly (to the value a read would have returned
+ * when it was taken) while its hand is still in the ring, i.e. for FC_HANDS re-anchor periods. A capture
+ * newer than the current hand's period (a program that only captures and converts) re-anchors first, as a
+ * read would; one in no hand's window converts with the nearest anchor, or against a fresh kernel sample
+ * when no re-anchor can run (error ~1e-7 x the distance). On the kernel backend fc_ticks() returns
+ * CLOCK_MONOTONIC nanoseconds: mono conversion is the capture itself, real adds the kernel's current
+ * REALTIME - MONOTONIC offset. A capture taken on one backend and converted after a run-time demotion to the
+ * other converts wrongly: the demotion is counted in fc_status().discontinuities. The first fc_ticks() of a
+ * process finishes the start-up (up to 1 ms), so start-up never changes a capture's unit.
  */
 uint64_t fc__ticks_kernel(void);
 
@@ -278,16 +300,21 @@ static inline int64_t fc_mono_us(void) { return fc_mono_ns() / 1000; }
  * Control and status.
  */
 
-/* Initialise now instead of on first use (idempotent; < 1 ms). Returns 0. */
+/* Initialise now, counter checked and calibrated, instead of on first use (idempotent; about 1 ms the first
+ * time: the rate is measured over 1 ms). Returns 0. */
 int fc_init(void);
 
 /* Re-anchor period in ns: 1 us .. 1 s. Returns -1/EINVAL (and changes nothing) outside that range. */
 int fc_set_period_ns(int64_t period_ns);
 
-/* Optional background thread that re-anchors every period_ns (0: the current period) so the coarse clocks
- * stay fresh and readers never take the slow path. In a child after fork() it is restarted on the
- * child's first slow path. Returns 0, or -1 with errno (EINVAL: bad period; EALREADY: running; or
- * pthread_create's error). fc_updater_stop() joins it; returns 0, or -1/ESRCH if none runs. */
+/* Background thread that re-anchors every 3/4 of period_ns (0: the clock's period, following
+ * fc_set_period_ns) at absolute deadlines,
+ * so readers never take the slow path, and keeps the coarse clocks at most about one period old. The first
+ * coarse read starts it by itself (unless FASTCLOCK_UPDATER=off); fc_updater_start() then takes it over and
+ * sets its period. In a child after fork() it is started again at once. Returns 0, or -1 with errno (EINVAL:
+ * bad period; EALREADY: already started by fc_updater_start; or pthread_create's error).
+ * fc_updater_stop() joins it and keeps coarse reads from starting it again (they then return precise
+ * values); returns 0, or -1/ESRCH if none runs. */
 int fc_updater_start(int64_t period_ns);
 int fc_updater_stop(void);
 
@@ -298,8 +325,8 @@ enum fc_backend {
 
 enum fc_freq_source {
 	FC_FREQ_NONE = 0,
-	FC_FREQ_PERF = 1,    /* the kernel's TSC parameters in the perf_event mmap page */
-	FC_FREQ_CPUID = 2,   /* CPUID leaf 0x15 / 0x40000010 */
+	FC_FREQ_PERF = 1,    /* no longer used (the perf_event mmap page: 21 ms to open in a VM); kept for the ABI */
+	FC_FREQ_CPUID = 2,   /* no longer used alone: CPUID 0x15 / 0x40000010 only cross-check the measurement */
 	FC_FREQ_CNTFRQ = 3,  /* CNTFRQ_EL0 */
 	FC_FREQ_MEASURED = 4 /* a short bracketed measurement against CLOCK_MONOTONIC */
 };

@@ -2,28 +2,27 @@
  * fastclock — parsing the environment's configuration (pure; fuzzed in tests/fuzz).
  *   FASTCLOCK_SOURCE     auto | counter | kernel
  *   FASTCLOCK_PERIOD_US  re-anchor period, integer microseconds in 1..1000000
+ *   FASTCLOCK_UPDATER    auto | off: may the first coarse read start the updater thread
  * A bad value is reported (naming it) and the default kept: configuration errors never stop the clock.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-static void add_error(char *err, size_t errlen, const char *fmt, const char *val)
+/* Append "pre'VALUE'post" to err ("; "-separated), the value cut to 40 bytes. Async-signal-safe (the
+ * environment is parsed by the initialisation, which a signal handler's first read may run). */
+static void add_error(char *err, size_t errlen, const char *pre, const char *val, const char *post)
 {
-	size_t n;
+	char v[41];
+	size_t i;
 	if (err == NULL || errlen == 0) /* the caller wants the count only */
 		return;
-	n = strnlen(err, errlen);
-	if (n >= errlen - 1)
-		return;
-	if (n > 0 && n + 2 < errlen) {
-		memcpy(err + n, "; ", 3);
-		n += 2;
-	}
-	snprintf(err + n, errlen - n, fmt, val);
+	for (i = 0; i < sizeof(v) - 1 && val[i]; i++)
+		v[i] = val[i];
+	v[i] = 0;
+	fc__str_cat(err, errlen, err[0] ? "; " : "", pre, "'", v, "'", post, (const char *)0);
 }
 
 int fc_config_parse(const char *source, const char *period_us, struct fc_config *out, char *err, size_t errlen)
@@ -31,7 +30,7 @@ int fc_config_parse(const char *source, const char *period_us, struct fc_config 
 	int nerr = 0;
 	out->backend = 0;
 	out->period_ns = FC_DEFAULT_PERIOD_NS;
-	if (errlen)
+	if (err && errlen)
 		err[0] = 0;
 	if (source && *source) {
 		if (!strcmp(source, "counter"))
@@ -39,8 +38,7 @@ int fc_config_parse(const char *source, const char *period_us, struct fc_config 
 		else if (!strcmp(source, "kernel"))
 			out->backend = FC_BACKEND_KERNEL;
 		else if (strcmp(source, "auto") != 0) {
-			add_error(err, errlen, "FASTCLOCK_SOURCE='%.40s' is not auto, counter or kernel; using auto",
-				  source);
+			add_error(err, errlen, "FASTCLOCK_SOURCE=", source, " is not auto, counter or kernel; using auto");
 			nerr++;
 		}
 	}
@@ -51,12 +49,24 @@ int fc_config_parse(const char *source, const char *period_us, struct fc_config 
 		v = strtoll(period_us, &end, 10);
 		/* digits only: strtoll alone would accept leading blanks, a sign and trailing nothing */
 		if (errno || *end || end == period_us || *period_us < '0' || *period_us > '9' || v < FC_MIN_PERIOD_NS / 1000 || v > FC_MAX_PERIOD_NS / 1000) {
-			add_error(err, errlen,
-				  "FASTCLOCK_PERIOD_US='%.40s' is not an integer in 1..1000000; using 1000", period_us);
+			add_error(err, errlen, "FASTCLOCK_PERIOD_US=", period_us, " is not an integer in 1..1000000; using 1000");
 			nerr++;
 		} else {
 			out->period_ns = v * 1000;
 		}
 	}
 	return nerr;
+}
+
+int fc_config_parse_updater(const char *v, int *autostart, char *err, size_t errlen)
+{
+	*autostart = 1;
+	if (v == NULL || *v == 0 || !strcmp(v, "auto"))
+		return 0;
+	if (!strcmp(v, "off")) {
+		*autostart = 0;
+		return 0;
+	}
+	add_error(err, errlen, "FASTCLOCK_UPDATER=", v, " is not auto or off; using auto");
+	return 1;
 }

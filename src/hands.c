@@ -7,26 +7,32 @@
  * re-anchors. The steps are named W1..W4 here, R1..R4 in include/fastclock/fc_hand.h, and the same names
  * label the Promela model in tests/model/timehands.pml.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
 
 void fc_hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start)
 {
-	memset(h, 0, sizeof(*h));
+	/* Readers that arrive before the first publish (or threads started before initialisation) load the
+	 * boot hand through pub->current, so its fields are written with relaxed atomic stores, never with a
+	 * memset: they are the values it was statically initialised with. Ring hands are unreachable until
+	 * published. */
+	memset(h->ring, 0, sizeof(h->ring));
 	for (unsigned i = 0; i < FC_HANDS; i++) {
 		h->ring[i].next = &h->ring[(i + 1) % FC_HANDS];
 		/* Unpublished hands keep a generation too, so the first reuse of each already wraps when the
 		 * tests start next to UINT32_MAX. gen_start 0 is bumped to 1 by the first publish. */
 		h->ring[i].gen = gen_start;
 	}
-	h->boot.gen = 1;
-	h->boot.flags = FC_HAND_KERNEL;
-	h->boot.stale_ticks = 0; /* every read takes the slow path, which initialises the clock */
-	h->boot.mask = ~(uint64_t)0;
+	__atomic_store_n(&h->boot.gen, 1, __ATOMIC_RELAXED);
+	FC__STORE(h->boot.flags, FC_HAND_KERNEL);
+	FC__STORE(h->boot.stale_ticks, 0); /* every read takes the slow path, which initialises the clock */
+	FC__STORE(h->boot.mask, ~(uint64_t)0);
+	FC__STORE(h->boot.floor_ns, INT64_MIN);
 	h->boot.next = &h->ring[0];
-	pub->coarse_mono = 0;
-	pub->coarse_real_off = 0;
+	__atomic_store_n(&pub->coarse_mono, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub->coarse_real_off, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&pub->current, &h->boot, __ATOMIC_RELEASE);
 }
 

@@ -29,6 +29,12 @@ struct fc_ntp {
 int fc_ntp_classify(int rc, int status, long maxerror_us, long esterror_us, struct fc_ntp *out);
 int fc_ntp_read(void *ctx, struct fc_ntp *out); /* adjtimex(modes = 0), classified */
 
+/* ---- str.c: async-signal-safe string building (no malloc, no stdio, no locale) --------------------- */
+/* Append the NULL-terminated list of strings to dst (size n, always terminated, truncated if needed).
+ * Everything reachable from a read (initialisation and the trust re-check included) builds its messages
+ * with this instead of snprintf, which may allocate. The list ends with a (const char *)0. Returns dst. */
+char *fc__str_cat(char *dst, size_t n, ...);
+
 /* ---- config.c: environment parsing (pure) ------------------------------------------------------------- */
 /* Default re-anchor period: 1 ms keeps the error from an NTP slew (500 ppm max) under 0.5 us and costs
  * ~0.5 us of sampling per ms (0.05 %) on one thread. */
@@ -42,6 +48,8 @@ struct fc_config {
 /* Parse FASTCLOCK_SOURCE / FASTCLOCK_PERIOD_US values (either may be NULL). Returns the number of errors;
  * each is described in err (naming the bad value) and replaced by the default. */
 int fc_config_parse(const char *source, const char *period_us, struct fc_config *out, char *err, size_t errlen);
+/* FASTCLOCK_UPDATER=auto|off (NULL: auto): *autostart 1 or 0. Returns 1 (and appends to err) if bad. */
+int fc_config_parse_updater(const char *v, int *autostart, char *err, size_t errlen);
 
 /* ---- injected counter and reference clock ---------------------------------------------------------- */
 struct fc_source {
@@ -124,12 +132,23 @@ struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *param
 /* 1 if the counter may be used (the kernel's clocksource uses it and the CPU says it is invariant), else 0;
  * `why` gets a sentence either way, `cs` the clocksource name. */
 int fc_trust_check(char *why, size_t whylen, char *cs, size_t cslen);
+/* Where fc_trust_check reads the clocksource: the kernel's file, or a test's (FASTCLOCK_TEST_CLOCKSOURCE_FILE,
+ * read once by the initialisation and passed here; NULL or "": the kernel's). */
+void fc_trust_set_path(const char *path);
 
 /* ---- counter/freq.c: frequency hints ------------------------------------------------------------------ */
 /* Returns the counter frequency in Hz (0 if unknown) and sets *src to an enum fc_freq_source. */
 uint64_t fc_counter_freq_hint(int *src);
 
-/* ---- clock.c: the clock object (one global; tests make their own over simulated sources) ----------- */
+/* =====================================================================================================
+ * The clock core, in floors: a file uses only the floors below it (docs/DESIGN.md, "Module map").
+ *   1. state.c    the clock object and its globals, kernel-clock reads, the coarse store
+ *   2. windup.c   the writer: sample -> track -> next hand -> publish; the switch to a kernel hand
+ *   3. init.c     lazy initialisation of the global clock and the process's fork handler
+ *   4. read.c (slow path, kernel backend), convert.c, dropin.c, status.c, updater.c: public entry points
+ * ===================================================================================================== */
+
+/* ---- state.c: the clock object (one global; tests make their own over simulated sources) ----------- */
 struct fc_clock {
 	struct fc_pub *pub;
 	struct fc_hands hands;
@@ -151,14 +170,86 @@ struct fc_clock {
 	int have_ntp;
 	/* counters (relaxed atomics; slow path only) */
 	uint64_t reanchors, slow_paths, waits, trust_checks;
+	/* Start-up without a wait (windup.c): the first hand is a kernel hand; the slow path then checks the
+	 * counter's trust and measures its rate against the kernel over START_BASELINE, and publishes the first
+	 * counter hand. start_phase (atomic) is FC_START_*; start_due (atomic) the kernel CLOCK_MONOTONIC time
+	 * at which the next step is due; start_s0 the first rate sample. */
+	int start_phase;
+	int64_t start_due;
+	struct fc_sample start_s0;
+	unsigned start_retries;
+	/* Published by the updater thread (a client of the clock), read by status and the drop-ins. */
+	int updater_auto;     /* the first coarse read may start the updater (FASTCLOCK_UPDATER) */
+	int updater_running;
+	int step_notifier;
+	uint64_t step_notifications;
 };
+enum { FC_START_DONE = 0, FC_START_TRUST = 1, FC_START_RATE = 2 };
 
-/* The library's own clock (tests force re-anchors on it). */
+/* The library's own clock and the thread's writer mark: non-zero while this thread holds (or is taking) the
+ * writer lock, so a signal handler that reads the clock on the same thread never waits on it. */
 struct fc_clock *fc__global_clock(void);
+extern __thread int fc__in_writer;
+
+/* The real counter and kernel clocks as an fc_source. */
+extern const struct fc_source fc__real_source;
+
+/* clock_gettime(id) through the clock's source, retried (a failed read would otherwise return 0). */
+int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id);
+
+/* Raise the coarse clocks to (mono, real_off): coarse_mono only ever grows (a compare-and-swap maximum), so
+ * coarse reads, which are plain loads of one location, never go back within a thread whoever stores. A
+ * raise leaves 0 ("not maintained") alone; fc__coarse_first, the keeper's first store, leaves 0. */
+void fc__coarse_raise(struct fc_pub *pub, int64_t mono, int64_t real_off);
+void fc__coarse_first(struct fc_pub *pub, int64_t mono, int64_t real_off);
+/* A value for the coarse clocks now, never waiting, never above a later precise read (state.c). */
+void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off);
+
+/* Bounded string copy (always terminated). */
+void fc__copy_str(char *dst, size_t n, const char *src);
+
+static inline void fc__cpu_relax(void)
+{
+#if defined(__x86_64__)
+	__asm__ __volatile__("pause");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* ---- windup.c: the writer ------------------------------------------------------------------------------ */
+/* Start a clock over `src` without waiting: its first hand is a kernel hand; unless `want` is
+ * FC_BACKEND_KERNEL, the next slow paths check the counter (trust.c; skipped when `want` forces the
+ * counter or trust_every is 0), measure its rate over START_BASELINE and publish the first counter hand. */
+void fc_clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
+		    int want);
+/* Finish the start-up now (waits up to START_BASELINE): for captures (fc_ticks), whose unit must not change
+ * after they are taken. */
+void fc_clock_start_finish(struct fc_clock *c);
 /* Build a clock over `src` (pure: no environment, no trust check) with the counter backend, first hand
- * anchored now. Used by the global init and by tests. */
+ * anchored now. Used by tests. */
 int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
 		   uint64_t counter_hz, uint32_t gen_start);
+/* Re-anchor now if the current hand is still `seen` (NULL: unconditionally). Takes the lock; returns 1 if
+ * a hand was published, 0 if another writer held the lock or already replaced `seen`. */
+int fc_clock_windup(struct fc_clock *c, const struct fc_hand *seen);
+/* Switch to the kernel backend (trust lost) or back, without a backward step. Caller holds the lock. */
+void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why);
+/* Writer lock for callers that must wait for it (status, period changes): marks the thread as the writer
+ * while held, so a signal handler on this thread reading the clock does not wait on its own thread. */
+void fc_clock_lock(struct fc_clock *c);
+void fc_clock_unlock(struct fc_clock *c);
+/* Re-anchor period (caller holds the lock). */
+void fc_clock_set_period_locked(struct fc_clock *c, int64_t period_ns);
+/* Refresh the cached NTP state if it is a second old (caller holds the lock). */
+void fc_clock_refresh_ntp_locked(struct fc_clock *c, int64_t now);
+
+/* ---- init.c: lazy initialisation of the global clock ------------------------------------------------- */
+/* Initialise the global clock if needed. Returns 1 when it is ready, 0 in a signal handler that interrupted
+ * its own thread's initialisation: the caller then serves the kernel's clock directly. */
+int fc__ensure_init(void);
+
+/* ---- read.c: the slow path and the kernel backend -------------------------------------------------- */
 /* The slow path: everything the inline readers do not. how = FC__MONO/FC__REAL | FC__RELAXED. */
 int64_t fc_clock_slow(struct fc_clock *c, int how);
 /* The same, also filling *b (if not NULL) with the bound of the value returned: the hand's tracking bound at
@@ -166,11 +257,6 @@ int64_t fc_clock_slow(struct fc_clock *c, int how);
  * the kernel's value; and the kernel's NTP error and sync status. fc__slow_bounded is this on the global
  * clock. */
 int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b);
-/* Re-anchor now if the current hand is still `seen` (NULL: unconditionally). Takes the lock; returns 1 if
- * a hand was published, 0 if another writer held the lock or already replaced `seen`. */
-int fc_clock_windup(struct fc_clock *c, const struct fc_hand *seen);
-/* Switch to the kernel backend (trust lost) or back, without a backward step. Caller holds the lock. */
-void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why);
 
 #ifdef __cplusplus
 }

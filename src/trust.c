@@ -5,12 +5,17 @@
  * clocksource is "tsc" on x86-64, "arch_sys_counter" on arm64) and, on x86-64, the CPU reports an invariant
  * TSC (CPUID 0x80000007 EDX bit 8: constant rate in all P-, C- and T-states). The kernel checks TSC
  * synchronisation across cores and demotes the clocksource (to hpet, acpi_pm, kvm-clock...) if it fails a
- * watchdog check, so following its choice inherits that check. clock.c repeats the test on the slow path
+ * watchdog check, so following its choice inherits that check. windup.c repeats the test on the slow path
  * about once a second to follow a run-time demotion.
+ *
+ * Async-signal-safe: the check runs on whichever thread re-anchors, a signal handler included, so it reads
+ * the file with open/read into the caller's buffer and builds its sentence with fc__str_cat (no stdio, no
+ * malloc, no getenv: the test override is passed in once by the initialisation).
  */
-#include <stdio.h>
-#include <stdlib.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -20,18 +25,28 @@
 
 #define CLOCKSOURCE_PATH "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
+static char g_path[256]; /* a test's clocksource file ("" : the kernel's) */
+
+void fc_trust_set_path(const char *path)
+{
+	g_path[0] = 0;
+	if (path)
+		fc__str_cat(g_path, sizeof(g_path), path, (const char *)0);
+}
+
 static int read_clocksource(char *cs, size_t cslen)
 {
-	/* FASTCLOCK_TEST_CLOCKSOURCE_FILE: tests point this at a file of their own to play a machine whose
-	 * kernel uses another clocksource (never change the host's). */
-	const char *path = getenv("FASTCLOCK_TEST_CLOCKSOURCE_FILE");
-	FILE *f = fopen(path && *path ? path : CLOCKSOURCE_PATH, "re");
-	size_t n;
+	int fd = open(g_path[0] ? g_path : CLOCKSOURCE_PATH, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
 
-	if (!f)
+	if (fd < 0)
 		return -1;
-	n = fread(cs, 1, cslen - 1, f);
-	fclose(f);
+	do
+		n = read(fd, cs, cslen - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 0)
+		return -1;
 	cs[n] = 0;
 	while (n > 0 && (cs[n - 1] == '\n' || cs[n - 1] == ' '))
 		cs[--n] = 0;
@@ -40,35 +55,40 @@ static int read_clocksource(char *cs, size_t cslen)
 
 int fc_trust_check(char *why, size_t whylen, char *cs, size_t cslen)
 {
+	why[0] = 0;
 	if (read_clocksource(cs, cslen) != 0) {
-		snprintf(cs, cslen, "unknown");
-		snprintf(why, whylen, "cannot read the kernel's current clocksource (" CLOCKSOURCE_PATH ")");
+		cs[0] = 0;
+		fc__str_cat(cs, cslen, "unknown", (const char *)0);
+		fc__str_cat(why, whylen, "cannot read the kernel's current clocksource (",
+			    g_path[0] ? g_path : CLOCKSOURCE_PATH, ")", (const char *)0);
 		return 0;
 	}
 #if defined(__x86_64__)
 	if (strcmp(cs, "tsc") != 0) {
-		snprintf(why, whylen, "kernel clocksource is '%s', not 'tsc': the kernel does not trust the TSC",
-			 cs);
+		fc__str_cat(why, whylen, "kernel clocksource is '", cs, "', not 'tsc': the kernel does not trust the TSC",
+			    (const char *)0);
 		return 0;
 	}
 	{
 		unsigned a, b, c, d;
 		if (!__get_cpuid(0x80000007, &a, &b, &c, &d) || !(d & (1u << 8))) {
-			snprintf(why, whylen, "CPU does not report an invariant TSC (CPUID 0x80000007 EDX[8])");
+			fc__str_cat(why, whylen, "CPU does not report an invariant TSC (CPUID 0x80000007 EDX[8])",
+				    (const char *)0);
 			return 0;
 		}
 	}
-	snprintf(why, whylen, "kernel clocksource is 'tsc' and the CPU reports an invariant TSC");
+	fc__str_cat(why, whylen, "kernel clocksource is 'tsc' and the CPU reports an invariant TSC", (const char *)0);
 	return 1;
 #elif defined(__aarch64__)
 	if (strcmp(cs, "arch_sys_counter") != 0) {
-		snprintf(why, whylen, "kernel clocksource is '%s', not 'arch_sys_counter'", cs);
+		fc__str_cat(why, whylen, "kernel clocksource is '", cs, "', not 'arch_sys_counter'", (const char *)0);
 		return 0;
 	}
-	snprintf(why, whylen, "kernel clocksource is 'arch_sys_counter' (CNTVCT_EL0)");
+	fc__str_cat(why, whylen, "kernel clocksource is 'arch_sys_counter' (CNTVCT_EL0)", (const char *)0);
 	return 1;
 #else
-	snprintf(why, whylen, "no user-readable counter on this architecture");
+	(void)cslen;
+	fc__str_cat(why, whylen, "no user-readable counter on this architecture", (const char *)0);
 	return 0;
 #endif
 }

@@ -1,10 +1,22 @@
 /*
- * fastclock — the optional updater thread.
+ * fastclock — the updater thread, keeper of the coarse clocks (floor 4: a client of the clock).
  *
- * Re-anchors once per period so that readers never take the slow path and the coarse clocks are at most one
- * period old. Nothing depends on it: without it the first reader past the period re-anchors.
- * Fork: threads do not survive fork(); the child handler marks the thread for restart and the child's first
- * slow path (within one period of its first read) starts a new one with the same period.
+ * Re-anchors every 3/4 of the period, at absolute deadlines with the thread's timer slack set to a small
+ * part of the period, so readers find a fresh hand and never take the slow path; and stores a fresh precise
+ * value into the coarse clocks each time, so they are at most about one period old on every backend.
+ * Nothing else depends on it: without it the first reader past the period re-anchors.
+ *
+ * The coarse clocks: fc_mono_coarse_ns() is one load of fc__pub.coarse_mono, which is 0 until this thread
+ * maintains it. The first coarse read finds 0 and comes here (fc__coarse_init): unless FASTCLOCK_UPDATER=off
+ * or fc_updater_stop() was called, it starts the thread, so a coarse clock advances on its own in every usage
+ * pattern (issue 9). Without the thread the value stays 0 and every coarse read is served here with a
+ * precise value: never stale, at the cost of a precise read. coarse_mono only grows (fc__coarse_raise), so
+ * coarse reads never go back within a thread.
+ *
+ * A client of the clock: it calls fc_clock_windup() and publishes its state (running, step notifier,
+ * notifications) into the clock object, where status and the drop-ins read it; the clock never calls into
+ * this file. Fork: threads do not survive fork(); this file's own fork handler starts a new thread in the
+ * child with the same period (fc_updater_stop() there stops it like any other).
  *
  * Step notification: the thread also waits on a timerfd armed on CLOCK_REALTIME with
  * TFD_TIMER_CANCEL_ON_SET (timerfd_create(2)): when anyone sets the wall clock (settimeofday, clock_settime,
@@ -12,34 +24,53 @@
  * instead of at the end of the period. Tests substitute their own fd (fc__updater_test_step_fd) to drive
  * that path without ever touching the host's clock.
  */
+#define _GNU_SOURCE /* ppoll */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 
-struct fc_clock *fc__global_clock(void);
+#define NS_PER_SEC 1000000000LL
+/* The thread wakes at most this often: at a 1 us period it would otherwise wake every 750 ns and burn a CPU
+ * (readers re-anchor by themselves at such periods anyway). Coarse values are thus at most about
+ * max(P, 50 us) old. */
+#define MIN_WAKE_NS 50000
 
 static pthread_mutex_t u_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t u_once = PTHREAD_ONCE_INIT;
 static pthread_t u_thread;
-static int u_running;      /* guarded by u_mu; read relaxed by fc__updater_is_running */
+static int u_running;      /* guarded by u_mu; published as clock->updater_running */
 static int u_stop;         /* set under u_mu, read relaxed by the thread */
+static int u_no_auto;      /* fc_updater_stop() was called: coarse reads do not start the thread again */
 static int64_t u_period_ns;
-int fc__updater_restart_needed;
-static int u_step_fd = -1;       /* the CANCEL_ON_SET timerfd, or a test's fd; -1 if none */
-static int u_test_fd = -1;       /* set by tests before fc_updater_start */
-static uint64_t u_steps;         /* notifications seen */
-static int u_wake_fd = -1;       /* eventfd: fc_updater_stop wakes the thread at once */
+static int u_test_fd = -1; /* set by tests before fc_updater_start */
+static int u_wake_fd = -1; /* eventfd: fc_updater_stop wakes the thread at once */
+static int u_starting;     /* a coarse read is starting the thread: other first coarse reads wait for it */
+static __thread int t_starting; /* ... and it is this thread (a signal handler here cannot wait) */
 
-int fc__updater_step_notifier(void) { return __atomic_load_n(&u_step_fd, __ATOMIC_RELAXED) >= 0; }
-uint64_t fc__updater_step_count(void) { return __atomic_load_n(&u_steps, __ATOMIC_RELAXED); }
 void fc__updater_test_step_fd(int fd) { u_test_fd = fd; }
+
+static void set_running(int v)
+{
+	u_running = v;
+	__atomic_store_n(&fc__global_clock()->updater_running, v, __ATOMIC_RELAXED);
+}
+
+static int64_t mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
 
 /* Arm (or re-arm) the timerfd: an absolute expiry far in the future, so it only ever reports a set. */
 static int arm_step_fd(int fd)
@@ -63,20 +94,26 @@ static int open_step_fd(void)
 	return fd;
 }
 
-/* Wait up to timeout_ns (or until fc_updater_stop); returns 1 if the wall clock was set meanwhile. */
-static int wait_step(int fd, int64_t timeout_ns)
+/* Wait until the absolute CLOCK_MONOTONIC time `deadline` (or fc_updater_stop); returns 1 if the wall clock
+ * was set meanwhile. ppoll takes nanoseconds (poll's milliseconds rounded a 750 us wait up past the 1 ms
+ * period, so readers re-anchored ~900 times a second: issue 15). */
+static int wait_until(int fd, int64_t deadline)
 {
 	struct pollfd pfd[2] = {{u_wake_fd, POLLIN, 0}, {fd, POLLIN, 0}};
 	uint64_t buf;
 	int n = fd >= 0 ? 2 : 1;
-	if (u_wake_fd < 0) { /* no eventfd: plain sleep */
-		struct timespec ts = {(time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000)};
-		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	int64_t left = deadline - mono_now();
+	struct timespec ts;
+	if (left <= 0)
+		return 0;
+	ts.tv_sec = (time_t)(left / NS_PER_SEC);
+	ts.tv_nsec = (long)(left % NS_PER_SEC);
+	if (u_wake_fd < 0) { /* no eventfd: plain sleep to the deadline */
+		struct timespec abs = {(time_t)(deadline / NS_PER_SEC), (long)(deadline % NS_PER_SEC)};
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL);
 		return 0;
 	}
-	/* poll's timeout is in ms; round up so a sub-ms period still sleeps (the hand is not stale yet).
-	 * A sub-ms period thus re-anchors every 1 ms from this thread; readers re-anchor in between. */
-	if (poll(pfd, (nfds_t)n, (int)((timeout_ns + 999999) / 1000000)) <= 0 || n < 2 || !(pfd[1].revents & POLLIN))
+	if (ppoll(pfd, (nfds_t)n, &ts, NULL) <= 0 || n < 2 || !(pfd[1].revents & POLLIN))
 		return 0;
 	if (read(fd, &buf, sizeof(buf)) < 0 && errno == ECANCELED) {
 		arm_step_fd(fd);
@@ -85,80 +122,126 @@ static int wait_step(int fd, int64_t timeout_ns)
 	return fd == u_test_fd; /* a test's eventfd/pipe: any readable event is a simulated step */
 }
 
-int fc__updater_is_running(void) { return __atomic_load_n(&u_running, __ATOMIC_RELAXED); }
+/* A fresh value into the coarse clocks (fc__coarse_sample: never waits, so a busy writer lock at a 1 us period
+ * cannot hold the keeper back; a wall-clock step is followed within one wake-up on every backend). first: the
+ * keeper's first store. */
+static void refresh_coarse(struct fc_clock *c, int first)
+{
+	int64_t m, off;
+	fc__coarse_sample(c, &m, &off);
+	(first ? fc__coarse_first : fc__coarse_raise)(c->pub, m, off);
+}
 
 static void *updater_main(void *arg)
 {
 	struct fc_clock *c = fc__global_clock();
 	int fd = open_step_fd();
+	int64_t next = mono_now(), slack_for = 0;
 	(void)arg;
-	__atomic_store_n(&u_step_fd, fd, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->step_notifier, fd >= 0, __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&u_stop, __ATOMIC_RELAXED)) {
-		int64_t p = __atomic_load_n(&u_period_ns, __ATOMIC_RELAXED);
+		const int64_t up = __atomic_load_n(&u_period_ns, __ATOMIC_RELAXED);
+		const int64_t p = up ? up : __atomic_load_n(&c->period_ns, __ATOMIC_RELAXED); /* 0: the clock's */
 		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
+		int64_t now;
 
-		if (c->backend == FC_BACKEND_COUNTER) {
-			fc_clock_windup(c, cur);
-		} else {
-			struct timespec m, r;
-			clock_gettime(CLOCK_MONOTONIC, &m);
-			clock_gettime(CLOCK_REALTIME, &r);
-			int64_t mn = (int64_t)m.tv_sec * 1000000000 + m.tv_nsec;
-			int64_t rn = (int64_t)r.tv_sec * 1000000000 + r.tv_nsec;
-			__atomic_store_n(&c->pub->coarse_real_off, rn - mn, __ATOMIC_RELAXED);
-			__atomic_store_n(&c->pub->coarse_mono, mn, __ATOMIC_RELAXED);
+		/* Timer slack (default 50 us) would make a wake-up late by more than a short period allows. */
+		if (p != slack_for) {
+			prctl(PR_SET_TIMERSLACK, (unsigned long)(p / 16 > 0 ? p / 16 : 1), 0, 0, 0);
+			slack_for = p;
 		}
-		/* Wake at 3/4 of the period, so the hand is replaced before readers find it stale; at once if
-		 * the wall clock is set. */
-		if (wait_step(fd, p * 3 / 4))
-			__atomic_fetch_add(&u_steps, 1, __ATOMIC_RELAXED);
+		if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL) ||
+		    __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE)
+			fc_clock_windup(c, cur);
+		refresh_coarse(c, 0);
+		/* Next wake-up at 3/4 of the period after the last one, so the hand is replaced before readers
+		 * find it stale; after a late wake-up (preempted), from now: no burst to catch up. */
+		now = mono_now();
+		{
+			const int64_t step = p * 3 / 4 > MIN_WAKE_NS ? p * 3 / 4 : MIN_WAKE_NS;
+			next += step;
+			if (next <= now)
+				next = now + step;
+		}
+		if (wait_until(fd, next)) {
+			__atomic_fetch_add(&c->step_notifications, 1, __ATOMIC_RELAXED);
+			next = mono_now(); /* re-anchor at once */
+		}
 	}
-	__atomic_store_n(&u_step_fd, -1, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->step_notifier, 0, __ATOMIC_RELAXED);
 	if (fd >= 0 && fd != u_test_fd)
 		close(fd);
 	return NULL;
 }
 
+/* Start the thread (u_mu held). The coarse clocks get their first value before the thread exists, so every
+ * later store, the thread's included, is a raise of a value computed after it; if the start fails, they go
+ * back to "not maintained". */
 static int start_locked(int64_t period_ns)
 {
 	int rc;
-	u_period_ns = period_ns;
+	struct fc_clock *c = fc__global_clock();
+	if (__atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED) == 0)
+		refresh_coarse(c, 1);
+	__atomic_store_n(&u_period_ns, period_ns, __ATOMIC_RELAXED); /* 0: follow the clock's period */
 	__atomic_store_n(&u_stop, 0, __ATOMIC_RELAXED);
 	if (u_wake_fd < 0)
 		u_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	rc = pthread_create(&u_thread, NULL, updater_main, NULL);
 	if (rc != 0) {
+		__atomic_store_n(&c->pub->coarse_mono, 0, __ATOMIC_RELAXED);
 		errno = rc;
 		return -1;
 	}
-	__atomic_store_n(&u_running, 1, __ATOMIC_RELAXED);
+	set_running(1);
 	return 0;
 }
 
+/* In the child after fork(): the thread is gone; u_mu may have been held by another thread of the parent.
+ * Start it again at once, so the child's coarse clocks keep advancing. */
+static void atfork_child(void)
+{
+	pthread_mutex_init(&u_mu, NULL);
+	if (u_running) {
+		set_running(0);
+		(void)start_locked(u_period_ns);
+	}
+}
+
+static void register_fork_handler(void) { pthread_atfork(NULL, NULL, atfork_child); }
+
 int fc_updater_start(int64_t period_ns)
 {
-	int rc;
-	if (period_ns < 0 || (period_ns > 0 && (period_ns < 1000 || period_ns > 1000000000))) {
+	int rc = 0;
+	if (period_ns < 0 || (period_ns > 0 && (period_ns < FC_MIN_PERIOD_NS || period_ns > FC_MAX_PERIOD_NS))) {
 		errno = EINVAL;
 		return -1;
 	}
 	fc_init();
-	if (period_ns == 0)
-		period_ns = fc__global_clock()->period_ns;
-	pthread_mutex_lock(&u_mu);
+	pthread_once(&u_once, register_fork_handler);
+	pthread_mutex_lock(&u_mu); /* period_ns 0: follow the clock's period, fc_set_period_ns() included */
+	__atomic_store_n(&u_no_auto, 0, __ATOMIC_RELAXED);
 	if (u_running) {
-		pthread_mutex_unlock(&u_mu);
-		errno = EALREADY;
-		return -1;
+		/* Running already: started by the program (EALREADY), or by a coarse read (take it over). */
+		if (__atomic_load_n(&fc__global_clock()->updater_running, __ATOMIC_RELAXED) == 2) {
+			__atomic_store_n(&u_period_ns, period_ns, __ATOMIC_RELAXED);
+			set_running(1);
+		} else {
+			errno = EALREADY;
+			rc = -1;
+		}
+	} else {
+		rc = start_locked(period_ns);
 	}
-	rc = start_locked(period_ns);
 	pthread_mutex_unlock(&u_mu);
 	return rc;
 }
 
 int fc_updater_stop(void)
 {
+	struct fc_clock *c = fc__global_clock();
 	pthread_mutex_lock(&u_mu);
+	__atomic_store_n(&u_no_auto, 1, __ATOMIC_RELAXED);
 	if (!u_running) {
 		pthread_mutex_unlock(&u_mu);
 		errno = ESRCH;
@@ -175,25 +258,41 @@ int fc_updater_stop(void)
 	} else {
 		pthread_join(u_thread, NULL);
 	}
-	__atomic_store_n(&u_running, 0, __ATOMIC_RELAXED);
+	set_running(0);
+	/* Nobody keeps the coarse clocks fresh now: 0 sends coarse reads to fc__coarse_init, which serves
+	 * precise values (never below a coarse value returned before: those were precise values of the past). */
+	__atomic_store_n(&c->pub->coarse_mono, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&u_mu);
 	return 0;
 }
 
-void fc__updater_after_fork(void)
+/* The coarse clocks' slow path: coarse_mono is 0 (not maintained). */
+int64_t fc__coarse_init(int how)
 {
-	/* In the child: the thread is gone; u_mu may have been held by another thread of the parent. */
-	pthread_mutex_init(&u_mu, NULL);
-	if (u_running) {
-		__atomic_store_n(&u_running, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&fc__updater_restart_needed, 1, __ATOMIC_RELAXED);
+	struct fc_clock *c = fc__global_clock();
+	int64_t v;
+	unsigned spins = 0;
+	if (fc__ensure_init() && c->updater_auto && !__atomic_load_n(&u_no_auto, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&u_running, __ATOMIC_RELAXED) && !t_starting && pthread_mutex_trylock(&u_mu) == 0) {
+		/* Start the keeper (a try-lock: a signal handler never waits for fc_updater_start/stop). Marked 2:
+		 * started by a coarse read, so a later fc_updater_start() takes it over instead of EALREADY. */
+		t_starting = 1;
+		__atomic_store_n(&u_starting, 1, __ATOMIC_RELEASE);
+		pthread_once(&u_once, register_fork_handler);
+		if (!u_running && start_locked(0) == 0)
+			__atomic_store_n(&c->updater_running, 2, __ATOMIC_RELAXED);
+		__atomic_store_n(&u_starting, 0, __ATOMIC_RELEASE);
+		t_starting = 0;
+		pthread_mutex_unlock(&u_mu);
 	}
-}
-
-void fc__updater_restart(void)
-{
-	pthread_mutex_lock(&u_mu);
-	if (__atomic_exchange_n(&fc__updater_restart_needed, 0, __ATOMIC_RELAXED) && !u_running)
-		(void)start_locked(u_period_ns);
-	pthread_mutex_unlock(&u_mu);
+	/* Another thread is starting the keeper: its first store comes within microseconds. Returning a precise
+	 * value meanwhile could be above that store, and the next coarse read would go back. */
+	while (!t_starting && __atomic_load_n(&u_starting, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED) == 0)
+		if (++spins % 64 == 0)
+			sched_yield();
+	v = __atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED);
+	if (v == 0) /* no keeper: a precise value */
+		return (how & FC__REAL) ? fc_real_ns() : fc_mono_ns();
+	return (how & FC__REAL) ? v + __atomic_load_n(&c->pub->coarse_real_off, __ATOMIC_RELAXED) : v;
 }

@@ -1,55 +1,19 @@
 /*
- * fastclock — where the counter's frequency comes from at start-up, without spinning.
+ * fastclock — the CPU's own statement of the counter's frequency: a cross-check for the start-up
+ * measurement (windup.c), never a substitute for it.
  *
- * In order of preference:
- *  1. the kernel's own TSC-to-ns parameters, published in the perf_event mmap page of a dummy software
- *     event (time_mult/time_shift; cap_user_time says they are valid). This is the kernel's calibrated
- *     value, available unprivileged (perf_event_paranoid <= 2 allows self-monitoring).
- *  2. CPUID leaf 0x15 (TSC/crystal ratio x crystal Hz) or the hypervisor leaf 0x40000010 (TSC kHz,
- *     VMware/KVM convention); on arm64, CNTFRQ_EL0.
- *  3. nothing (0): clock.c measures for ~100 us against CLOCK_MONOTONIC.
- * The tracker refines the rate at every re-anchor, so the hint only has to be close (1000 ppm).
+ *  - x86-64: CPUID leaf 0x15 (TSC/crystal ratio x crystal Hz) or the hypervisor leaf 0x40000010 (TSC kHz,
+ *    VMware/KVM convention); arm64: CNTFRQ_EL0. Cheap (a CPUID traps to the hypervisor in a VM: ~1-2 us).
+ *  - Not the perf_event mmap page (the kernel's calibrated time_mult): perf_event_open took 21.7 ms in a KVM
+ *    guest that does not even provide the page (issue 14), which is the whole budget of a short program.
+ * The start-up measures the rate against CLOCK_MONOTONIC over 1 ms and the tracker refines it at every
+ * re-anchor; a measurement far from this figure was disturbed and is taken again.
+ * Async-signal-safe (CPUID / a system register read).
  */
-#include <string.h>
-#include <unistd.h>
-
 #include "../internal.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
-#include <linux/perf_event.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-
-static uint64_t freq_from_perf(void)
-{
-	struct perf_event_attr attr;
-	struct perf_event_mmap_page *pg;
-	uint64_t hz = 0;
-	long pgsz = sysconf(_SC_PAGESIZE);
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_DUMMY;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	pg = mmap(NULL, (size_t)pgsz, PROT_READ, MAP_SHARED, fd, 0);
-	if (pg != MAP_FAILED) {
-		/* ns = cyc * time_mult >> time_shift (perf_event.h), so Hz = 1e9 * 2^shift / mult. Read once;
-		 * the kernel only changes them when the clocksource changes. */
-		if (pg->cap_user_time && pg->time_mult)
-			hz = (uint64_t)(((unsigned __int128)1000000000u << pg->time_shift) / pg->time_mult);
-		munmap(pg, (size_t)pgsz);
-	}
-	close(fd);
-	return hz;
-}
 
 static uint64_t freq_from_cpuid(void)
 {
@@ -59,6 +23,11 @@ static uint64_t freq_from_cpuid(void)
 		if (a && b && c)
 			return (uint64_t)c * b / a;
 	}
+	/* The hypervisor leaves exist only under a hypervisor (CPUID 1 ECX[31]); elsewhere 0x40000000 returns
+	 * another leaf's data. */
+	__cpuid(1, a, b, c, d);
+	if (!(c & (1u << 31)))
+		return 0;
 	__cpuid(0x40000000, a, b, c, d);
 	if (a >= 0x40000010) {
 		__cpuid(0x40000010, a, b, c, d);
@@ -70,12 +39,7 @@ static uint64_t freq_from_cpuid(void)
 
 uint64_t fc_counter_freq_hint(int *src)
 {
-	uint64_t hz = freq_from_perf();
-	if (hz) {
-		*src = FC_FREQ_PERF;
-		return hz;
-	}
-	hz = freq_from_cpuid();
+	uint64_t hz = freq_from_cpuid();
 	*src = hz ? FC_FREQ_CPUID : FC_FREQ_NONE;
 	return hz;
 }

@@ -2,7 +2,7 @@
 """Cross-check the step names of the timehands protocol between the Promela model and the C code.
 
 The C code labels each barrier of the protocol with a comment that starts with the step's name:
-"/* W2: ..." in src/hands.c, "/* R1: ..." in include/fastclock/fc_hand.h, "/* R1 */" in src/clock.c.
+"/* W2: ..." in src/hands.c, "/* R1: ..." in include/fastclock/fc_hand.h, "/* R1 */" in src/read.c.
 The model (tests/model/timehands.pml) starts the comment at each step with the same name followed by the C
 functions that perform it: "/* W2: fc_hands_publish() writes the fields ...".
 
@@ -19,7 +19,7 @@ import sys
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
 MODEL = "tests/model/timehands.pml"
-C_FILES = ["include/fastclock/fc_hand.h", "src/hands.c", "src/clock.c"]
+C_FILES = ["include/fastclock/fc_hand.h", "src/hands.c", "src/windup.c", "src/read.c"]
 
 STEP = r"([RW][0-9]+)"
 # a comment that starts with a step name: "/* W1: ..." or "/* R1 */"

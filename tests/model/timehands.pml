@@ -1,8 +1,8 @@
 /*
  * fastclock — the timehands publication protocol, modelled in Promela under C11 release/acquire/relaxed
  * semantics. Writer: src/hands.c fc_hands_publish() (steps W1..W4) under the try-lock of
- * src/clock.c fc_clock_windup(). Reader: include/fastclock/fc_hand.h fc__hand_read() (steps R1..R5; the slow
- * path fc_clock_read() in src/clock.c spells out the same four steps). tests/model/check_steps.py checks that
+ * src/windup.c fc_clock_windup(). Reader: include/fastclock/fc_hand.h fc__hand_read() (steps R1..R5; the slow
+ * path fc_clock_read() in src/read.c spells out the same four steps). tests/model/check_steps.py checks that
  * this file and the C code name the same steps at the same functions.
  *
  * Properties (assertions, checked in every reachable state of every interleaving and every memory choice):

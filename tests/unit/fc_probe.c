@@ -12,6 +12,7 @@
  *   fc_probe fork-updater           the updater thread is restarted in the child
  *   fc_probe timens OFFSET_S        inside a new time namespace with monotonic offset, mono follows it
  *   fc_probe first-call             the first call initialises in well under 1 ms (prints the figure)
+ *   fc_probe first-ms               reads of the first 3 ms, across the switch to the counter, agree with the kernel
  *   fc_probe step-notify            a step notification wakes the updater and re-anchors at once
  */
 #define _GNU_SOURCE
@@ -265,16 +266,42 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "timens") && argc > 2)
 		return mode_timens(atoll(argv[2]));
 	if (!strcmp(mode, "first-call")) {
-		int64_t t0 = kns(CLOCK_MONOTONIC), v = fc_mono_ns(), t1 = kns(CLOCK_MONOTONIC);
+		int64_t t0, v, t1;
+		(void)getppid(); /* markers for strace (bench/startup.sh): the first call's system calls lie between */
+		t0 = kns(CLOCK_MONOTONIC), v = fc_mono_ns(), t1 = kns(CLOCK_MONOTONIC);
+		(void)getppid();
 		struct fc_status st;
 		fc_status(&st);
-		printf("first-call: %lld us (backend %s, frequency from %s)\n", (long long)(t1 - t0) / 1000,
+		printf("first-call: %lld ns (then backend %s, frequency from %s)\n", (long long)(t1 - t0),
 		       fc_backend_name(st.backend), fc_freq_source_name(st.freq_source));
-		/* The requirement is "well under 1 ms"; the assertion is loose (20 ms) because this machine is
-		 * shared: it catches a calibration that sleeps, not noise. The figure above is the measurement. */
-		if (t1 - t0 > 20000000 || v < t0 - BOUND_NS || v > t1 + BOUND_NS)
+		/* The target is 20 us median, 100 us worst (bench/startup.sh measures it); the assertion is loose
+		 * (5 ms) because this machine is shared: it catches a calibration or a perf_event_open on the first
+		 * call's path (5-21 ms before), not noise. */
+		if (t1 - t0 > 5000000 || v < t0 - BOUND_NS || v > t1 + BOUND_NS)
 			return fail("first call too slow or wrong", t1 - t0, v - t0);
 		return 0;
+	}
+	if (!strcmp(mode, "first-ms")) {
+		/* Accuracy from the very first call through the switch to the counter (issue 9): every read of the
+		 * first 3 ms bracketed by the kernel; prints the worst distance outside the bracket and where it was
+		 * (before or after the first counter hand). */
+		int64_t start = kns(CLOCK_MONOTONIC), worst = 0, worst_at = 0, last = INT64_MIN;
+		long n = 0;
+		for (;;) {
+			int64_t k1 = kns(CLOCK_MONOTONIC), v = fc_mono_ns(), k2 = kns(CLOCK_MONOTONIC);
+			int64_t out = v < k1 ? k1 - v : v > k2 ? v - k2 : 0;
+			if (v < last)
+				return fail("fc_mono_ns went back in the first milliseconds", v, last);
+			last = v;
+			n++;
+			if (out > worst)
+				worst = out, worst_at = k1 - start;
+			if (k2 - start > 3000000)
+				break;
+		}
+		printf("first-ms: %ld reads in the first 3 ms, worst %lld ns outside the kernel's bracket (at %lld us)\n",
+		       n, (long long)worst, (long long)worst_at / 1000);
+		return worst > BOUND_NS ? fail("first milliseconds outside the kernel's bracket", worst, 0) : 0;
 	}
 	if (!strcmp(mode, "step-notify")) {
 		struct fc_status st0, st;

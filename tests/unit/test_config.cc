@@ -74,3 +74,19 @@ TEST(Ntp, rules_for_sync_status)
 }
 
 } // namespace
+
+// The async-signal-safe string builder the slow path's messages use (src/str.c).
+TEST(Str, cat_appends_truncates_and_terminates)
+{
+	char b[12] = "ab";
+	fc__str_cat(b, sizeof(b), "cd", "ef", (const char *)0);
+	EXPECT_STREQ(b, "abcdef");
+	fc__str_cat(b, sizeof(b), "0123456789", (const char *)0);
+	EXPECT_STREQ(b, "abcdef01234"); // 11 characters and the terminator
+	char u[4] = {'x', 'y', 'z', 'w'}; // not terminated: starts over
+	fc__str_cat(u, sizeof(u), "q", (const char *)0);
+	EXPECT_STREQ(u, "q");
+	char z[1] = {'x'};
+	fc__str_cat(z, 0, "q", (const char *)0); // size 0: untouched
+	EXPECT_EQ(z[0], 'x');
+}

@@ -1,0 +1,138 @@
+/*
+ * fastclock — capture now, convert later (floor 4: public entry points): fc_ticks_to_mono_ns and
+ * fc_ticks_to_real_ns convert a raw fc_ticks() capture with the hand that was current when it was taken.
+ *
+ * Rules, so a conversion is as exact as a read taken at the capture (issue 9):
+ *  - a capture inside a counter hand's window [base, base + valid) converts with the newest such hand: the
+ *    very value a reader would have computed then;
+ *  - a capture past the current hand's stale point means no reader has re-anchored since (a program that
+ *    only captures and converts): re-anchor first, as a reader would, then convert;
+ *  - a capture in no window (older than the ring, or between an expired hand and the next) converts with
+ *    the hand anchored nearest to it, forwards or backwards, so the extrapolation is as short as possible;
+ *  - on the kernel backend a capture is CLOCK_MONOTONIC ns: mono is the capture itself, real adds the
+ *    kernel's REALTIME - MONOTONIC offset now (bracketed), so wall-clock steps are followed.
+ * Owns: the search of the ring for a capture's hand. May call: state.c, windup.c, init.c.
+ */
+#include <errno.h>
+
+#include "internal.h"
+
+/* CLOCK_REALTIME - CLOCK_MONOTONIC now: the realtime read between two monotonic reads, best of 2. */
+static int64_t kernel_offset(const struct fc_clock *c)
+{
+	int64_t best = INT64_MAX, off = 0;
+	for (int i = 0; i < 2; i++) {
+		int64_t m1 = fc__kernel_ns(c, CLOCK_MONOTONIC), r = fc__kernel_ns(c, CLOCK_REALTIME);
+		int64_t m2 = fc__kernel_ns(c, CLOCK_MONOTONIC);
+		if (m2 - m1 < best) {
+			best = m2 - m1;
+			off = r - (m1 + (m2 - m1) / 2);
+		}
+	}
+	return off;
+}
+
+/* A capture past every hand's window when no re-anchor can run now (a signal handler on the thread that holds
+ * the writer lock, or another thread re-anchoring): convert against a fresh bracketed sample, with the
+ * current hand's slope over the short way back from the sample to the capture. Extrapolating the old hand
+ * instead carries its steering slope (up to 1/16 off the rate) over the whole gap: 20 us at a 1 us period. */
+#define FRESH_BRACKET_NS 2000 /* as track.c's POOR_BRACKET_NS: ~50x an idle core's bracket here */
+static int64_t convert_fresh(const struct fc_clock *c, uint64_t ticks, uint64_t mult, int how)
+{
+	struct fc_sample s;
+	uint64_t d;
+	__int128 sd, v;
+	/* A sample preempted inside its bracket places the kernel's read anywhere in it: take another (a few
+	 * tries) until the bracket is within FRESH_BRACKET_NS. */
+	for (int i = 0;; i++) {
+		if (fc_sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0)
+			return fc__kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
+		if ((int64_t)fc__scale(s.c_half, mult, 0) <= FRESH_BRACKET_NS / 2 || i == 7)
+			break;
+	}
+	d = (ticks - s.c_mid) & c->src.mask;
+	sd = d > (c->src.mask >> 1) ? -(__int128)((c->src.mask - d) + 1) : (__int128)d;
+	v = (__int128)s.mono * ((__int128)1 << 32) + sd * (__int128)mult;
+	return (int64_t)(v >> 32) + ((how & FC__REAL) ? s.off_lo + (s.off_hi - s.off_lo) / 2 : 0);
+}
+
+static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
+{
+	int reanchored = 0;
+	for (;;) {
+		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
+		const struct fc_hand *th, *best = cur, *h = cur;
+		uint64_t best_dist = UINT64_MAX;
+		uint32_t gen;
+		uint64_t base, mask, mult, frac, d;
+		int64_t mono, off;
+		__int128 v, sd;
+
+		if (FC__LOAD(cur->flags) & FC_HAND_KERNEL)
+			return (int64_t)ticks + ((how & FC__REAL) ? kernel_offset(c) : 0);
+		d = (ticks - FC__LOAD(cur->base_ticks)) & FC__LOAD(cur->mask);
+		if (d >= FC__LOAD(cur->stale_ticks) && d <= (FC__LOAD(cur->mask) >> 1)) {
+			if (!reanchored && !fc__in_writer) {
+				reanchored = 1;
+				if (fc_clock_windup(c, cur))
+					continue;
+			}
+			if (d >= FC__LOAD(cur->valid_ticks))
+				return convert_fresh(c, ticks, FC__LOAD(cur->mult), how);
+		}
+		/* Newest first: the first hand whose window holds the capture; else the nearest anchor. */
+		th = NULL;
+		for (unsigned k = 0; k < FC_HANDS - 1; k++) {
+			const struct fc_hand *prev;
+			uint64_t b = FC__LOAD(h->base_ticks), m = FC__LOAD(h->mask), dd = (ticks - b) & m;
+			uint64_t dist = dd <= (m >> 1) ? dd : m - dd + 1;
+			if (dd <= (m >> 1) && dd < FC__LOAD(h->valid_ticks)) {
+				th = h;
+				break;
+			}
+			if (dist < best_dist) {
+				best_dist = dist;
+				best = h;
+			}
+			prev = (h == &c->hands.ring[0]) ? &c->hands.ring[FC_HANDS - 1] : h - 1;
+			if (prev == cur->next || __atomic_load_n(&prev->gen, __ATOMIC_ACQUIRE) == 0 ||
+			    (FC__LOAD(prev->flags) & FC_HAND_KERNEL))
+				break; /* the next to be recycled, being written, or not a counter hand */
+			h = prev;
+		}
+		if (th == NULL)
+			th = best;
+		/* The reader protocol's validation (R2..R4) on the chosen hand. */
+		gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);
+		base = FC__LOAD(th->base_ticks);
+		mask = FC__LOAD(th->mask);
+		mult = FC__LOAD(th->mult);
+		frac = FC__LOAD(th->frac);
+		mono = FC__LOAD(th->mono_ns);
+		off = FC__LOAD(th->real_off_ns);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) ||
+		    (FC__LOAD(th->flags) & FC_HAND_KERNEL))
+			continue;
+		d = (ticks - base) & mask;
+		sd = d > (mask >> 1) ? -(__int128)((mask - d) + 1) : (__int128)d;
+		v = (__int128)mono * ((__int128)1 << 32) + (__int128)frac + sd * (__int128)mult;
+		return (int64_t)(v >> 32) + ((how & FC__REAL) ? off : 0);
+	}
+}
+
+static int64_t ticks_to_ns(uint64_t ticks, int how)
+{
+	struct fc_clock *c = fc__global_clock();
+	const int saved = errno;
+	int64_t v;
+	if (!fc__ensure_init()) /* a signal handler during its own thread's initialisation: kernel ns */
+		v = (int64_t)ticks + ((how & FC__REAL) ? kernel_offset(c) : 0);
+	else
+		v = convert(c, ticks, how);
+	errno = saved;
+	return v;
+}
+
+int64_t fc_ticks_to_mono_ns(uint64_t ticks) { return ticks_to_ns(ticks, FC__MONO); }
+int64_t fc_ticks_to_real_ns(uint64_t ticks) { return ticks_to_ns(ticks, FC__REAL); }

@@ -1,0 +1,100 @@
+/*
+ * fastclock — lazy initialisation of the global clock (floor 3 of the clock core) and the process's own
+ * fork handler.
+ *
+ * Initialisation reads the environment once and publishes a kernel hand: it never measures, never reads
+ * sysfs, never opens a perf event, so a first call costs about one kernel read (issue 14). The counter is
+ * checked and calibrated by later slow paths (windup.c, "start-up").
+ * Async-signal-safe, as everything reachable from a read: getenv (a read of environ), no stdio, no malloc;
+ * the fork handler is registered by a constructor, before any thread can be initialising.
+ *
+ * Owns: g_state (not initialised / initialising / ready), reading the environment, the fork handler.
+ * May call: state.c, windup.c, config.c, trust.c.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "internal.h"
+
+/* Re-check the kernel's clocksource every 1024 re-anchors: about once a second at the default period; a
+ * sysfs read costs a few us under the writer lock, which readers never wait on. */
+#define TRUST_EVERY 1024
+
+static int g_state; /* 0: not initialised, 1: initialising, 2: ready */
+static __thread int t_initialising; /* this thread runs global_init (a signal handler must not wait for it) */
+
+static void global_init(void)
+{
+	struct fc_clock *c = fc__global_clock();
+	struct fc_config cfg;
+
+	c->config_error[0] = 0;
+	fc_config_parse(getenv("FASTCLOCK_SOURCE"), getenv("FASTCLOCK_PERIOD_US"), &cfg, c->config_error,
+			sizeof(c->config_error));
+	fc_config_parse_updater(getenv("FASTCLOCK_UPDATER"), &c->updater_auto, c->config_error,
+				sizeof(c->config_error));
+	/* Tests point this at a file of their own to play a machine whose kernel uses another clocksource
+	 * (never change the host's). */
+	fc_trust_set_path(getenv("FASTCLOCK_TEST_CLOCKSOURCE_FILE"));
+	{
+		/* Test seam: hold the initialisation open so a test can fork while another thread is inside it. */
+		const char *d = getenv("FASTCLOCK_TEST_INIT_DELAY_US");
+		if (d && *d) {
+			long us = atol(d);
+			struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+			if (us > 0 && us <= 10000000)
+				nanosleep(&ts, NULL); /* async-signal-safe */
+		}
+	}
+	c->forced = cfg.backend != 0;
+	c->trust_every = TRUST_EVERY;
+	fc_clock_start(c, &fc__pub, &fc__real_source, cfg.period_ns, cfg.backend);
+}
+
+/* In the child after fork(): only the forking thread exists. A writer lock held by another thread would
+ * never be released; an initialisation another thread was running will never finish: start it again (the
+ * child's first read initialises from scratch). Re-anchoring is lazy, so nothing else needs fixing. */
+static void atfork_child(void)
+{
+	__atomic_store_n(&fc__global_clock()->lock, 0, __ATOMIC_RELAXED);
+	fc__in_writer = 0;
+	if (__atomic_load_n(&g_state, __ATOMIC_RELAXED) == 1)
+		__atomic_store_n(&g_state, 0, __ATOMIC_RELAXED);
+}
+
+/* Registered when the library is loaded, before main and before any thread of the program exists: a fork
+ * at any moment, during another thread's initialisation included, runs the handler (issue 15). */
+__attribute__((constructor)) static void register_fork_handler(void) { pthread_atfork(NULL, NULL, atfork_child); }
+
+int fc__ensure_init(void)
+{
+	int expect = 0;
+	if (FC__LIKELY(__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == 2))
+		return 1;
+	if (t_initialising) /* a signal handler interrupted this thread's own initialisation */
+		return 0;
+	if (__atomic_compare_exchange_n(&g_state, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+		t_initialising = 1;
+		global_init();
+		t_initialising = 0;
+		__atomic_store_n(&g_state, 2, __ATOMIC_RELEASE); /* pairs with the acquire loads above */
+		return 1;
+	}
+	/* Another thread initialises (~1 us). State 0 again: we are a fork child of a process whose other thread
+	 * was initialising (atfork_child reset it): initialise ourselves. */
+	while ((expect = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE)) != 2) {
+		if (expect == 0)
+			return fc__ensure_init();
+		sched_yield();
+	}
+	return 1;
+}
+
+int fc_init(void)
+{
+	if (fc__ensure_init())
+		fc_clock_start_finish(fc__global_clock()); /* the counter checked and calibrated (~1 ms) */
+	return 0;
+}

@@ -1,0 +1,256 @@
+/*
+ * fastclock — the read slow path and the kernel backend (floor 4: public entry points).
+ *
+ * Everything the inline readers of <fastclock.h> do not do themselves: a stale hand (re-anchor through
+ * windup.c, or wait for the thread that does), a counter behind its hand's anchor, kernel hands (fail
+ * closed: clock_gettime on every read, raised to the floor the last counter hand left), and the bound of
+ * each value for bounded reads.
+ *
+ * Owns: the slow path's reader protocol copy, the kernel backend's read rule.
+ * May call: state.c, windup.c, init.c.
+ * Async-signal-safe: clock_gettime, adjtimex and what windup.c calls; errno is preserved.
+ */
+#include <errno.h>
+#include <sched.h>
+
+#include "internal.h"
+
+/* Busy-spins before a waiting reader (hand expired while another thread re-anchors) starts yielding. */
+#define WAIT_SPINS 256
+/* A reader whose counter is behind its hand's anchor by less than this (cross-core skew, a relaxed read
+ * executed early) gets the anchor's value, as the vDSO clamps; further behind, the counter went back (a VM
+ * migration) and the reader re-anchors rather than return a frozen clock until the counter catches up. */
+#define SKEW_CLAMP_DIV 64 /* valid_ticks / 64: ~18 us at the default period */
+
+/* A kernel-backend read. `h` (a reader's copy of the kernel hand; NULL: no floor) carries floor_ns, the
+ * largest value the counter hand it replaced could return: readers still holding that hand may return up to
+ * it, so a monotonic read is raised to it until the kernel's clock passes it (at most P + P/8 after the
+ * switch; one compare after that). *clamp (if not NULL) gets how far the value was raised above the
+ * kernel's. */
+static int64_t kernel_read(struct fc_clock *c, int how, const struct fc_hand *h, int64_t *clamp)
+{
+	int64_t k = fc__kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC), v = k;
+	if (!(how & FC__REAL)) {
+		if (h && v < h->floor_ns) {
+			/* Just left the counter backend, which may have been a little ahead: hold at the largest value
+			 * its last hand could return (at most P + P/8 of standing still, once per demotion). Not the
+			 * hand's line at the current counter: the counter is what was just found untrustworthy, and
+			 * one that wrapped or jumped back into the old window would lead the line below values
+			 * already returned (found by fuzz_track). */
+			v = h->floor_ns;
+		}
+	}
+	if (clamp)
+		*clamp = v - k;
+	return v;
+}
+
+static int64_t hand_value(int64_t mono, uint64_t mult, uint64_t frac, int64_t off, uint64_t d, int how)
+{
+	int64_t v = mono + (int64_t)fc__scale(d, mult, frac);
+	return (how & FC__REAL) ? v + off : v;
+}
+
+/* The kernel's NTP state for a bounded read on the kernel backend: the cached one, refreshed once a second
+ * by whoever gets the writer lock. */
+static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__bound *b)
+{
+	int expect = 0;
+	struct fc_ntp n = {0};
+	if (__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		fc_clock_refresh_ntp_locked(c, fc__kernel_ns(c, CLOCK_MONOTONIC));
+		n = c->ntp;
+		__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+	} else if (c->src.ntp) {
+		c->src.ntp(c->src.ctx, &n);
+	}
+	b->track_err_ns = (how & FC__REAL) ? 0 : clamp;
+	b->ntp_err_ns = n.maxerror_ns;
+	b->sync_status = n.sync;
+}
+
+/* A reader past its hand's window that may not re-anchor (again): CLOCK_MONOTONIC raised to the hand's largest
+ * value, so nothing this hand returned is passed going back (the next hand starts at or above it too,
+ * track.c); CLOCK_REALTIME as the kernel serves it. The bound is the distance raised. */
+static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int how, struct fc__bound *b)
+{
+	const int64_t end = hand_value(h->mono_ns, h->mult, h->frac, 0, h->valid_ticks, FC__MONO);
+	int64_t v = fc__kernel_ns(c, CLOCK_MONOTONIC), raised = v < end ? end - v : 0;
+	if (b)
+		b->track_err_ns = raised + 1;
+	if (how & FC__REAL)
+		return fc__kernel_ns(c, CLOCK_REALTIME);
+	return v + raised;
+}
+
+int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
+{
+	unsigned spins = 0;
+	int counted = 0, wound = 0;
+
+	for (;;) {
+		/* The reader protocol of fc_hand.h (R1..R5), spelled out because this path also needs the
+		 * validity window, the bound and the kernel-hand fields. */
+		const struct fc_hand *th = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE); /* R1 */
+		uint32_t gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);                    /* R2 */
+		struct fc_hand h;
+		uint64_t t, d;
+
+		h.flags = FC__LOAD(th->flags);
+		h.stale_ticks = FC__LOAD(th->stale_ticks);
+		h.valid_ticks = FC__LOAD(th->valid_ticks);
+		h.base_ticks = FC__LOAD(th->base_ticks);
+		h.mask = FC__LOAD(th->mask);
+		h.mult = FC__LOAD(th->mult);
+		h.frac = FC__LOAD(th->frac);
+		h.mono_ns = FC__LOAD(th->mono_ns);
+		h.real_off_ns = FC__LOAD(th->real_off_ns);
+		h.floor_ns = FC__LOAD(th->floor_ns);
+		h.mono_err_ns = FC__LOAD(th->mono_err_ns);
+		h.err_mult = FC__LOAD(th->err_mult);
+		h.ntp_err_ns = FC__LOAD(th->ntp_err_ns);
+		h.sync_status = FC__LOAD(th->sync_status);
+
+		if (h.flags & FC_HAND_KERNEL) {
+			int64_t v, clamp;
+			__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
+			if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
+			    th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))       /* R5 */
+				continue;
+			v = kernel_read(c, how, &h, &clamp);
+			if (b)
+				kernel_bound(c, how, clamp, b);
+			/* Starting: the next step (trust check, rate samples) is due; one reader takes it. */
+			if (FC__UNLIKELY(__atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) &&
+			    !fc__in_writer &&
+			    ((how & FC__REAL) ? fc__kernel_ns(c, CLOCK_MONOTONIC) : v) >=
+				    __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
+				fc_clock_windup(c, th);
+			return v;
+		}
+		t = c->src.counter(c->src.ctx);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);                               /* R3 */
+		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
+		    th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))       /* R5 */
+			continue;
+		if (b) {
+			b->ntp_err_ns = h.ntp_err_ns;
+			b->sync_status = h.sync_status;
+		}
+		d = (t - h.base_ticks) & h.mask;
+		if (d < h.stale_ticks) { /* another thread re-anchored meanwhile */
+			if (b)
+				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
+			return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
+		}
+		if (!counted) {
+			__atomic_fetch_add(&c->slow_paths, 1, __ATOMIC_RELAXED);
+			counted = 1;
+		}
+		if (fc__in_writer && d <= (h.mask >> 1)) {
+			/* A signal handler interrupted this thread while it holds the writer lock (a re-anchor,
+			 * fc_status, fc_set_period_ns): it cannot re-anchor nor wait. Within the hand's window, use it;
+			 * past it, the kernel's clock raised to the hand's largest value. */
+			if (d < h.valid_ticks) {
+				if (b)
+					b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
+				return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
+			}
+			return kernel_past_hand(c, &h, how, b);
+		}
+		if (d > (h.mask >> 1)) {
+			/* Behind the anchor. A little (skew): clamp. More: the counter went back; re-anchor, or
+			 * clamp while another thread does. The bound adds the clamp's distance. */
+			uint64_t behind = h.mask - d + 1;
+			if (behind >= h.valid_ticks / SKEW_CLAMP_DIV && fc_clock_windup(c, th))
+				continue;
+			if (b)
+				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(behind, h.mult, 0) + 1;
+			return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, 0, how);
+		}
+		if (wound && d >= h.valid_ticks) {
+			/* This reader re-anchored already and the new hand expired meanwhile: the re-anchor took longer
+			 * than the period (a 1 us period on a slow or sanitised machine, a slow kernel read).
+			 * Re-anchoring again could go on for ever: the kernel's clock, raised to the hand's largest
+			 * value. */
+			return kernel_past_hand(c, &h, how, b);
+		}
+		if (fc_clock_windup(c, th)) {
+			wound = 1;
+			continue;
+		}
+		if (d < h.valid_ticks) { /* another thread is re-anchoring; this hand is still good */
+			if (b)
+				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
+			return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
+		}
+		if (__atomic_load_n(&c->pub->current, __ATOMIC_RELAXED) != th)
+			continue;
+		/* Expired while another thread re-anchors: wait for its hand (about 0.5 us). */
+		if (spins++ == 0)
+			__atomic_fetch_add(&c->waits, 1, __ATOMIC_RELAXED);
+		if (spins < WAIT_SPINS)
+			fc__cpu_relax();
+		else
+			sched_yield();
+	}
+}
+
+int64_t fc_clock_slow(struct fc_clock *c, int how) { return fc_clock_read(c, how, NULL); }
+
+/* ---- the global clock's entry points (called by the inline readers) ------------------------------------ */
+/* A read from a signal handler must leave errno as it found it (the handler's caller may be between a
+ * failing call and its errno check); the slow path's system calls may set it. */
+static int64_t global_read(int how, struct fc__bound *b)
+{
+	struct fc_clock *c = fc__global_clock();
+	const int saved = errno;
+	int64_t v;
+	if (FC__LIKELY(fc__ensure_init())) {
+		v = fc_clock_read(c, how, b);
+	} else { /* a signal handler during its own thread's initialisation: the kernel's clock, unbounded */
+		v = fc__kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
+		if (b)
+			*b = (struct fc__bound){0, 0, FC_SYNC_UNKNOWN};
+	}
+	errno = saved;
+	return v;
+}
+
+int64_t fc__slow_ns(int how) { return global_read(how, NULL); }
+
+uint64_t fc__ticks_kernel(void)
+{
+	struct fc_clock *c = fc__global_clock();
+	const int saved = errno;
+	uint64_t t;
+	/* A capture's unit (counter ticks or kernel ns) must not change after it is taken: finish the start-up
+	 * first (up to its 1 ms baseline, once per process, only for a program whose first call is fc_ticks). */
+	if (fc__ensure_init())
+		fc_clock_start_finish(c);
+	{
+		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
+		t = (FC__LOAD(cur->flags) & FC_HAND_KERNEL) ? (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC)
+							    : fc__counter_ordered();
+	}
+	errno = saved;
+	return t;
+}
+
+int fc__slow_bounded(struct fc_interval *out, int how)
+{
+	struct fc__bound b;
+	int64_t v, ntp_err;
+
+	if (out == NULL) {
+		errno = EFAULT;
+		return -1;
+	}
+	/* The slow path reports the bound of the very hand (or kernel read) that produced the value. */
+	v = global_read(how, &b);
+	ntp_err = (how & FC__REAL) ? b.ntp_err_ns : 0;
+	out->earliest_ns = v - b.track_err_ns - ntp_err;
+	out->latest_ns = v + b.track_err_ns + ntp_err;
+	out->status = b.sync_status;
+	return 0;
+}

@@ -1,0 +1,126 @@
+/*
+ * fastclock — the clock object's state (floor 1 of the clock core): the global clock and the published
+ * hands it owns, the per-thread writer mark, and reads of the kernel's clocks through a clock's source.
+ *
+ * Owns: g_clock, fc__pub (what the inline readers load), fc__in_writer, the real fc_source.
+ * May call: libc (clock_gettime) only. Everything else in the clock core is built on this file.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+#define NS_PER_SEC 1000000000LL
+
+/* ---- the real counter and reference clock ------------------------------------------------------- */
+static uint64_t real_counter(void *ctx)
+{
+	(void)ctx;
+	return fc__counter_ordered();
+}
+
+static int real_kernel(void *ctx, clockid_t id, int64_t *ns)
+{
+	struct timespec ts;
+	(void)ctx;
+	if (clock_gettime(id, &ts) != 0)
+		return -1;
+	*ns = (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+	return 0;
+}
+
+const struct fc_source fc__real_source = {real_counter, real_kernel, fc_ntp_read, NULL, ~(uint64_t)0};
+
+/* ---- the global clock ------------------------------------------------------------------------------- */
+static struct fc_clock g_clock = {
+	.hands = {.boot = {.gen = 1, .flags = FC_HAND_KERNEL, .mask = ~(uint64_t)0}},
+};
+/* Until initialisation, current is the boot hand: a kernel hand with stale_ticks 0, so every read takes the
+ * slow path, which initialises. */
+struct fc_pub fc__pub = {.current = &g_clock.hands.boot};
+__thread int fc__in_writer;
+
+struct fc_clock *fc__global_clock(void) { return &g_clock; }
+
+/* clock_gettime(CLOCK_MONOTONIC / CLOCK_REALTIME) cannot fail on Linux with a valid pointer; a seccomp
+ * filter on the syscall fallback could make one call fail now and then. Retry: a read that returned 0
+ * would be raised to a floor below values already returned (found by fuzz_track). */
+#define KERNEL_TRIES 8
+int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id)
+{
+	int64_t ns = 0;
+	for (int i = 0; i < KERNEL_TRIES; i++)
+		if (c->src.kernel(c->src.ctx, id, &ns) == 0)
+			break;
+	return ns;
+}
+
+void fc__copy_str(char *dst, size_t n, const char *src)
+{
+	size_t l = strnlen(src, n - 1);
+	memcpy(dst, src, l);
+	dst[l] = 0;
+}
+
+/* ---- the coarse clocks' store ------------------------------------------------------------------------- */
+/* Relaxed: coarse values order nothing; a coarse read is one load, and read-read coherence on this one
+ * location is what keeps a thread's coarse reads monotonic. 0 means "not maintained": only a keeper's first
+ * store leaves it (fc__coarse_first), so a late raise can never bring back a location fc_updater_stop()
+ * has cleared. */
+void fc__coarse_raise(struct fc_pub *pub, int64_t mono, int64_t real_off)
+{
+	int64_t old = __atomic_load_n(&pub->coarse_mono, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub->coarse_real_off, real_off, __ATOMIC_RELAXED);
+	while (old != 0 && mono > old &&
+	       !__atomic_compare_exchange_n(&pub->coarse_mono, &old, mono, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+void fc__coarse_first(struct fc_pub *pub, int64_t mono, int64_t real_off)
+{
+	int64_t old = 0;
+	__atomic_store_n(&pub->coarse_real_off, real_off, __ATOMIC_RELAXED);
+	if (!__atomic_compare_exchange_n(&pub->coarse_mono, &old, mono, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		fc__coarse_raise(pub, mono, real_off);
+}
+
+/* A value for the coarse clocks now, without ever waiting: the current hand's value at the counter, clamped to
+ * its validity window (never above what any later precise read returns: later hands dominate it), or on a
+ * kernel hand the kernel's clock raised to the hand's floor. *real_off gets the matching wall offset. */
+void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off)
+{
+	for (;;) {
+		const struct fc_hand *th = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE); /* R1 */
+		uint32_t gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);                    /* R2 */
+		struct fc_hand h;
+		uint64_t d;
+		h.flags = FC__LOAD(th->flags);
+		h.base_ticks = FC__LOAD(th->base_ticks);
+		h.mask = FC__LOAD(th->mask);
+		h.mult = FC__LOAD(th->mult);
+		h.frac = FC__LOAD(th->frac);
+		h.mono_ns = FC__LOAD(th->mono_ns);
+		h.valid_ticks = FC__LOAD(th->valid_ticks);
+		h.real_off_ns = FC__LOAD(th->real_off_ns);
+		h.floor_ns = FC__LOAD(th->floor_ns);
+		d = (c->src.counter(c->src.ctx) - h.base_ticks) & h.mask;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
+		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
+		    th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))       /* R5 */
+			continue;
+		if (h.flags & FC_HAND_KERNEL) {
+			int64_t m1 = fc__kernel_ns(c, CLOCK_MONOTONIC), r = fc__kernel_ns(c, CLOCK_REALTIME);
+			int64_t m2 = fc__kernel_ns(c, CLOCK_MONOTONIC);
+			*mono = m1 < h.floor_ns ? h.floor_ns : m1;
+			*real_off = r - (m1 + (m2 - m1) / 2);
+			return;
+		}
+		if (d > (h.mask >> 1))
+			d = 0; /* behind the anchor (skew): the anchor's value */
+		else if (d > h.valid_ticks)
+			d = h.valid_ticks;
+		*mono = h.mono_ns + (int64_t)fc__scale(d, h.mult, h.frac);
+		*real_off = h.real_off_ns;
+		return;
+	}
+}

@@ -1,0 +1,349 @@
+/*
+ * fastclock — the writer (floor 2 of the clock core): one re-anchor is sample -> tracker -> NTP state ->
+ * next hand -> publish, under the clock's try-lock; and the switch to a kernel hand when the counter is no
+ * longer trusted.
+ *
+ * Flow of one re-anchor: a reader finds its hand stale -> fc_clock_windup() takes the try-lock -> bracketed
+ * kernel samples (sample.c) -> tracker (track.c, pure) -> next hand's parameters -> publish (hands.c) ->
+ * unlock. No thread is needed: the first reader past the period does it. The optional updater thread
+ * (updater.c) calls the same function.
+ *
+ * Owns: the writer lock's protocol, the first counter hand (fc_clock_setup), the periodic trust re-check.
+ * May call: state.c, hands.c, track.c, sample.c, trust.c, ntp.c (through the source).
+ */
+#include <sched.h>
+
+#include "internal.h"
+
+#define NS_PER_SEC 1000000000LL
+/* Read the kernel's NTP state at most this often (adjtimex is a real syscall, ~0.3 us). */
+#define NTP_EVERY_NS NS_PER_SEC
+/* The kernel's maxerror grows by 500 us each second (MAXFREQ, kernel/time/ntp.c): 500 ppm. */
+#define NTP_GROWTH_DIV 2000
+
+static uint64_t mult_from_hz(uint64_t hz)
+{
+	return (uint64_t)(((unsigned __int128)NS_PER_SEC << 32) / hz);
+}
+
+static uint64_t period_ticks(const struct fc_clock *c)
+{
+	return (uint64_t)(((unsigned __int128)c->period_ns << 32) / c->track.mult_est);
+}
+
+/* ---- the writer lock ------------------------------------------------------------------------------------ */
+/* Try-lock: acquire pairs with the previous writer's release in unlock, so this writer sees the ring and
+ * tracker state as the last one left them. */
+/* The writer mark is raised before the compare-and-swap and lowered after the release: a signal that lands
+ * between the two (the lock held, the mark not yet set) would otherwise wait for its own thread. A counter,
+ * not a flag, so a handler's own attempt nested inside restores it exactly. */
+static int try_lock(struct fc_clock *c)
+{
+	int expect = 0;
+	fc__in_writer++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the mark is set, for this thread's handlers, before the CAS */
+	if (!__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		fc__in_writer--;
+		return 0;
+	}
+	return 1;
+}
+
+void fc_clock_unlock(struct fc_clock *c)
+{
+	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); /* pairs with try_lock's acquire */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);         /* and only then the mark is lowered */
+	fc__in_writer--;
+}
+
+void fc_clock_lock(struct fc_clock *c)
+{
+	while (!try_lock(c))
+		sched_yield();
+}
+
+/* ---- NTP state ------------------------------------------------------------------------------------------ */
+void fc_clock_refresh_ntp_locked(struct fc_clock *c, int64_t now)
+{
+	if (c->have_ntp && now - c->ntp_at < NTP_EVERY_NS)
+		return;
+	if (c->src.ntp)
+		c->src.ntp(c->src.ctx, &c->ntp);
+	else
+		c->ntp = (struct fc_ntp){.sync = FC_SYNC_UNKNOWN};
+	c->ntp_at = now;
+	c->have_ntp = 1;
+}
+
+/* Stamp the hand with the kernel's bound vs UTC, grown at 500 ppm over the cache age plus one period (the
+ * hand's lifetime). */
+static void set_ntp_fields(struct fc_clock *c, struct fc_hand *p, int64_t now)
+{
+	fc_clock_refresh_ntp_locked(c, now);
+	p->ntp_err_ns = c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + c->period_ns) / NTP_GROWTH_DIV : 0;
+	p->sync_status = c->track.disrupted ? FC_SYNC_DISRUPTED : c->ntp.sync;
+}
+
+/* ---- hands ------------------------------------------------------------------------------------------------ */
+void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why)
+{
+	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
+	struct fc_hand p = {0};
+
+	/* Nothing the counter hand returned may be passed by a kernel read going back: keep its line, so kernel
+	 * reads are raised to what it would return at the current counter (kernel_read), and at most to its
+	 * largest possible value, until the kernel's clock catches up (within about one period). */
+	p.base_ticks = cur->base_ticks;
+	p.mask = cur->mask;
+	p.mult = cur->mult;
+	p.frac = cur->frac;
+	p.mono_ns = cur->mono_ns;
+	p.valid_ticks = cur->valid_ticks;
+	p.real_off_ns = cur->real_off_ns;
+	if (cur->flags & FC_HAND_KERNEL)
+		p.floor_ns = cur->floor_ns;
+	else
+		p.floor_ns = (int64_t)(fc_hand_value_fx(cur, cur->base_ticks + cur->valid_ticks) >> 32) + 1;
+	p.flags = FC_HAND_KERNEL;
+	p.stale_ticks = 0; /* every read takes the slow path */
+	fc_hands_publish(c->pub, &p);
+	if (c->backend == FC_BACKEND_COUNTER)
+		c->track.discontinuities++;
+	__atomic_store_n(&c->backend, FC_BACKEND_KERNEL, __ATOMIC_RELAXED);
+	fc__copy_str(c->reason, sizeof(c->reason), why);
+	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- start-up ------------------------------------------------------------------------------------------ */
+/* The first counter hand's rate is measured against CLOCK_MONOTONIC over this baseline: two brackets of
+ * ~40 ns (lfence;rdtsc + vDSO here) give ~40 ppm, well inside the tracker's 1000 ppm continuity tolerance,
+ * and it refines from there. Meanwhile the kernel's clock serves every read (FreeBSD and Linux boot the
+ * same way: a safe clocksource first, the TSC once it is calibrated). */
+#define START_BASELINE_NS 1000000
+/* The first calls of a short-lived program stay on the cheap path (a kernel read, ~1 us): the trust check
+ * (a sysfs read, CPUID) is due this long after initialisation. */
+#define START_DEFER_NS 50000
+/* A measured rate further than this from the CPU's own figure (CPUID 0x15 / 0x40000010, CNTFRQ_EL0), when
+ * it has one, is taken again: a suspend or a long preemption fell between the two samples. 1/64 is far
+ * beyond a crystal's tolerance (~100 ppm) and the measurement's noise. */
+#define START_HINT_TOL_DIV 64
+#define START_RETRIES 3
+
+void fc_clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
+		    int want)
+{
+	struct fc_hand p = {0};
+	c->pub = pub;
+	c->src = *src;
+	c->period_ns = period_ns;
+	c->lock = 0;
+	c->backend = FC_BACKEND_KERNEL;
+	fc_hands_init(&c->hands, pub, 0);
+	p.flags = FC_HAND_KERNEL;
+	p.mask = ~(uint64_t)0;
+	p.floor_ns = INT64_MIN;
+	fc_hands_publish(pub, &p);
+	c->reason[0] = 0;
+	if (!FC_HAVE_COUNTER) {
+		fc__str_cat(c->reason, sizeof(c->reason), "no user-readable counter on this architecture", (const char *)0);
+	} else if (want == FC_BACKEND_KERNEL) {
+		fc__str_cat(c->reason, sizeof(c->reason), "forced by FASTCLOCK_SOURCE=kernel", (const char *)0);
+	} else {
+		fc__str_cat(c->reason, sizeof(c->reason),
+			    "starting: the kernel's clock serves reads until the counter is checked and its rate measured",
+			    (const char *)0);
+		__atomic_store_n(&c->start_due, fc__kernel_ns(c, CLOCK_MONOTONIC) + START_DEFER_NS, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->start_phase, FC_START_TRUST, __ATOMIC_RELEASE);
+	}
+}
+
+static void start_done(struct fc_clock *c) { __atomic_store_n(&c->start_phase, FC_START_DONE, __ATOMIC_RELEASE); }
+
+/* One step of the start-up, under the lock. */
+static void start_step(struct fc_clock *c)
+{
+	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
+	struct fc_sample s;
+	struct fc_hand p;
+	uint64_t hz, hint;
+	int hint_src = FC_FREQ_NONE;
+
+	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_TRUST) {
+		char why[sizeof(c->reason)], cs[sizeof(c->clocksource)];
+		int ok = 1;
+		why[0] = 0;
+		if (c->trust_every) {
+			ok = fc_trust_check(why, sizeof(why), cs, sizeof(cs));
+			__atomic_fetch_add(&c->trust_checks, 1, __ATOMIC_RELAXED);
+			fc__copy_str(c->clocksource, sizeof(c->clocksource), cs);
+		}
+		c->reason[0] = 0;
+		if (!ok && !c->forced) {
+			fc__copy_str(c->reason, sizeof(c->reason), why);
+			start_done(c);
+			return;
+		}
+		if (!ok)
+			fc__str_cat(c->reason, sizeof(c->reason), "forced by FASTCLOCK_SOURCE=counter although ", why,
+				    (const char *)0);
+		else
+			fc__copy_str(c->reason, sizeof(c->reason), why[0] ? why : "counter trusted by the caller");
+		if (fc_sample_take(&c->src, FC_SAMPLE_TRIES, &c->start_s0) != 0) {
+			c->reason[0] = 0;
+			fc__str_cat(c->reason, sizeof(c->reason), "the kernel's clock could not be sampled against the counter",
+				    (const char *)0);
+			start_done(c);
+			return;
+		}
+		__atomic_store_n(&c->start_due, c->start_s0.mono + START_BASELINE_NS, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->start_phase, FC_START_RATE, __ATOMIC_RELAXED);
+		return;
+	}
+	if (fc_sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0 || s.mono - c->start_s0.mono < START_BASELINE_NS)
+		return;
+	hz = (uint64_t)((unsigned __int128)((s.c_mid - c->start_s0.c_mid) & c->src.mask) * NS_PER_SEC /
+			(uint64_t)(s.mono - c->start_s0.mono));
+	hint = c->src.mask == ~(uint64_t)0 ? fc_counter_freq_hint(&hint_src) : 0;
+	if (hz == 0 || (hint && (hz > hint + hint / START_HINT_TOL_DIV || hz < hint - hint / START_HINT_TOL_DIV) &&
+			++c->start_retries < START_RETRIES)) {
+		/* Disturbed (or a counter that did not move): measure again from this sample. */
+		c->start_s0 = s;
+		__atomic_store_n(&c->start_due, s.mono + START_BASELINE_NS, __ATOMIC_RELAXED);
+		return;
+	}
+	c->start_retries = 0;
+	c->freq_source = FC_FREQ_MEASURED;
+	c->counter_hz_initial = hz;
+	fc_track_init(&c->track, c->src.mask, 1, mult_from_hz(hz));
+	fc_track_set_period(&c->track, period_ticks(c));
+	/* From the kernel hand: the tracker starts at the kernel's upper bound, so no kernel read another thread
+	 * made before is ahead of the first counter value (track.c, "Leaving the kernel backend"). */
+	fc_track_update(&c->track, cur, &s, s.c_mid, &p);
+	c->have_ntp = 0;
+	set_ntp_fields(c, &p, s.mono);
+	fc_hands_publish(c->pub, &p);
+	__atomic_store_n(&c->backend, FC_BACKEND_COUNTER, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
+	start_done(c);
+}
+
+void fc_clock_start_finish(struct fc_clock *c)
+{
+	unsigned spins = 0;
+	while (__atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) {
+		if (fc__in_writer) /* a signal handler on the thread that holds the lock: cannot finish here */
+			return;
+		if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_TRUST ||
+		    fc__kernel_ns(c, CLOCK_MONOTONIC) >= __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
+			fc_clock_windup(c, NULL);
+		if (++spins % 64 == 0)
+			sched_yield();
+		else
+			fc__cpu_relax();
+	}
+}
+
+static void windup_locked(struct fc_clock *c)
+{
+	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
+	struct fc_sample s;
+	struct fc_hand p;
+	uint64_t t_a;
+
+	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE) {
+		start_step(c);
+		return;
+	}
+
+	if (c->trust_every && ++c->since_trust >= c->trust_every) {
+		char why[160], cs[32];
+		int ok = fc_trust_check(why, sizeof(why), cs, sizeof(cs));
+		c->since_trust = 0;
+		__atomic_fetch_add(&c->trust_checks, 1, __ATOMIC_RELAXED);
+		fc__copy_str(c->clocksource, sizeof(c->clocksource), cs);
+		if (!ok && !c->forced && c->backend == FC_BACKEND_COUNTER) {
+			fc_clock_set_kernel_locked(c, why);
+			return;
+		}
+	}
+	if (c->backend != FC_BACKEND_COUNTER)
+		return;
+	if (fc_sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0) {
+		fc_clock_set_kernel_locked(c, "the kernel's clock could not be sampled against the counter");
+		return;
+	}
+	/* Anchor at the sample itself, not at a later counter read: nothing between the two is observed, and a
+	 * suspend or a long preemption there would be extrapolated as running time (found by fuzz_track). */
+	t_a = s.c_mid;
+	fc_track_update(&c->track, cur, &s, t_a, &p);
+	set_ntp_fields(c, &p, s.mono);
+	fc_hands_publish(c->pub, &p);
+	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
+}
+
+int fc_clock_windup(struct fc_clock *c, const struct fc_hand *seen)
+{
+	/* Never wait: a reader that loses just uses its hand. */
+	if (!try_lock(c))
+		return 0;
+	if (seen && __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED) != seen) {
+		fc_clock_unlock(c);
+		return 0;
+	}
+	windup_locked(c);
+	fc_clock_unlock(c);
+	return 1;
+}
+
+void fc_clock_set_period_locked(struct fc_clock *c, int64_t period_ns)
+{
+	__atomic_store_n(&c->period_ns, period_ns, __ATOMIC_RELAXED); /* the updater reads it unlocked */
+	if (c->backend == FC_BACKEND_COUNTER)
+		fc_track_set_period(&c->track, period_ticks(c));
+}
+
+int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
+		   uint64_t counter_hz, uint32_t gen_start)
+{
+	struct fc_sample s;
+	struct fc_hand p;
+	uint64_t t_a;
+
+	c->pub = pub;
+	c->src = *src;
+	c->period_ns = period_ns;
+	c->backend = FC_BACKEND_COUNTER;
+	c->lock = 0;
+	fc_hands_init(&c->hands, pub, gen_start);
+	if (counter_hz == 0) {
+		/* No hint: measure for 200 us against CLOCK_MONOTONIC (bracket noise ~40 ns -> ~200 ppm,
+		 * inside the tracker's 1000 ppm continuity tolerance; it refines from there). */
+		struct fc_sample s2;
+		int64_t start;
+		if (fc_sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
+			return -1;
+		start = s.mono;
+		do {
+			if (fc_sample_take(src, FC_SAMPLE_TRIES, &s2) != 0)
+				return -1;
+		} while (s2.mono - start < 200000);
+		counter_hz = (uint64_t)((unsigned __int128)((s2.c_mid - s.c_mid) & src->mask) * NS_PER_SEC /
+					(uint64_t)(s2.mono - s.mono));
+		c->freq_source = FC_FREQ_MEASURED;
+	}
+	if (counter_hz == 0)
+		return -1;
+	c->counter_hz_initial = counter_hz;
+	fc_track_init(&c->track, src->mask, 1, mult_from_hz(counter_hz));
+	fc_track_set_period(&c->track, period_ticks(c));
+	if (fc_sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
+		return -1;
+	t_a = s.c_mid; /* as in windup_locked */
+	fc_track_update(&c->track, NULL, &s, t_a, &p);
+	c->have_ntp = 0;
+	set_ntp_fields(c, &p, s.mono);
+	fc_hands_publish(pub, &p);
+	c->reanchors = 1;
+	return 0;
+}

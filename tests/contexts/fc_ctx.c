@@ -1,0 +1,698 @@
+/*
+ * fc_ctx — the library in every context a program can put it in, each in a fresh process: every public
+ * function on every backend, from signal handlers, across fork, at start-up, with and without the updater,
+ * one usage pattern at a time. Exit 0: holds; 1: does not (the reason is printed); 77: cannot be tested here.
+ *
+ *   fc_ctx every-function [--backend counter|kernel] [--demote] [--ms N]
+ *                 every public clock agrees with the kernel's matching clock, monotonic ones never go back
+ *                 within a thread, coarse ones are at most a period (plus scheduling slack) old; --demote
+ *                 first switches to the kernel backend at run time (a clocksource file the test changes)
+ *   fc_ctx signals [--ms N] [--interval-us N]   a timer signal every 20 us (default) whose handler reads every clock while the main thread
+ *                 mallocs, calls fc_status and fc_set_period_ns and reads (re-anchors); a watchdog fails a hang
+ *   fc_ctx fork-during-init   another thread is inside the library's initialisation when this one forks: the
+ *                 child reads correct time (FASTCLOCK_TEST_INIT_DELAY_US holds the initialisation open)
+ *   fc_ctx fork-stop-updater  the updater runs; in the child fc_updater_stop() stops it for good
+ *   fc_ctx updater-slow-paths  with the updater running, readers take the slow path (almost) never
+ *   fc_ctx pattern NAME [--ms N]  one usage pattern alone for N ms, agreement and staleness checked:
+ *                 precise, relaxed, coarse, convert, bounded, real, fork-child
+ *   fc_ctx startup [--runs N]  each clock called twice, then 1000 times, in N fresh processes (this program
+ *                 re-executed): no step back, across the kernel-hand to counter-hand switch
+ *   fc_ctx startup-threads    4 threads read from the first instant across the switch: per-thread
+ *                 monotonicity and cross-thread causality
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fastclock.h>
+
+#define NS 1000000000LL
+/* Agreement tolerance: generous (this machine is shared and preempts us between three reads); the benchmark
+ * and docs/ACCURACY.md carry the real figures. A wrong backend, offset or rate is off by far more. */
+#define BOUND_NS 20000
+/* Coarse staleness tolerated on top of one period: a busy 2-core machine (several tests at once, under a
+ * sanitizer) keeps the updater thread off a CPU for a scheduler slice now and then (30 ms seen); a coarse
+ * clock that stands still is off by the whole run (200 ms and more). The printed worst is the figure. */
+#define COARSE_SLACK_NS 100000000LL
+
+/* The period the environment asked for (FASTCLOCK_PERIOD_US; the library's default otherwise). */
+static int64_t g_env_period = 1000000;
+
+static int64_t kns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+}
+
+static int fail(const char *what, long long a, long long b)
+{
+	fprintf(stderr, "fc_ctx: %s (%lld, %lld)\n", what, a, b);
+	return 1;
+}
+
+static long arg_long(int argc, char **argv, const char *name, long def)
+{
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], name))
+			return atol(argv[i + 1]);
+	return def;
+}
+
+static const char *arg_str(int argc, char **argv, const char *name)
+{
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], name))
+			return argv[i + 1];
+	return NULL;
+}
+
+static int has_flag(int argc, char **argv, const char *name)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], name))
+			return 1;
+	return 0;
+}
+
+/* ---- one clock against the kernel ----------------------------------------------------------------------- */
+struct clk {
+	const char *name;
+	int64_t (*fn)(void);
+	clockid_t id;   /* the kernel clock it must agree with */
+	int monotonic;  /* must never go back within a thread */
+	int coarse;     /* may lag by a period */
+	int64_t last;
+	int64_t worst;  /* worst distance outside the kernel bracket (precise) or staleness (coarse) */
+	long n, within; /* coarse: reads, and reads at most one period (+ 50 us of wake-up latency) old */
+};
+
+static int64_t v_ticks_mono(void) { return fc_ticks_to_mono_ns(fc_ticks()); }
+static int64_t v_ticks_real(void) { return fc_ticks_to_real_ns(fc_ticks()); }
+static int64_t v_ticks_mono_relaxed(void) { return fc_ticks_to_mono_ns(fc_ticks_relaxed()); }
+static int64_t v_bounded_mono(void)
+{
+	struct fc_interval iv;
+	if (fc_mono_bounded(&iv) != 0)
+		return INT64_MIN;
+	return iv.earliest_ns + (iv.latest_ns - iv.earliest_ns) / 2;
+}
+static int64_t v_bounded_real(void)
+{
+	struct fc_interval iv;
+	if (fc_real_bounded(&iv) != 0)
+		return INT64_MIN;
+	return iv.earliest_ns + (iv.latest_ns - iv.earliest_ns) / 2;
+}
+static int64_t v_gettime_mono(void)
+{
+	struct timespec ts;
+	if (fc_clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		return INT64_MIN;
+	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+}
+static int64_t v_gettime_real(void)
+{
+	struct timespec ts;
+	if (fc_clock_gettime(CLOCK_REALTIME, &ts) != 0)
+		return INT64_MIN;
+	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+}
+static int64_t v_gettime_mono_coarse(void)
+{
+	struct timespec ts;
+	if (fc_clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0)
+		return INT64_MIN;
+	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+}
+static int64_t v_gettimeofday(void)
+{
+	struct timeval tv;
+	if (fc_gettimeofday(&tv, NULL) != 0)
+		return INT64_MIN;
+	return (int64_t)tv.tv_sec * NS + (int64_t)tv.tv_usec * 1000 + 500; /* the middle of its microsecond */
+}
+static int64_t v_ustime(void) { return fc_ustime() * 1000 + 500; }
+static int64_t v_mono_us(void) { return fc_mono_us() * 1000 + 500; }
+
+#define CLK(n, f, id, mono, coarse) {n, f, id, mono, coarse, INT64_MIN, 0, 0, 0}
+static struct clk all_clocks[] = {
+	CLK("fc_mono_ns", fc_mono_ns, CLOCK_MONOTONIC, 1, 0),
+	CLK("fc_mono_ns_relaxed", fc_mono_ns_relaxed, CLOCK_MONOTONIC, 1, 0),
+	CLK("fc_real_ns", fc_real_ns, CLOCK_REALTIME, 0, 0),
+	CLK("fc_real_ns_relaxed", fc_real_ns_relaxed, CLOCK_REALTIME, 0, 0),
+	CLK("fc_mono_bounded (middle)", v_bounded_mono, CLOCK_MONOTONIC, 0, 0),
+	CLK("fc_real_bounded (middle)", v_bounded_real, CLOCK_REALTIME, 0, 0),
+	CLK("fc_ticks_to_mono_ns(fc_ticks())", v_ticks_mono, CLOCK_MONOTONIC, 1, 0),
+	CLK("fc_ticks_to_mono_ns(fc_ticks_relaxed())", v_ticks_mono_relaxed, CLOCK_MONOTONIC, 0, 0),
+	CLK("fc_ticks_to_real_ns(fc_ticks())", v_ticks_real, CLOCK_REALTIME, 0, 0),
+	CLK("fc_clock_gettime(MONOTONIC)", v_gettime_mono, CLOCK_MONOTONIC, 1, 0),
+	CLK("fc_clock_gettime(REALTIME)", v_gettime_real, CLOCK_REALTIME, 0, 0),
+	CLK("fc_gettimeofday", v_gettimeofday, CLOCK_REALTIME, 0, 0),
+	CLK("fc_ustime", v_ustime, CLOCK_REALTIME, 0, 0),
+	CLK("fc_mono_us", v_mono_us, CLOCK_MONOTONIC, 1, 0),
+	CLK("fc_mono_coarse_ns", fc_mono_coarse_ns, CLOCK_MONOTONIC, 1, 1),
+	CLK("fc_real_coarse_ns", fc_real_coarse_ns, CLOCK_REALTIME, 0, 1),
+	CLK("fc_clock_gettime(MONOTONIC_COARSE)", v_gettime_mono_coarse, CLOCK_MONOTONIC, 1, 1),
+};
+#define NCLOCKS (sizeof(all_clocks) / sizeof(all_clocks[0]))
+
+/* One bracketed read of clock k: kernel, clock, kernel. The microsecond clocks may be up to 1 us + 500 ns
+ * off by rounding. */
+static int check_one(struct clk *k, int64_t period_ns)
+{
+	int64_t k1 = kns(k->id), v = k->fn(), k2 = kns(k->id);
+	const int64_t round = strstr(k->name, "us") || strstr(k->name, "gettimeofday") ? 1000 : 0;
+	if (v == INT64_MIN) {
+		fprintf(stderr, "fc_ctx: %s failed: %s\n", k->name, strerror(errno));
+		return 1;
+	}
+	if (k->monotonic && v < k->last) {
+		fprintf(stderr, "fc_ctx: %s went back by %lld ns\n", k->name, (long long)(k->last - v));
+		return 1;
+	}
+	k->last = v;
+	if (k->coarse) {
+		int64_t stale = k1 - v;
+		if (v > k2 + BOUND_NS) {
+			fprintf(stderr, "fc_ctx: %s ahead of the kernel by %lld ns\n", k->name, (long long)(v - k2));
+			return 1;
+		}
+		if (stale > k->worst)
+			k->worst = stale;
+		k->n++;
+		k->within += stale <= period_ns + 50000;
+		if (stale > period_ns + COARSE_SLACK_NS) {
+			fprintf(stderr, "fc_ctx: %s is %lld us old (period %lld us)\n", k->name, (long long)stale / 1000,
+				(long long)period_ns / 1000);
+			return 1;
+		}
+		return 0;
+	}
+	{
+		int64_t out = v < k1 - round ? k1 - round - v : v > k2 + round ? v - k2 - round : 0;
+		if (out > k->worst)
+			k->worst = out;
+		if (out > BOUND_NS) {
+			fprintf(stderr, "fc_ctx: %s is %lld ns outside the kernel's bracket [%lld, %lld] (value %lld)\n",
+				k->name, (long long)out, (long long)k1, (long long)k2, (long long)v);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Every clock, round robin, for ms milliseconds. */
+static int run_clocks(struct clk *ks, size_t n, long ms, int64_t period_ns)
+{
+	const int64_t end = kns(CLOCK_MONOTONIC) + ms * 1000000LL;
+	long rounds = 0;
+	while (kns(CLOCK_MONOTONIC) < end) {
+		for (size_t i = 0; i < n; i++)
+			if (check_one(&ks[i], period_ns))
+				return 1;
+		rounds++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		printf("  %-42s worst %s %lld ns", ks[i].name, ks[i].coarse ? "staleness" : "outside bracket",
+		       (long long)ks[i].worst);
+		if (ks[i].coarse && ks[i].n)
+			printf(" (%.4f %% of %ld reads within one period + 50 us)", 100.0 * (double)ks[i].within / (double)ks[i].n,
+			       ks[i].n);
+		printf("\n");
+	}
+	printf("  %ld rounds\n", rounds);
+	return 0;
+}
+
+/* ---- a clocksource file the test controls (never the host's) ------------------------------------------- */
+static char cs_file[] = "/tmp/fc_ctx_cs_XXXXXX";
+
+static void write_cs(const char *name)
+{
+	int fd = open(cs_file, O_WRONLY | O_TRUNC);
+	if (fd < 0 || write(fd, name, strlen(name)) < 0 || write(fd, "\n", 1) < 0) {
+		perror("fc_ctx: clocksource file");
+		exit(1);
+	}
+	close(fd);
+}
+
+static void setup_cs(const char *name)
+{
+	int fd = mkstemp(cs_file);
+	if (fd < 0) {
+		perror("fc_ctx: mkstemp");
+		exit(1);
+	}
+	close(fd);
+	write_cs(name);
+	setenv("FASTCLOCK_TEST_CLOCKSOURCE_FILE", cs_file, 1);
+}
+
+static const char *host_cs(void)
+{
+#if defined(__aarch64__)
+	return "arch_sys_counter";
+#else
+	return "tsc";
+#endif
+}
+
+static int mode_every_function(int argc, char **argv)
+{
+	const char *want = arg_str(argc, argv, "--backend");
+	long ms = arg_long(argc, argv, "--ms", 300);
+	struct fc_status st;
+	int demote = has_flag(argc, argv, "--demote");
+	if (demote)
+		setup_cs(host_cs());
+	if (fc_init() != 0 || fc_status(&st) != 0)
+		return fail("fc_init/fc_status", errno, 0);
+	if (demote) {
+		const int64_t t0 = kns(CLOCK_MONOTONIC);
+		if (st.backend != FC_BACKEND_COUNTER) {
+			unlink(cs_file);
+			printf("skip: counter backend not in use here (%s)\n", st.reason);
+			return 77;
+		}
+		write_cs("hpet");
+		while (st.backend != FC_BACKEND_KERNEL) { /* the trust re-check runs every 1024 re-anchors */
+			fc_mono_ns();
+			fc_status(&st);
+			if (kns(CLOCK_MONOTONIC) - t0 > 20 * NS) {
+				unlink(cs_file);
+				return fail("run-time demotion not followed within 20 s", (long long)st.trust_checks, 0);
+			}
+		}
+		unlink(cs_file);
+		printf("demoted after %lld trust checks: %s\n", (long long)st.trust_checks, st.reason);
+	}
+	if (want && strcmp(fc_backend_name(st.backend), want) != 0) {
+		fprintf(stderr, "fc_ctx: backend %s (%s), expected %s\n", fc_backend_name(st.backend), st.reason, want);
+		return 1;
+	}
+	printf("every-function: backend %s (%s), period %lld ns\n", fc_backend_name(st.backend), st.reason,
+	       (long long)st.period_ns);
+	/* The first coarse read starts the updater; give it a moment to be scheduled before judging staleness. */
+	fc_mono_coarse_ns();
+	return run_clocks(all_clocks, NCLOCKS, ms, st.period_ns);
+}
+
+/* ---- signals ------------------------------------------------------------------------------------------- */
+static volatile sig_atomic_t sig_fail, sig_count;
+static int64_t sig_last_mono, sig_last_coarse, sig_last_ticks;
+static char sig_msg[128];
+static int64_t sig_vals[5]; /* k1, m, t, k2 of the failing handler call (printed by the main thread) */
+
+static void sig_note(const char *m)
+{
+	if (!sig_fail) {
+		size_t n = strlen(m);
+		memcpy(sig_msg, m, n < sizeof(sig_msg) - 1 ? n : sizeof(sig_msg) - 1);
+		sig_fail = 1;
+	}
+}
+
+static void on_tick(int sig)
+{
+	const int saved = errno;
+	int64_t k1 = kns(CLOCK_MONOTONIC), m = fc_mono_ns(), mr = fc_mono_ns_relaxed(), c = fc_mono_coarse_ns();
+	int64_t t = fc_ticks_to_mono_ns(fc_ticks()), k2 = kns(CLOCK_MONOTONIC);
+	int64_t r1 = kns(CLOCK_REALTIME), r = fc_real_ns(), r2 = kns(CLOCK_REALTIME);
+	struct fc_interval iv;
+	struct timespec ts;
+	(void)sig;
+	(void)mr;
+	if (m < sig_last_mono)
+		sig_note("fc_mono_ns went back inside the signal handler");
+	if (t < sig_last_ticks && !sig_fail) {
+		sig_vals[0] = k1, sig_vals[1] = sig_last_ticks, sig_vals[2] = t, sig_vals[3] = k2;
+		sig_note("fc_ticks_to_mono_ns(fc_ticks()) went back inside the signal handler");
+	}
+	if (c < sig_last_coarse)
+		sig_note("fc_mono_coarse_ns went back inside the signal handler");
+	if ((m < k1 - BOUND_NS || m > k2 + BOUND_NS || t < k1 - BOUND_NS || t > k2 + BOUND_NS) && !sig_fail) {
+		sig_vals[0] = k1, sig_vals[1] = m, sig_vals[2] = t, sig_vals[3] = k2;
+		sig_note("a monotonic read in the handler is outside the kernel's bracket");
+	}
+	if (r < r1 - BOUND_NS || r > r2 + BOUND_NS)
+		sig_note("fc_real_ns in the handler is outside the kernel's bracket");
+	if (fc_real_bounded(&iv) != 0 || fc_clock_gettime(CLOCK_REALTIME, &ts) != 0)
+		sig_note("a bounded read or fc_clock_gettime failed in the handler");
+	sig_last_mono = m;
+	sig_last_ticks = t;
+	sig_last_coarse = c;
+	sig_count++;
+	errno = saved;
+}
+
+static volatile int progress;
+static void *watchdog(void *arg)
+{
+	int last = -1;
+	(void)arg;
+	for (;;) {
+		sleep(5);
+		if (progress == last) {
+			fprintf(stderr, "fc_ctx: no progress for 5 s: hung (signals handled: %d)\n", (int)sig_count);
+			_exit(1);
+		}
+		last = progress;
+	}
+	return NULL;
+}
+
+static int mode_signals(int argc, char **argv)
+{
+	long ms = arg_long(argc, argv, "--ms", 1000);
+	long interval_ns = arg_long(argc, argv, "--interval-us", 20) * 1000;
+	struct sigaction sa;
+	struct sigevent sev;
+	struct itimerspec its = {{0, interval_ns}, {0, interval_ns}};
+	timer_t tid;
+	pthread_t wd;
+	int64_t end, last = INT64_MIN;
+	long iters = 0;
+
+	/* The first coarse read may start the updater thread (not async-signal-safe): make it here, as the
+	 * header says to. */
+	fc_mono_coarse_ns();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tick;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGRTMIN, &sa, NULL);
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGRTMIN;
+	sev._sigev_un._tid = gettid();
+	if (timer_create(CLOCK_MONOTONIC, &sev, &tid) != 0)
+		return fail("timer_create", errno, 0);
+	pthread_create(&wd, NULL, watchdog, NULL);
+	timer_settime(tid, 0, &its, NULL);
+	end = kns(CLOCK_MONOTONIC) + ms * 1000000LL;
+	while (kns(CLOCK_MONOTONIC) < end && !sig_fail) {
+		struct fc_status st;
+		char *p = malloc(64 + (size_t)(iters % 512));
+		int64_t v;
+		if (!p)
+			return fail("malloc", 0, 0);
+		memset(p, (int)iters, 64);
+		v = fc_mono_ns();
+		if (v < last)
+			return fail("fc_mono_ns went back in the main thread", v, last);
+		last = v;
+		if (iters % 64 == 0)
+			fc_status(&st);
+		if (iters % 256 == 0)
+			fc_set_period_ns(iters % 512 ? 1000 : g_env_period);
+		free(p);
+		iters++;
+		progress++;
+	}
+	timer_delete(tid);
+	if (sig_fail) {
+		fprintf(stderr, "fc_ctx: %s (values - k1: %lld, %lld, %lld ns)\n",
+			sig_msg, (long long)(sig_vals[1] - sig_vals[0]), (long long)(sig_vals[2] - sig_vals[0]),
+			(long long)(sig_vals[3] - sig_vals[0]));
+		return 1;
+	}
+	printf("signals: %d handler reads, %ld main-loop iterations, no hang, no corruption\n", (int)sig_count, iters);
+	return sig_count > 0 ? 0 : fail("no signal was handled", 0, 0);
+}
+
+
+/* ---- fork ---------------------------------------------------------------------------------------------- */
+static int child_status(pid_t pid)
+{
+	int st;
+	if (waitpid(pid, &st, 0) < 0)
+		return 1;
+	if (WIFSIGNALED(st)) {
+		fprintf(stderr, "fc_ctx: child killed by signal %d\n", WTERMSIG(st));
+		return 1;
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+static void *init_thread(void *arg)
+{
+	(void)arg;
+	fc_mono_ns(); /* initialises, held open by FASTCLOCK_TEST_INIT_DELAY_US */
+	return NULL;
+}
+
+static int mode_fork_during_init(void)
+{
+	pthread_t th;
+	pid_t pid;
+	struct timespec d = {0, 50000000};
+	if (!getenv("FASTCLOCK_TEST_INIT_DELAY_US"))
+		setenv("FASTCLOCK_TEST_INIT_DELAY_US", "300000", 1);
+	pthread_create(&th, NULL, init_thread, NULL);
+	nanosleep(&d, NULL); /* the other thread is now inside the initialisation */
+	pid = fork();
+	if (pid == 0) {
+		int64_t k1, v, k2;
+		alarm(10); /* a hang in the child ends as SIGALRM, a failure */
+		unsetenv("FASTCLOCK_TEST_INIT_DELAY_US");
+		k1 = kns(CLOCK_MONOTONIC);
+		v = fc_mono_ns();
+		k2 = kns(CLOCK_MONOTONIC);
+		if (v < k1 - BOUND_NS || v > k2 + BOUND_NS)
+			_exit(fail("the child's first read is wrong", v - k1, k2 - k1));
+		for (int i = 0; i < 100000; i++)
+			if (fc_mono_ns() < v)
+				_exit(fail("the child's clock went back", 0, 0));
+		printf("fork-during-init: the child's first read took %lld us and is correct\n",
+		       (long long)(k2 - k1) / 1000);
+		fflush(stdout);
+		_exit(0);
+	}
+	pthread_join(th, NULL);
+	return child_status(pid);
+}
+
+static int mode_fork_stop_updater(void)
+{
+	pid_t pid;
+	if (fc_updater_start(0) != 0)
+		return fail("fc_updater_start", errno, 0);
+	pid = fork();
+	if (pid == 0) {
+		struct fc_status st;
+		struct timespec d = {0, 20000000};
+		alarm(10);
+		if (fc_updater_stop() != 0)
+			_exit(fail("fc_updater_stop in the child", errno, 0));
+		for (int i = 0; i < 5; i++) { /* slow paths in the child must not start it again */
+			fc_mono_ns();
+			fc_mono_coarse_ns();
+			nanosleep(&d, NULL);
+		}
+		fc_status(&st);
+		if (st.updater_running)
+			_exit(fail("the updater runs again in the child after fc_updater_stop", 0, 0));
+		errno = 0;
+		if (fc_updater_stop() != -1 || errno != ESRCH)
+			_exit(fail("a second fc_updater_stop in the child is not -1/ESRCH", errno, 0));
+		_exit(0);
+	}
+	if (child_status(pid))
+		return 1;
+	return fc_updater_stop() != 0 ? fail("fc_updater_stop in the parent", errno, 0) : 0;
+}
+
+/* ---- the updater keeps readers off the slow path -------------------------------------------------------- */
+static int mode_updater_slow_paths(int argc, char **argv)
+{
+	long ms = arg_long(argc, argv, "--ms", 1000);
+	struct fc_status a, b;
+	int64_t t0, t1;
+	double periods, share;
+	if (fc_updater_start(0) != 0)
+		return fail("fc_updater_start", errno, 0);
+	fc_status(&a);
+	t0 = kns(CLOCK_MONOTONIC);
+	while (kns(CLOCK_MONOTONIC) - t0 < ms * 1000000LL)
+		for (int i = 0; i < 100; i++)
+			fc_mono_ns();
+	t1 = kns(CLOCK_MONOTONIC);
+	fc_status(&b);
+	fc_updater_stop();
+	periods = (double)(t1 - t0) / (double)a.period_ns;
+	share = (double)(b.slow_paths - a.slow_paths) / periods;
+	printf("updater-slow-paths: period %lld us, %llu slow paths in %.0f periods (%.1f %%), %llu re-anchors\n",
+	       (long long)a.period_ns / 1000, (unsigned long long)(b.slow_paths - a.slow_paths), periods, 100 * share,
+	       (unsigned long long)(b.reanchors - a.reanchors));
+	/* Without absolute deadlines the thread woke past the period and readers re-anchored ~90 % of periods. A
+	 * loaded machine can keep the thread off a CPU now and then: 10 % is far from both. */
+	return share > 0.10 ? fail("readers took the slow path although the updater runs", (long long)(100 * share), 10) : 0;
+}
+
+/* ---- one usage pattern alone ---------------------------------------------------------------------------- */
+static int mode_pattern(int argc, char **argv)
+{
+	const char *name = argc > 2 ? argv[2] : "";
+	long ms = arg_long(argc, argv, "--ms", 2000);
+	struct clk *sel[8];
+	size_t n = 0;
+	struct clk ks[8];
+	const int64_t period = g_env_period;
+
+	for (size_t i = 0; i < NCLOCKS; i++) {
+		const char *cn = all_clocks[i].name;
+		int take = (!strcmp(name, "precise") && !strcmp(cn, "fc_mono_ns")) ||
+			   (!strcmp(name, "relaxed") && !strcmp(cn, "fc_mono_ns_relaxed")) ||
+			   (!strcmp(name, "real") && !strcmp(cn, "fc_real_ns")) ||
+			   (!strcmp(name, "coarse") && (!strcmp(cn, "fc_mono_coarse_ns") || !strcmp(cn, "fc_real_coarse_ns"))) ||
+			   (!strcmp(name, "convert") && (strstr(cn, "fc_ticks_to") != NULL)) ||
+			   (!strcmp(name, "bounded") && strstr(cn, "bounded") != NULL) ||
+			   (!strcmp(name, "fork-child") && (!strcmp(cn, "fc_mono_ns") || !strcmp(cn, "fc_real_ns") ||
+							    !strcmp(cn, "fc_mono_coarse_ns")));
+		if (take && n < 8)
+			sel[n++] = &all_clocks[i];
+	}
+	if (n == 0) {
+		fprintf(stderr, "fc_ctx: unknown pattern '%s'\n", name);
+		return 2;
+	}
+	for (size_t i = 0; i < n; i++)
+		ks[i] = *sel[i];
+	if (!strcmp(name, "fork-child")) {
+		pid_t pid;
+		fc_mono_ns();
+		fc_mono_coarse_ns();
+		pid = fork();
+		if (pid == 0) {
+			alarm(30);
+			printf("pattern fork-child (in the child):\n");
+			_exit(run_clocks(ks, n, ms, period));
+		}
+		return child_status(pid);
+	}
+	/* Nothing else: no fc_init, no status, no other clock, so nothing re-anchors on the pattern's behalf. */
+	printf("pattern %s alone for %ld ms:\n", name, ms);
+	return run_clocks(ks, n, ms, period);
+}
+
+/* ---- start-up ----------------------------------------------------------------------------------------- */
+static int startup_once(int first)
+{
+	static int64_t (*const fns[])(void) = {fc_mono_ns, fc_mono_ns_relaxed, fc_mono_coarse_ns, v_ticks_mono,
+					       v_bounded_mono, v_gettime_mono, v_mono_us};
+	static const char *const names[] = {"fc_mono_ns", "fc_mono_ns_relaxed", "fc_mono_coarse_ns",
+					    "fc_ticks_to_mono_ns", "fc_mono_bounded", "fc_clock_gettime(MONOTONIC)",
+					    "fc_mono_us"};
+	/* Interleaved from the very first call, clock `first` first: twice each, then 1000 rounds of all. Each
+	 * clock alone must never go back. */
+	int64_t last[7];
+	for (int i = 0; i < 7; i++)
+		last[i] = INT64_MIN;
+	for (int r = 0; r < 1002; r++)
+		for (int j = 0; j < 7; j++)
+			for (int rep = 0, i = (j + first) % 7; rep < (r < 1 ? 2 : 1); rep++) {
+				int64_t v = fns[i]();
+				if (v < last[i]) {
+					fprintf(stderr, "fc_ctx: %s went back by %lld ns at call %d after start\n", names[i],
+						(long long)(last[i] - v), r);
+					return 1;
+				}
+				last[i] = v;
+			}
+	return 0;
+}
+
+static int mode_startup(int argc, char **argv, const char *self)
+{
+	long runs = arg_long(argc, argv, "--runs", 100);
+	if (has_flag(argc, argv, "--once"))
+		return startup_once((int)arg_long(argc, argv, "--first", 0));
+	for (long i = 0; i < runs; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			char first[8];
+			snprintf(first, sizeof(first), "%ld", i % 7);
+			execl(self, self, "startup", "--once", "--first", first, (char *)NULL);
+			_exit(3);
+		}
+		if (child_status(pid))
+			return fail("a fresh process saw a clock go back (run)", i, runs);
+	}
+	printf("startup: %ld fresh processes (each clock first in turn), every clock monotonic from its first call\n",
+	       runs);
+	return 0;
+}
+
+static int64_t shared_latest; /* the largest fc_mono_ns value published by any thread */
+static int go;
+static void *startup_reader(void *arg)
+{
+	int64_t last = INT64_MIN;
+	long *bad = arg;
+	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
+		;
+	for (int i = 0; i < 200000; i++) {
+		/* Causality: the latest value another thread published happened-before this read. */
+		int64_t seen = __atomic_load_n(&shared_latest, __ATOMIC_ACQUIRE), v = fc_mono_ns();
+		if (v < last || v < seen)
+			(*bad)++;
+		last = v;
+		for (int64_t cur = __atomic_load_n(&shared_latest, __ATOMIC_RELAXED);
+		     v > cur && !__atomic_compare_exchange_n(&shared_latest, &cur, v, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED);)
+			;
+	}
+	return NULL;
+}
+
+static int mode_startup_threads(void)
+{
+	pthread_t th[4];
+	long bad[4] = {0};
+	struct fc_status st;
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, startup_reader, &bad[i]);
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE); /* no fastclock call before this: the readers start on the kernel hand, cross the switch */
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	fc_status(&st);
+	printf("startup-threads: violations %ld %ld %ld %ld; backend %s after %llu re-anchors\n", bad[0], bad[1],
+	       bad[2], bad[3], fc_backend_name(st.backend), (unsigned long long)st.reanchors);
+	return bad[0] + bad[1] + bad[2] + bad[3] ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	const char *p = getenv("FASTCLOCK_PERIOD_US");
+	if (p && atoll(p) > 0)
+		g_env_period = atoll(p) * 1000;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(mode, "every-function"))
+		return mode_every_function(argc, argv);
+	if (!strcmp(mode, "signals"))
+		return mode_signals(argc, argv);
+	if (!strcmp(mode, "fork-during-init"))
+		return mode_fork_during_init();
+	if (!strcmp(mode, "fork-stop-updater"))
+		return mode_fork_stop_updater();
+	if (!strcmp(mode, "updater-slow-paths"))
+		return mode_updater_slow_paths(argc, argv);
+	if (!strcmp(mode, "pattern"))
+		return mode_pattern(argc, argv);
+	if (!strcmp(mode, "startup"))
+		return mode_startup(argc, argv, argv[0]);
+	if (!strcmp(mode, "startup-threads"))
+		return mode_startup_threads();
+	fprintf(stderr, "fc_ctx: unknown mode '%s'\n", mode);
+	return 2;
+}
