@@ -175,6 +175,13 @@ def t_report_check_fixture():
     render("check_small.json", "report_check")
 
 
+def t_report_write_error():
+    path = os.path.join(A.source, "tests", "cli", "fixtures", "check_small.json")
+    env = dict(os.environ, FASTCLOCK_PYTHON=sys.executable)
+    with open("/dev/full", "w") as full:
+        expect_output_error(["report", path, "-o", os.path.join(A.work, "out")], "/dev/full", stdout=full, env=env)
+
+
 def t_report_rejects_non_fastclock_json():
     bad = os.path.join(A.work, "not_fastclock.json")
     with open(bad, "w") as f:

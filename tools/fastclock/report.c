@@ -4,7 +4,7 @@
  * The interpreter: $FASTCLOCK_PYTHON, else <source>/.venv/bin/python (scripts/setup.sh creates it), else
  * python3 on PATH. The script: $FASTCLOCK_REPORT_SCRIPT, else <source>/tools/report/fastclock_report.py.
  * <source> is compiled in (FASTCLOCK_SOURCE_DIR). The script's exit status is passed through (0 ok, 1 the
- * rendering failed, 2 a bad input).
+ * rendering failed, 2 a bad input, 3 its output could not be written); any other status is 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -119,7 +119,7 @@ int cmd_report(int argc, char **argv)
 		int rc = WEXITSTATUS(status);
 		if (rc == 127)
 			return CLI_EXIT_FAIL;
-		return rc == 0 ? CLI_EXIT_OK : rc == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+		return rc == CLI_EXIT_OK || rc == CLI_EXIT_USAGE || rc == CLI_EXIT_OUTPUT ? rc : CLI_EXIT_FAIL;
 	}
 	cli_error("the report script was killed by signal %d", WTERMSIG(status));
 	return CLI_EXIT_FAIL;

@@ -13,7 +13,8 @@ Image sizes are fixed by the data, so a test can check them (pixels, at 100 dpi)
   agreement.png  1200 x 600
 report.html embeds every image (base64 data: URIs) and the tables, so it can be mailed or attached alone.
 Exit status: 0 rendered; 1 rendering failed (or matplotlib, pandas, jsonschema missing); 2 the input is
-unreadable, not JSON, or does not match docs/bench.schema.json (validated before anything reads it).
+unreadable, not JSON, or does not match docs/bench.schema.json (validated before anything reads it); 3 the
+list of files written could not be printed (standard output closed or full).
 """
 import argparse
 import base64
@@ -358,8 +359,13 @@ def main(argv=None):
         write_html(doc, args.output, images, tables)
     except Exception as e:  # a rendering failure: say what, exit 1
         fail(f"rendering failed: {type(e).__name__}: {e}", 1)
-    for name in list(sizes) + ["report.html"]:
-        print(os.path.join(args.output, name))
+    try:
+        for name in list(sizes) + ["report.html"]:
+            print(os.path.join(args.output, name))
+        sys.stdout.flush()
+    except OSError as e:  # docs/cli.md: exit 3 when the output cannot be written
+        sys.stdout = None  # nothing more to flush at exit
+        fail(f"cannot write to standard output: {e.strerror}", 3)
     return 0
 
 
