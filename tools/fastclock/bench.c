@@ -872,7 +872,10 @@ int cmd_bench(int argc, char **argv)
 		struct result *r = &res[i];
 		struct timespec rs;
 		r->c = sel[i];
-		r->ns_per_unit = sel[i]->ns_per_unit > 0 ? sel[i]->ns_per_unit : B.ns_per_tick;
+		r->ns_per_unit = sel[i]->ns_per_unit > 0 ? sel[i]->ns_per_unit
+				 : sel[i]->ns_per_unit == 0 ? B.ns_per_tick
+				 : st.counter_hz ? 1e9 / (double)st.counter_hz
+						 : NAN; /* hardware ticks at an unknown rate: no deltas */
 		r->getres_ns = sel[i]->clockid >= 0 && clock_getres(sel[i]->clockid, &rs) == 0
 				       ? (double)rs.tv_sec * 1e9 + (double)rs.tv_nsec
 				       : NAN;
@@ -883,7 +886,8 @@ int cmd_bench(int argc, char **argv)
 	for (int i = 0; i < n && !cli_interrupted; i++) {
 		progress((size_t)i, (size_t)n, sel[i]->name, "deltas");
 		agree_sample();
-		measure_deltas(&res[i], per_clock * SHARE_DELTAS / (SHARE_DELTAS + SHARE_THREADS));
+		if (!isnan(res[i].ns_per_unit))
+			measure_deltas(&res[i], per_clock * SHARE_DELTAS / (SHARE_DELTAS + SHARE_THREADS));
 		progress((size_t)i, (size_t)n, sel[i]->name, "threads");
 		agree_sample();
 		measure_threads(&res[i], per_clock * SHARE_THREADS / (SHARE_DELTAS + SHARE_THREADS));

@@ -153,13 +153,13 @@ FCB_DEFINE(fc_gettimeofday, fc_gtod_us())
 const struct fcb_clock fcb_c_clocks[] = {
 	E("(empty loop)", "reference", "none", "the batch loop alone (an opaque 1 summed)", -1, 0, 1, RAW, empty),
 #if defined(__x86_64__)
-	E("rdtsc", "counter", "counter", "rdtsc (bare counter read, unordered)", -1, 0, 0, RAW, ctr_raw),
-	E("lfence;rdtsc", "counter", "counter", "lfence; rdtsc (bare ordered counter read)", -1, 0, 0, ORDERED,
+	E("rdtsc", "counter", "counter", "rdtsc (bare counter read, unordered)", -1, 0, -1, RAW, ctr_raw),
+	E("lfence;rdtsc", "counter", "counter", "lfence; rdtsc (bare ordered counter read)", -1, 0, -1, ORDERED,
 	  ctr_ordered),
-	E("rdtscp", "counter", "counter", "rdtscp", -1, 0, 0, ORDERED, ctr_rdtscp),
+	E("rdtscp", "counter", "counter", "rdtscp", -1, 0, -1, ORDERED, ctr_rdtscp),
 #elif defined(__aarch64__)
-	E("cntvct", "counter", "counter", "mrs cntvct_el0 (bare counter read, unordered)", -1, 0, 0, RAW, ctr_raw),
-	E("isb;cntvct", "counter", "counter", "isb; mrs cntvct_el0 (bare ordered counter read)", -1, 0, 0, ORDERED,
+	E("cntvct", "counter", "counter", "mrs cntvct_el0 (bare counter read, unordered)", -1, 0, -1, RAW, ctr_raw),
+	E("isb;cntvct", "counter", "counter", "isb; mrs cntvct_el0 (bare ordered counter read)", -1, 0, -1, ORDERED,
 	  ctr_ordered),
 #endif
 	E("syscall.clock_gettime.MONOTONIC", "syscall", "monotonic", "syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts)",

@@ -5,8 +5,8 @@
  * exactly as an application would inline it, with no function pointer between the loop and the clock:
  *   batch(n)        n reads whose values are summed and stored into a volatile sink (the cost loop);
  *   sample(buf, n)  n consecutive reads stored raw (the deltas: resolution, staleness, backward steps).
- * Values are in the clock's own unit; ns_per_unit converts them (0 for counter ticks: the tool fills in
- * 1e9 / counter_hz at run time).
+ * Values are in the clock's own unit; ns_per_unit converts them (0 for fc_ticks, -1 for the bare counter
+ * reads: the tool fills in 1e9 / counter_hz at run time, or skips the deltas of a counter of unknown rate).
  * Each clock names the bare counter read it is compared with in the "x ctr" ratio (base): the ordered read
  * (lfence;rdtsc, isb;mrs) for reads that are ordered like it, the plain read for relaxed, coarse and other reads.
  */
@@ -44,7 +44,7 @@ struct fcb_clock {
 	const char *call;     /* the expression measured, for the documentation and --list */
 	int clockid;          /* for clock_getres, or -1 */
 	double nominal_res_ns; /* resolution of the interface's unit (time(): 1 s), 0 if the unit is ns */
-	double ns_per_unit;   /* 0: counter ticks, converted at run time */
+	double ns_per_unit;   /* 0: fc_ticks units, -1: hardware counter ticks; both converted at run time */
 	int base;             /* FCB_BASE_RAW or FCB_BASE_ORDERED: the counter read of its "x ctr" ratio */
 	void (*batch)(long n);
 	void (*sample)(int64_t *buf, long n);
