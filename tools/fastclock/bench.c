@@ -236,6 +236,19 @@ static double time_batch(const struct fcb_clock *c, long n)
 	return (double)(cli_ns(CLOCK_MONOTONIC) - t1);
 }
 
+double bench_batch_median(void (*batch)(long n), long n, int reps)
+{
+	double v[MIN_ROUNDS * 4];
+	reps = reps < 1 ? 1 : reps > MIN_ROUNDS * 4 ? MIN_ROUNDS * 4 : reps;
+	for (int k = 0; k < reps; k++) {
+		int64_t t1 = cli_ns(CLOCK_MONOTONIC);
+		batch(n);
+		v[k] = (double)(cli_ns(CLOCK_MONOTONIC) - t1) / (double)n;
+	}
+	stat_sort(v, (size_t)reps);
+	return stat_percentile_sorted(v, (size_t)reps, 50);
+}
+
 /* Calls per batch so that one batch takes about B.batch_ns: double n until a batch takes >= 1/8 of the
  * target (long enough that the two clock reads around it are noise), then scale; best of 3 at that size. */
 static long calibrate(const struct fcb_clock *c)

@@ -133,6 +133,9 @@ static inline void bracket_read(struct bracket *b)
  * of memory. */
 void agree_push(struct agree_series *a, int64_t t0, const struct bracket *b);
 void agree_free(struct agree_series *a);
+/* The engine's batch timing for a quick probe (info): the median ns per call of reps batches of n calls,
+ * each timed with clock_gettime(CLOCK_MONOTONIC) around it (bench.c). reps: 1..28. */
+double bench_batch_median(void (*batch)(long n), long n, int reps);
 /* The JSON members both documents share (bench.c) */
 void bench_json_host(struct jw *j);
 void bench_json_agreement(struct jw *j, const struct agree_series *a);

@@ -59,7 +59,7 @@ struct fcb_clock {
 			acc += (uint64_t)fcb_read_##ID();                                                  \
 		fcb_sink = (int64_t)acc;                                                                   \
 	}                                                                                                  \
-	static __attribute__((noinline)) void fcb_sample_##ID(int64_t *buf, long n)                        \
+	static __attribute__((noinline, unused)) void fcb_sample_##ID(int64_t *buf, long n)                 \
 	{                                                                                                  \
 		for (long i = 0; i < n; i++)                                                               \
 			buf[i] = fcb_read_##ID();                                                          \
