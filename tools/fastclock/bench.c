@@ -52,6 +52,8 @@
 #define MAX_THREADS 256
 #define MAX_COUNTS 64            /* thread counts in one run */
 #define WORKER_BATCH_NS 20000.0  /* a worker publishes its count every ~20 us: the window's edge error */
+#define WAIT_POLL_NS 1000000     /* 1 ms: polling for a worker that has not run yet */
+#define WAIT_CAP_NS 2000000000   /* 2 s: the longest a window waits for every worker to have run */
 #define HIST_DECADE_STEPS 5      /* histogram bins per decade */
 #define HIST_LO_EXP (-1)         /* 0.1 ns */
 #define HIST_HI_EXP 10           /* 10 s */
@@ -413,11 +415,12 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static uint64_t sum_calls(const struct worker *w, int n)
+/* Snapshot every worker's count into c; returns their sum. */
+static uint64_t snap_calls(const struct worker *w, int n, uint64_t *c)
 {
 	uint64_t s = 0;
 	for (int i = 0; i < n; i++)
-		s += __atomic_load_n(&w[i].calls, __ATOMIC_RELAXED);
+		s += c[i] = __atomic_load_n(&w[i].calls, __ATOMIC_RELAXED);
 	return s;
 }
 
@@ -435,6 +438,16 @@ static void sleep_sampling(int64_t end)
 	}
 }
 
+/* Sleep (sampling) until every worker's count has passed its value in `since`, or until `cap`: on a loaded
+ * machine a thread may not run at all for a whole slice, and a window it took no part in measures nothing. */
+static void wait_every_worker(const struct worker *w, int n, const uint64_t *since, int64_t cap)
+{
+	for (int i = 0; i < n && !cli_interrupted; i++)
+		while (__atomic_load_n(&w[i].calls, __ATOMIC_RELAXED) <= since[i] && cli_ns(CLOCK_MONOTONIC) < cap &&
+		       !cli_interrupted)
+			sleep_sampling(cli_ns(CLOCK_MONOTONIC) + WAIT_POLL_NS);
+}
+
 static void measure_threads(struct result *r, double budget_s)
 {
 	static struct worker w[MAX_THREADS];
@@ -445,7 +458,7 @@ static void measure_threads(struct result *r, double budget_s)
 	for (int k = 0; k < B.nthreads && !cli_interrupted; k++) {
 		int nt = B.threads[k], go = 0, stop = 0, ready = 0, started = 0;
 		int64_t t_go, t_stop, t1, t2;
-		uint64_t s1, s2;
+		uint64_t s1, s2, c[MAX_THREADS] = {0};
 		double cpu = 0;
 		for (int i = 0; i < nt; i++) {
 			w[i] = (struct worker){.c = r->c, .batch = batch > 0 ? batch : 1, .idx = i, .go = &go, .stop = &stop,
@@ -458,12 +471,15 @@ static void measure_threads(struct result *r, double budget_s)
 			sched_yield();
 		t_go = cli_ns(CLOCK_MONOTONIC);
 		__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
-		/* The window opens once every worker has had a first slice of CPU (a tenth of the slice). */
+		/* The window opens once every worker has run (a tenth of the slice, longer if one has not) and closes
+		 * 0.9 of the slice later, or once every worker has completed a batch inside it. */
 		sleep_sampling(t_go + (int64_t)(slice * 1e8));
+		wait_every_worker(w, started, c, t_go + WAIT_CAP_NS);
 		t1 = cli_ns(CLOCK_MONOTONIC);
-		s1 = sum_calls(w, started);
+		s1 = snap_calls(w, started, c);
 		sleep_sampling(t1 + (int64_t)(slice * 0.9e9));
-		s2 = sum_calls(w, started);
+		wait_every_worker(w, started, c, t1 + WAIT_CAP_NS);
+		s2 = snap_calls(w, started, c);
 		t2 = cli_ns(CLOCK_MONOTONIC);
 		__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 		t_stop = cli_ns(CLOCK_MONOTONIC);
@@ -473,7 +489,7 @@ static void measure_threads(struct result *r, double budget_s)
 		}
 		if (cli_interrupted)
 			break; /* a window cut short is not a measurement */
-		r->rate[k] = started == nt && t2 > t1 ? (double)(s2 - s1) * 1e9 / (double)(t2 - t1) : NAN;
+		r->rate[k] = started == nt && t2 > t1 && s2 > s1 ? (double)(s2 - s1) * 1e9 / (double)(t2 - t1) : NAN;
 		r->share[k] = started ? cpu / started / (double)(t_stop - t_go) : NAN;
 		r->eff[k] = r->rate[k] / (nt * r->rate[0]); /* B.threads[0] is 1 */
 		r->nthreads = k + 1;
