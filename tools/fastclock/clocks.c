@@ -15,7 +15,7 @@
 #define CLOCK_TAI 11
 #endif
 
-volatile int64_t fcb_sink;
+__thread volatile int64_t fcb_sink;
 
 static inline int64_t ts_ns(const struct timespec *ts) { return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec; }
 

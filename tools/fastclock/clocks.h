@@ -20,7 +20,8 @@
 extern "C" {
 #endif
 
-extern volatile int64_t fcb_sink;
+/* Every batch stores its sum here: per thread, so the scaling workers share no written line (and do not race). */
+extern __thread volatile int64_t fcb_sink;
 
 enum { FCB_BASE_RAW, FCB_BASE_ORDERED };
 /* The reference clocks every cost run includes (measured even when --clocks leaves them out): the ratios'
