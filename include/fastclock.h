@@ -122,15 +122,30 @@ static inline int64_t fc_real_ns_relaxed(void)
 /* ---------------------------------------------------------------------------------------------------------
  * Bounded reads (cost: counter read; within a few % of fc_real_ns). TrueTime-style: the true time lies in
  * [earliest_ns, latest_ns]. The half-width adds
- *   (a) fastclock's own tracking error against the kernel's clock: measured at each re-anchor (distance to
- *       the bracketed kernel sample plus half the bracket, which no bound can go below) and grown since at
- *       the slope's known deviation from the measured rate plus the rate's measured uncertainty (>= 1 ppm;
- *       larger while an NTP slew or a rate change is being caught up; docs/DESIGN.md "Bound");
+ *   (a) fastclock's own tracking error against the kernel's clock: the distance to the bracketed kernel
+ *       sample at the last re-anchor plus half its bracket, plus half the bracket of the REALTIME-MONOTONIC
+ *       offset (~26 ns; in fc_mono_bounded too), grown since at the rate's measured uncertainty plus 5000
+ *       ppm: what the kernel may change its rate by, unseen, before the next re-anchor (docs/ACCURACY.md;
+ *       median ~2.2 us at the default 1 ms period, ~60 ns at 1 us, ~2.3 ms at 1 s);
  *   (b) for fc_real_bounded only, the kernel's error against UTC: adjtimex() maxerror, read on the slow
  *       path at most once a second (never per read), grown at 500 ppm since (the kernel's own rule).
+ * The contract. While status is FC_SYNC_SYNCHRONIZED, (a) holds at every read, at every period from 1 us to
+ * 1 s, on these conditions: the kernel's CLOCK_MONOTONIC rate against the counter stays within 5000 ppm of
+ * its mean over the 8 periods before the last re-anchor (that covers any NTP frequency write, +-500 ppm; an
+ * adjtime() slew starting, ending or reversing, +-500 ppm; tick changes of up to 30 units: the Linux
+ * limits, src/track.c KERNEL_SWING_DIV); and
+ * CLOCK_REALTIME is stepped only by a leap second announced in adjtimex (STA_INS / STA_DEL). What it does
+ * not cover, and cannot (nothing tells a reader before the next re-anchor): a larger rate change (chrony's
+ * fast slew through ADJ_TICK, the kernel PLL with a large offset), seen at the next re-anchor, after which
+ * status is DISRUPTED until re-converged; and settimeofday / clock_settime, whose step reaches readers at
+ * the next re-anchor, or as soon as the updater thread's step notifier wakes it. (b) is the kernel's own
+ * claim. On the kernel backend, (a) is 0 for real reads and the clamp's distance for monotonic ones.
  * status (enum fc_sync), rules in order:
- *   FC_SYNC_DISRUPTED     a discontinuity (suspend, migration, counter jump, backend switch) was detected
- *                         and fastclock has not re-converged on the kernel (within 1 us) since;
+ *   FC_SYNC_DISRUPTED     a discontinuity (suspend, migration, counter jump, backend switch, a rate change
+ *                         beyond 1000 ppm) was detected and fastclock has not re-converged on the kernel
+ *                         since (error at a re-anchor within 1 us, or within the previous hand's bound); or
+ *                         the rate still rests on a frequency hint, not a measurement (start-up); or a leap
+ *                         second is pending and the next UTC midnight is within the hand's window + 2 s;
  *   FC_SYNC_UNKNOWN       adjtimex() failed (e.g. seccomp), so (b) is unknown and set to 0;
  *   FC_SYNC_FREE_RUNNING  no NTP discipline: STA_UNSYNC with maxerror >= 16 s (the kernel's NTP_PHASE_LIMIT
  *                         reset value), or TIME_ERROR with maxerror >= 16 s;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs what it needs, then builds and runs every preset.
-#   scripts/test.sh            everything (dev, asan+ubsan, tsan, fuzz, aarch64 under qemu, install/consumer)
+#   scripts/test.sh            everything (dev, asan+ubsan, tsan, fuzz, aarch64 under qemu, install/consumer,
+#                              lint, the protocol mutation gate)
 #   scripts/test.sh dev tsan   only the named phases
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -8,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 export JOBS=$(nproc)
 phases=("$@")
-((${#phases[@]})) || phases=(dev asan tsan fuzz aarch64 package lint)
+((${#phases[@]})) || phases=(dev asan tsan fuzz aarch64 package lint mutation)
 passed=0; failed=0; failures=()
 
 # No phase may hang CI: each gets PHASE_TIMEOUT seconds (ctest also limits every test, CMakePresets.json).
@@ -18,7 +19,7 @@ run_phase() { # name, command...
   local name=$1; shift
   local t0=$SECONDS
   echo "=== phase $name ==="
-  if timeout -k 10 "$PHASE_TIMEOUT" bash -c "$(declare -f preset package lint); \"\$@\"" _ "$@"; then passed=$((passed + 1)); echo "=== phase $name: ok ($((SECONDS - t0)) s) ===";
+  if timeout -k 10 "$PHASE_TIMEOUT" bash -c "$(declare -f preset package lint mutation); \"\$@\"" _ "$@"; then passed=$((passed + 1)); echo "=== phase $name: ok ($((SECONDS - t0)) s) ===";
   else failed=$((failed + 1)); failures+=("$name"); echo "=== phase $name: FAILED ($((SECONDS - t0)) s) ==="; fi
 }
 
@@ -40,12 +41,17 @@ package() { # install into a prefix and build the consumer project against it (f
 
 lint() { [ -x scripts/lint.sh ] && scripts/lint.sh; }
 
+mutation() { # the protocol mutants, each killed in 5 runs of 5 (tests/mutation/run.py; ~3 min on 2 cores)
+  tests/mutation/run.sh --set protocol --runs 5 --build build/mutation
+}
+
 for ph in "${phases[@]}"; do
   case $ph in
     dev|asan|tsan|fuzz|aarch64) run_phase "$ph" preset "$ph" ;;
     package) run_phase package package ;;
     lint) run_phase lint lint ;;
-    *) echo "unknown phase '$ph' (dev asan tsan fuzz aarch64 package lint)"; exit 2 ;;
+    mutation) run_phase mutation mutation ;;
+    *) echo "unknown phase '$ph' (dev asan tsan fuzz aarch64 package lint mutation)"; exit 2 ;;
   esac
 done
 echo

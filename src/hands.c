@@ -12,6 +12,12 @@
 
 #include "internal.h"
 
+/* Interleaving points for deterministic tests (tests/interleave compiles this file with its own
+ * FC__WRITER_POINT and pauses the writer there while readers run). Empty in the library. */
+#ifndef FC__WRITER_POINT
+#define FC__WRITER_POINT(n) ((void)0)
+#endif
+
 void fc_hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start)
 {
 	/* Readers that arrive before the first publish (or threads started before initialisation) load the
@@ -51,6 +57,7 @@ struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 	 * generation at R4, and retries. (FreeBSD: th_generation = 0; atomic_thread_fence_rel().) */
 	__atomic_store_n(&th->gen, 0, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
+	FC__WRITER_POINT(FC__WP_AFTER_W1);
 
 	/* W2: write the fields. Relaxed stores: readers may copy them concurrently (and will retry). */
 	FC__STORE(th->flags, p->flags);
@@ -59,6 +66,7 @@ struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 	FC__STORE(th->mask, p->mask);
 	FC__STORE(th->mult, p->mult);
 	FC__STORE(th->frac, p->frac);
+	FC__WRITER_POINT(FC__WP_MID_W2);
 	FC__STORE(th->mono_ns, p->mono_ns);
 	FC__STORE(th->real_off_ns, p->real_off_ns);
 	FC__STORE(th->valid_ticks, p->valid_ticks);
@@ -68,9 +76,11 @@ struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 	FC__STORE(th->sync_status, p->sync_status);
 	FC__STORE(th->floor_ns, p->floor_ns);
 
+	FC__WRITER_POINT(FC__WP_AFTER_W2);
 	/* W3: publish the generation with release: pairs with R2, so a reader that sees this generation sees
 	 * every field above. */
 	__atomic_store_n(&th->gen, gen, __ATOMIC_RELEASE);
+	FC__WRITER_POINT(FC__WP_AFTER_W3);
 
 	/* W4: make it current with release: pairs with R1, so a reader that loads this pointer sees the
 	 * complete hand (fields and generation). */

@@ -103,15 +103,23 @@ struct fc_track {
 	int64_t max_abs_err_ns;
 	uint64_t discontinuities;
 	uint64_t real_steps;
-	int disrupted; /* the last update followed a discontinuity */
+	uint64_t swing_mult; /* the KERNEL_SWING_DIV part of the last hand's err_mult (32.32 ns/tick) */
+	int disrupted; /* a discontinuity (or start-up on a hint) and not re-converged since: hands not SYNCHRONIZED */
 };
 
 void fc_track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uint64_t mult_hint);
 void fc_track_set_period(struct fc_track *t, uint64_t period_ticks);
+/* The hint given to fc_track_init was measured between samples a and b (not a CPUID or kernel figure): its
+ * noise is known, so the first hand may be SYNCHRONIZED. */
+void fc_track_hint_measured(struct fc_track *t, const struct fc_sample *a, const struct fc_sample *b);
 /* Compute the hand that follows `old` (NULL or a kernel hand at start-up), anchored at counter value
  * t_anchor, from sample s. Fills every parameter field of *out (not gen/next). Pure: no I/O, no globals. */
 void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,
 		     uint64_t t_anchor, struct fc_hand *out);
+/* The sync status of hand h (just made by fc_track_update) given the kernel's NTP state: DISRUPTED while the
+ * tracker is (a discontinuity, or a rate resting on an unmeasured hint) or a pending leap second falls inside
+ * the hand's window; otherwise ntp->sync. Pure. */
+int fc_track_sync(const struct fc_track *t, const struct fc_hand *h, const struct fc_ntp *ntp);
 
 /* The value of a hand at counter t, in 32.32 fixed point (exactly what readers compute, before the shift),
  * with deltas clamped to the hand's validity window [0, valid_ticks]. Shared by track.c and clock.c. */
@@ -125,6 +133,12 @@ struct fc_hands {
 /* Link the ring, make `boot` a kernel hand and current; generations start at gen_start (tests start them
  * next to the wrap point). */
 void fc_hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start);
+/* The writer's interleaving points (FC__WRITER_POINT in hands.c; empty in the library, tests/interleave
+ * pauses the writer there). */
+#define FC__WP_AFTER_W1 1 /* gen zeroed, no field written */
+#define FC__WP_MID_W2 2   /* half the fields written (flags .. frac; not mono_ns onwards) */
+#define FC__WP_AFTER_W2 3 /* every field written, gen still 0 */
+#define FC__WP_AFTER_W3 4 /* new gen published, the hand not current yet */
 /* Publish params as the next hand. The caller holds the writer lock. Returns the published hand. */
 struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *params);
 

@@ -92,10 +92,13 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 		/* The reader protocol of fc_hand.h (R1..R5), spelled out because this path also needs the
 		 * validity window, the bound and the kernel-hand fields. */
 		const struct fc_hand *th = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE); /* R1 */
-		uint32_t gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);                    /* R2 */
+		uint32_t gen;
 		struct fc_hand h;
 		uint64_t t, d;
 
+		FC__TEST_POINT(FC__TP_AFTER_R1);
+		gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE); /* R2 */
+		FC__TEST_POINT(FC__TP_AFTER_R2);
 		h.flags = FC__LOAD(th->flags);
 		h.stale_ticks = FC__LOAD(th->stale_ticks);
 		h.valid_ticks = FC__LOAD(th->valid_ticks);
@@ -103,6 +106,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 		h.mask = FC__LOAD(th->mask);
 		h.mult = FC__LOAD(th->mult);
 		h.frac = FC__LOAD(th->frac);
+		FC__TEST_POINT(FC__TP_FIELDS);
 		h.mono_ns = FC__LOAD(th->mono_ns);
 		h.real_off_ns = FC__LOAD(th->real_off_ns);
 		h.floor_ns = FC__LOAD(th->floor_ns);
@@ -114,8 +118,10 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 		if (h.flags & FC_HAND_KERNEL) {
 			int64_t v, clamp;
 			__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
+			FC__TEST_POINT(FC__TP_AFTER_R3);
 			if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
-			    th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))       /* R5 */
+			    (FC__TEST_POINT(FC__TP_R4_R5),
+			     th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))) /* R5 */
 				continue;
 			v = kernel_read(c, how, &h, &clamp);
 			if (b)
@@ -129,9 +135,10 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 			return v;
 		}
 		t = c->src.counter(c->src.ctx);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);                               /* R3 */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
+		FC__TEST_POINT(FC__TP_AFTER_R3);
 		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
-		    th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))       /* R5 */
+		    (FC__TEST_POINT(FC__TP_R4_R5), th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))) /* R5 */
 			continue;
 		if (b) {
 			b->ntp_err_ns = h.ntp_err_ns;

@@ -19,9 +19,16 @@
  *          (this is how NTP slews reach readers), clamped to mult_est +- 1/16.
  * and, so that readers still holding the old hand can never see time go back, the new line stays at or above
  * the old one over the rest of the old hand's validity window (the "dominance" rule below).
- * The error bound (mono_err_ns + err_mult x delta) covers the kernel's value at every read of the hand when
- * the kernel's rate has not changed since the last re-anchor; tests/sim checks it at every sample.
+ * The error bound (mono_err_ns + err_mult x delta) covers the kernel's value, and the wall offset's own
+ * uncertainty, at every read of the hand while the kernel's rate against the counter stays within
+ * KERNEL_SWING_DIV of the rate the tracker measured (any NTP frequency change, adjtime slew or reversal up to
+ * that size, at any instant of the period); a larger change breaks continuity at the next re-anchor and the
+ * hands are DISRUPTED until re-converged. fc_track_sync() says which hands are not SYNCHRONIZED (start-up on
+ * an unmeasured hint, a discontinuity, a leap second inside the window). tests/sim checks the bound at every
+ * read (the adv_* scenarios: 0 misses while synchronised, at periods 1 us to 1 s).
  */
+#include <sys/timex.h>
+
 #include "internal.h"
 
 typedef __int128 i128;
@@ -44,11 +51,31 @@ typedef __int128 i128;
  * discontinuity). */
 #define RATE_FLOOR_DIV (1 << 20)
 #define RATE_UNCONFIRMED_DIV 1024
-/* How much the kernel's rate against the counter can have changed since an expired hand was made, beyond
- * what the hand's own error bound allows for: Linux moves CLOCK_MONOTONIC's rate by the NTP frequency (at
- * most +-500 ppm, MAXFREQ in kernel/time/ntp.c) plus an adjtime() slew (+-500 ppm, ADJ_OFFSET_SINGLESHOT),
- * so from one extreme to the other by 2000 ppm = 1/500. See expired_floor(). (1/2048 let time go back by
- * 10 ns when fuzz_track turned the slew from +500 to -500 ppm.) */
+/* How far the kernel's rate against the counter may move without the tracker seeing it, as a fraction of the
+ * rate: 1/200 = 5000 ppm. It widens every hand's bound (err_mult) and nothing else. What it guarantees: mult_est
+ * is the mean rate over the history (FC_TRACK_HIST periods) to within its noise, which the bound carries, so
+ * the bound holds while the kernel's rate stays within this of that mean until the next re-anchor (a change
+ * within the last period is covered whether or not rate_uncertainty's newest-period check caught it).
+ * From the Linux NTP code (kernel/time/ntp.c, include/linux/timex.h; adjtimex(2)):
+ *   - ADJ_FREQUENCY: time_freq is clamped to +-MAXFREQ = 500 ppm, so a frequency write moves the rate by
+ *     up to 1000 ppm (one extreme to the other: chrony and ntpd set it at every update);
+ *   - ADJ_OFFSET_SINGLESHOT (adjtime(3)): time_adjust is slewed at MAX_TICKADJ = 500 us/s = 500 ppm, so
+ *     starting, ending or reversing a slew moves the rate by up to 1000 ppm;
+ *   - together 2000 ppm, what the kernel can do without ADJ_TICK or the PLL;
+ *   - ADJ_TICK: tick may be set to 900000..1100000 / USER_HZ us (+-10 %, timekeeping_validate_timex); chrony
+ *     carries every frequency beyond +-50 ppm in tick, at 100 ppm per tick unit (USER_HZ = 100), and its
+ *     fast slews (maxslewrate 83333 ppm) move it by thousands of ppm at once. The 3000 ppm left over covers
+ *     30 tick units per period; the PLL (ADJ_OFFSET without SINGLESHOT) moves the rate by offset >>
+ *     (SHIFT_PLL + time_constant) once a second, up to 125000 ppm for a 0.5 s offset at time constant 0.
+ * A change beyond this is not covered within the period it happens in (no bound of useful width covers
+ * +-10 %): the next re-anchor sees it as a break of continuity (> RATE_TOL_DIV) and the hands are DISRUPTED
+ * from there until re-converged. */
+#define KERNEL_SWING_DIV 200
+/* expired_floor()'s allowance for the kernel's rate change since an expired hand was made, in place of the
+ * bound's KERNEL_SWING_DIV (which would put the first read after a suspend 0.5 % x P ahead instead of 0.2 %):
+ * the NTP frequency (+-500 ppm, MAXFREQ) plus an adjtime() slew (+-500 ppm, MAX_TICKADJ), from one extreme to
+ * the other, 2000 ppm = 1/500. (1/2048 let time go back by 10 ns when fuzz_track turned the slew from +500
+ * to -500 ppm.) */
 #define REACH_TOL_DIV 500
 
 /* A counter's rate is fixed by its hardware: a rate adopted after breaks must lie within 1/8 of the one known
@@ -57,6 +84,11 @@ typedef __int128 i128;
  * clocksource, and fastclock follows it to the kernel backend. Without this limit, suspends of matching
  * lengths in consecutive periods made two pairs agree on a rate 3500x off (fuzz_track, FUZZ_DISC_SPACING=1). */
 #define RATE_HINT_DIV 8
+
+/* UTC days have 86400 s; leap seconds are applied at their end (adjtimex(2), kernel/time/ntp.c). The margin:
+ * 1 s for a deletion (applied at 23:59:59) or the repeated second of an insertion, plus 1 s of slack. */
+#define FC_DAY_NS (86400LL * 1000000000LL)
+#define LEAP_MARGIN_NS (2LL * 1000000000LL)
 
 /* Re-converged after a discontinuity once the error at a re-anchor is within 1 us again. */
 #define RECONVERGED_NS 1000
@@ -97,6 +129,10 @@ void fc_track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uin
 	t->mask = mask;
 	t->mult_est = mult_hint ? mult_hint : 1;
 	t->mult_hint = mult_hint;
+	/* A hint (CPUID, the kernel's TSC figure) says nothing about how far the kernel's clock runs from it
+	 * (an NTP frequency, a slew in progress: 20000 ppm and more): not SYNCHRONIZED until a re-anchor has
+	 * measured the rate (fc_track_sync), unless the hint itself was measured (fc_track_hint_measured). */
+	t->disrupted = 1;
 	fc_track_set_period(t, period_ticks);
 }
 
@@ -108,6 +144,17 @@ void fc_track_set_period(struct fc_track *t, uint64_t period_ticks)
 	/* Expire P/8 after going stale: long enough that a reader arriving while another thread re-anchors
 	 * (~0.5 us) never waits, short enough that the dominance bump (<= P/8 x slope change) stays ~1 ns. */
 	t->valid_ticks = period_ticks + period_ticks / 8;
+}
+
+void fc_track_hint_measured(struct fc_track *t, const struct fc_sample *a, const struct fc_sample *b)
+{
+	const int64_t dc = sdelta(b->c_mid, a->c_mid, t->mask);
+	if (dc <= 0)
+		return;
+	/* The rate came from a and b: it is the kernel's mean rate over dc to within their noise, and the kernel's
+	 * rate since may have moved by at most the swing the bound already carries. */
+	t->est_noise = (uint64_t)(((i128)(a->c_half + b->c_half + 2) * t->mult_est + 2 * FX_ONE) / dc);
+	t->disrupted = 0;
 }
 
 static void hist_reset(struct fc_track *t, const struct fc_sample *a, const struct fc_sample *b)
@@ -239,17 +286,18 @@ static void update_offset(struct fc_track *t, const struct fc_sample *s)
  * kernel's elapsed time bounds the part readers can have seen. The hand's own error bound says a reader at
  * delta x got old(x) <= kernel + mono_err + x * err_mult, and the kernel was at most K_hi (now, upper bound):
  * with old(x) = old(0) + x * mult, x <= (K_hi - (old(0) - mono_err)) / (mult - err_mult). That bound holds
- * while the kernel's rate is the one the hand was made for; REACH_TOL_DIV more covers an NTP frequency
- * change since. Using the hand's slope, not the tracker's rate, matters: a hand correcting an error runs up
- * to 1/16 off the rate, and with a rate resting on a short baseline the rate itself is off by more than the
- * tolerance (both found by tests/fuzz, fuzz_track). A forward jump J that leaves the counter past the
+ * while the kernel's rate is the one the hand was made for (err_mult less its KERNEL_SWING_DIV allowance,
+ * `swing`); REACH_TOL_DIV more covers an NTP frequency change since. Using the hand's slope, not the
+ * tracker's rate, matters: a hand correcting an error runs up to 1/16 off the rate, and with a rate resting
+ * on a short baseline the rate itself is off by more than the tolerance (both found by tests/fuzz,
+ * fuzz_track). A forward jump J that leaves the counter past the
  * window whatever the instant it happened (J > valid even after crediting the reach) cannot have landed
  * inside the window. Without this the first read after a suspend could be up to P + P/8 ahead of the
  * kernel. */
-static i128 expired_floor(const struct fc_hand *old, i128 K_hi, uint64_t od, i128 end_val)
+static i128 expired_floor(const struct fc_hand *old, uint64_t swing, i128 K_hi, uint64_t od, i128 end_val)
 {
 	const i128 at_anchor_lo = fx(old->mono_ns) + (i128)old->frac - fx(old->mono_err_ns);
-	const i128 slope = (i128)old->mult - (i128)old->err_mult - (i128)(old->mult / REACH_TOL_DIV);
+	const i128 slope = (i128)old->mult - ((i128)old->err_mult - (i128)swing) - (i128)(old->mult / REACH_TOL_DIV);
 	const int behind = od > (old->mask >> 1);
 	i128 e = K_hi - at_anchor_lo, reach;
 
@@ -321,7 +369,7 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 	const uint64_t mult = t->mult_est;
 	i128 K, K_lo, half, V, end_val = 0, target, m;
 	uint64_t rem = 0;
-	int in_valid = 0;
+	int in_valid = 0, old_err_ok = 0;
 
 	update_offset(t, s);
 
@@ -344,12 +392,17 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 			rem = old->valid_ticks - od;
 			V = fc_hand_value_fx(old, t_anchor); /* continuity */
 			t->last_err_ns = fx_floor(V - K);
+			/* The old hand's line was within its own bound of the kernel's here (the sample's half bracket
+			 * allowed for): its bound is honest again, whatever the size of the error. */
+			old_err_ok = i128_abs(V - K) + half <=
+				     fx(old->mono_err_ns) + (i128)((unsigned __int128)od * old->err_mult);
 			if (V < K_lo)
 				V = K_lo; /* behind the kernel: step forward (the slope removes the rest) */
 		} else {
 			/* Expired or behind: start no lower than anything the old hand returned, and otherwise at the
 			 * kernel's value, so a reader after a long sleep or a suspend gets the kernel's time. */
-			V = expired_floor(old, K + half, od, end_val);
+			const uint64_t swing = old->err_mult >= t->swing_mult ? t->swing_mult : 0;
+			V = expired_floor(old, swing, K + half, od, end_val);
 			if (V < K)
 				V = K;
 		}
@@ -359,7 +412,8 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 	/* Disrupted from a discontinuity until the error at a re-anchor is back within RECONVERGED_NS. */
 	if (!continuous)
 		t->disrupted = 1;
-	else if (t->disrupted && in_valid && t->last_err_ns < RECONVERGED_NS && t->last_err_ns > -RECONVERGED_NS)
+	else if (t->disrupted && in_valid && t->nhist >= 2 &&
+		 ((t->last_err_ns < RECONVERGED_NS && t->last_err_ns > -RECONVERGED_NS) || old_err_ok))
 		t->disrupted = 0;
 
 	/* Step 4: the slope that meets the kernel one period from now. */
@@ -409,10 +463,40 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 		i128 chord = (i128_abs(e_end) - i128_abs(e0)) / (i128)t->valid_ticks;
 		if (chord < 0)
 			chord = 0;
-		const i128 u = rate_uncertainty(t);
+		/* The rate's uncertainty, and how far the kernel may move it before the next re-anchor sees it. */
+		const i128 u = rate_uncertainty(t) + (i128)(mult / KERNEL_SWING_DIV);
+		t->swing_mult = mult / KERNEL_SWING_DIV; /* for expired_floor, when this hand has expired */
 		/* K was extrapolated from the sample to the anchor (past the wall-offset reads): at rate u. */
 		const i128 reach = i128_abs((i128)sdelta(t_anchor, s->c_mid, t->mask)) * u;
-		out->mono_err_ns = fx_floor(i128_abs(e0) + half + reach) + 1; /* + 1: readers floor to whole ns */
+		/* Readers add real_off_ns, the middle of [off_lo, off_hi]: the true offset is within half that
+		 * interval (rounded up) plus 1 ns for the kernel's whole-ns reads. fc_real_bounded uses the same
+		 * bound as fc_mono_bounded (the hand has one bound), so it is carried here, for both: half a
+		 * monotonic-realtime-monotonic bracket, ~26 ns (every sample brackets the same calls, so the
+		 * intersection does not shrink much below one), half a disturbed bracket (a preempted realtime read)
+		 * until a better sample comes. */
+		const int64_t off_half = (t->off_hi - t->off_lo + 1) / 2 + 1;
+		out->mono_err_ns = fx_floor(i128_abs(e0) + half + reach) + 1 + off_half; /* + 1: readers floor */
 		out->err_mult = (uint64_t)(chord + u + 1);
 	}
+}
+
+int fc_track_sync(const struct fc_track *t, const struct fc_hand *h, const struct fc_ntp *ntp)
+{
+	if (t->disrupted)
+		return FC_SYNC_DISRUPTED;
+	if (ntp->status & (STA_INS | STA_DEL)) {
+		/* A leap second is pending (adjtimex STA_INS / STA_DEL): the kernel steps CLOCK_REALTIME back 1 s at
+		 * the next UTC midnight (insertion), or forward 1 s at 23:59:59 (deletion), which no sample before
+		 * it can see. A hand whose window reaches within LEAP_MARGIN_NS of the next midnight is not
+		 * SYNCHRONIZED: that covers the step, the repeated second after an insertion (a hand anchored in
+		 * it sees midnight again within 1 s), and a step the kernel applies a tick late. */
+		const int64_t real = h->mono_ns + h->real_off_ns;
+		const int64_t window = (int64_t)(((unsigned __int128)h->valid_ticks * h->mult) >> 32);
+		int64_t to_midnight = FC_DAY_NS - real % FC_DAY_NS;
+		if (to_midnight > FC_DAY_NS)
+			to_midnight -= FC_DAY_NS; /* real < 0: a clock set before 1970 */
+		if (to_midnight <= window + LEAP_MARGIN_NS)
+			return FC_SYNC_DISRUPTED;
+	}
+	return ntp->sync;
 }

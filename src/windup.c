@@ -82,7 +82,7 @@ static void set_ntp_fields(struct fc_clock *c, struct fc_hand *p, int64_t now)
 {
 	fc_clock_refresh_ntp_locked(c, now);
 	p->ntp_err_ns = c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + c->period_ns) / NTP_GROWTH_DIV : 0;
-	p->sync_status = c->track.disrupted ? FC_SYNC_DISRUPTED : c->ntp.sync;
+	p->sync_status = fc_track_sync(&c->track, p, &c->ntp);
 }
 
 /* ---- hands ------------------------------------------------------------------------------------------------ */
@@ -216,6 +216,7 @@ static void start_step(struct fc_clock *c)
 	c->freq_source = FC_FREQ_MEASURED;
 	c->counter_hz_initial = hz;
 	fc_track_init(&c->track, c->src.mask, 1, mult_from_hz(hz));
+	fc_track_hint_measured(&c->track, &c->start_s0, &s);
 	fc_track_set_period(&c->track, period_ticks(c));
 	/* From the kernel hand: the tracker starts at the kernel's upper bound, so no kernel read another thread
 	 * made before is ahead of the first counter value (track.c, "Leaving the kernel backend"). */
@@ -306,9 +307,10 @@ void fc_clock_set_period_locked(struct fc_clock *c, int64_t period_ns)
 int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
 		   uint64_t counter_hz, uint32_t gen_start)
 {
-	struct fc_sample s;
+	struct fc_sample s, s2;
 	struct fc_hand p;
 	uint64_t t_a;
+	int measured = 0;
 
 	c->pub = pub;
 	c->src = *src;
@@ -319,7 +321,6 @@ int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sourc
 	if (counter_hz == 0) {
 		/* No hint: measure for 200 us against CLOCK_MONOTONIC (bracket noise ~40 ns -> ~200 ppm,
 		 * inside the tracker's 1000 ppm continuity tolerance; it refines from there). */
-		struct fc_sample s2;
 		int64_t start;
 		if (fc_sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
 			return -1;
@@ -331,11 +332,14 @@ int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sourc
 		counter_hz = (uint64_t)((unsigned __int128)((s2.c_mid - s.c_mid) & src->mask) * NS_PER_SEC /
 					(uint64_t)(s2.mono - s.mono));
 		c->freq_source = FC_FREQ_MEASURED;
+		measured = 1;
 	}
 	if (counter_hz == 0)
 		return -1;
 	c->counter_hz_initial = counter_hz;
 	fc_track_init(&c->track, src->mask, 1, mult_from_hz(counter_hz));
+	if (measured)
+		fc_track_hint_measured(&c->track, &s, &s2); /* the hint's noise is known: the tracker's, not ours */
 	fc_track_set_period(&c->track, period_ticks(c));
 	if (fc_sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
 		return -1;

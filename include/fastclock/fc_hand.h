@@ -78,6 +78,18 @@ FC__ALWAYS_INLINE uint64_t fc__scale(uint64_t delta, uint64_t mult, uint64_t fra
 	return (uint64_t)(((unsigned __int128)delta * mult + frac) >> 32);
 }
 
+/* Interleaving points for deterministic tests (tests/interleave): a test defines FC__TEST_POINT(n) before
+ * including this header and the reader calls it between its steps, where the test runs writer steps. Empty
+ * otherwise: the read path an application compiles is unchanged. */
+#ifndef FC__TEST_POINT
+#define FC__TEST_POINT(n) ((void)0)
+#endif
+#define FC__TP_AFTER_R1 1 /* pointer loaded, generation not yet */
+#define FC__TP_AFTER_R2 2 /* generation loaded, fields not yet */
+#define FC__TP_FIELDS 3   /* base and mask loaded (delta computed), rate and anchor value not yet */
+#define FC__TP_AFTER_R3 4 /* every field loaded, fence passed, generation not re-checked yet */
+#define FC__TP_R4_R5 5    /* generation re-checked, current pointer not re-checked yet */
+
 /* Error-bound fields, copied under the same protocol by bounded reads (fc_real_bounded). */
 struct fc__bound {
 	int64_t track_err_ns; /* |fastclock - kernel| bound at this read */
@@ -105,15 +117,18 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 		/* R1: acquire pairs with W4 (publish): the hand's fields and gen written before it became
 		 * current are visible. */
 		th = __atomic_load_n(&pub->current, __ATOMIC_ACQUIRE);
+		FC__TEST_POINT(FC__TP_AFTER_R1);
 		/* R2: acquire pairs with W3: if we see the generation the writer published, we see the
 		 * fields it wrote before it. */
 		gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);
+		FC__TEST_POINT(FC__TP_AFTER_R2);
 		stale = FC__LOAD(th->stale_ticks);
 		if (FC__UNLIKELY(stale == 0))
 			return 0;
 		delta = (counter() - FC__LOAD(th->base_ticks)) & FC__LOAD(th->mask);
 		if (FC__UNLIKELY(delta >= stale))
 			return 0;
+		FC__TEST_POINT(FC__TP_FIELDS);
 		m = FC__LOAD(th->mono_ns) + (int64_t)fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->frac));
 		r = real_off ? FC__LOAD(th->real_off_ns) : 0; /* real_off is a constant at every call site */
 		if (b) {
@@ -124,6 +139,7 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 		/* R3: acquire fence pairs with W1: if any field load above saw a store made after the writer
 		 * zeroed gen, the gen load below sees 0 or the new generation, and we retry. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		FC__TEST_POINT(FC__TP_AFTER_R3);
 		/* R4: validate. gen 0: being written; changed: recycled while we read. */
 		/* R5: still current. A reader descheduled after R1 for N-1 updates can copy its hand after
 		 * the writer recycled it (W3 done) but before that update's W4 is visible: it would return
@@ -131,7 +147,7 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 		 * can be lower: time would go back (spin finds it without R5: tests/model, NO_R5, finding
 		 * F1 in docs/VERIFICATION.md). One L1 load, ordered after the field loads by R3. */
 	} while (FC__UNLIKELY(gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) ||
-			      th != __atomic_load_n(&pub->current, __ATOMIC_RELAXED)));
+			      (FC__TEST_POINT(FC__TP_R4_R5), th != __atomic_load_n(&pub->current, __ATOMIC_RELAXED))));
 	*mono = m;
 	if (real_off)
 		*real_off = r;

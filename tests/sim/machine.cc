@@ -75,7 +75,13 @@ int Machine::read_kernel(clockid_t id, int64_t *ns)
 		else
 			after = d;
 	}
-	long double inst = t + before + kernel_cost * rng.uniform(0.2, 0.5);
+	if (id == CLOCK_REALTIME && disturb_real > 0) {
+		if (disturb_real-- % 2)
+			before += disturb_ns;
+		else
+			after += disturb_ns;
+	}
+	long double inst = t + before + kernel_cost * rng.uniform(kernel_frac_lo, kernel_frac_hi);
 	t += before + kernel_cost + after;
 	int64_t k = kmono_floor(inst);
 	*ns = id == CLOCK_REALTIME ? k + wall_off : k;

@@ -45,6 +45,12 @@ void Run::notify_step()
 		fc_clock_windup(&SIM_CLOCK, cur);
 }
 
+void Run::exempt_real_until_seen()
+{
+	real_exempt_ = true;
+	real_steps_at_ = SIM_CLOCK.track.real_steps;
+}
+
 void Run::demote(const char *why)
 {
 	// clock.c's trust re-check, as in windup_locked: under the writer lock.
@@ -71,7 +77,7 @@ void Run::stall_writer(long double stall_ns)
 	fc_hand p;
 	fc_track_update(&SIM_CLOCK.track, cur, &s, ta, &p);
 	p.ntp_err_ns = cur->ntp_err_ns; // set_ntp_fields is clock.c's; the NTP state did not change
-	p.sync_status = SIM_CLOCK.track.disrupted ? FC_SYNC_DISRUPTED : cur->sync_status;
+	p.sync_status = fc_track_sync(&SIM_CLOCK.track, &p, &SIM_CLOCK.ntp);
 	M.async.push_back(Machine::Async{M.t + stall_ns, [p]() {
 						 fc_hands_publish(&SIM_PUB, &p);
 						 __atomic_store_n(&SIM_PUB.coarse_real_off, p.real_off_ns, __ATOMIC_RELAXED);
@@ -165,20 +171,78 @@ void Run::sample()
 	M.t += read_spacing;
 	// 3, 4: bounded reads (always ordered, as the API's are).
 	int64_t v, te, ne;
-	timed([&] { return bounded(FC__MONO, &v, &te, &ne, &inst); });
+	// The part of a bound that is the allowance for an unseen kernel rate change (src/track.c KERNEL_SWING_DIV:
+	// 1/200 of the rate over the read's delta): a declared cost, left out of the tightness ratio.
+	auto swing_part = [&](long double at) -> int64_t {
+		const fc_hand *h = __atomic_load_n(&SIM_PUB.current, __ATOMIC_ACQUIRE);
+		if (h->flags & FC_HAND_KERNEL)
+			return 0;
+		uint64_t d = ((uint64_t)floorl(M.counter_at(at)) - h->base_ticks) & h->mask;
+		if (d > h->valid_ticks)
+			d = 0;
+		return (int64_t)(((unsigned __int128)d * (h->mult / 200)) >> 32);
+	};
+	const int st_m = timed([&] { return bounded(FC__MONO, &v, &te, &ne, &inst); });
 	mono_seen(v);
 	err[2] = v - M.kmono_floor(inst);
 	int64_t bound_m = te;
+	const int64_t swing_m = swing_part(inst);
 	M.t += read_spacing;
-	timed([&] { return bounded(FC__REAL, &v, &te, &ne, &inst); });
+	const int st_r = timed([&] { return bounded(FC__REAL, &v, &te, &ne, &inst); });
 	int64_t kr = M.kmono_floor(inst) + M.wall_off;
 	err[3] = v - kr;
 	int64_t bound_r = te;
+	const int64_t swing_r = swing_part(inst);
 	int64_t utc = kr - M.utc_err;
 	const bool blind_m = in_window(t0, true, true), blind_r = in_window(t0, true, false);
-	if (utc < v - te - ne || utc > v + te + ne) {
+	const bool utc_out = utc < v - te - ne || utc > v + te + ne;
+	if (utc_out) {
 		r_.utc_miss++;
 		r_.utc_miss_blind += blind_r;
+	}
+	// Rate-change lag (see Result::rate_lag), counted at each re-anchor.
+	if (SIM_CLOCK.reanchors != seen_reanchors_ && SIM_CLOCK.backend == FC_BACKEND_COUNTER && !M.k_stopped &&
+	    !M.c_stopped) {
+		seen_reanchors_ = SIM_CLOCK.reanchors;
+		constexpr long double RATE_KNOWN_PPM = 10;
+		if (M.k_rate != seen_k_rate_) {
+			seen_k_rate_ = M.k_rate;
+			r_.rate_changes++;
+			lag_ = 0;
+		}
+		if (lag_ >= 0) {
+			lag_++;
+			const long double truth = M.k_rate / M.c_rate; // kernel ns per tick
+			const long double est = (long double)SIM_CLOCK.track.mult_est / 4294967296.0L;
+			if (fabsl(est / truth - 1) * 1e6L <= RATE_KNOWN_PPM) {
+				r_.rate_lag.push_back(lag_);
+				lag_ = -1;
+			}
+		}
+	}
+	// Misses while synchronised: every bounded read whose status is SYNCHRONIZED is judged, no window exempt
+	// but an unannounced wall step until the tracker has seen it (real reads only).
+	if (real_exempt_ && SIM_CLOCK.track.real_steps > real_steps_at_)
+		real_exempt_ = false;
+	if (st_m == FC_SYNC_SYNCHRONIZED) {
+		r_.sync_n++;
+		r_.sync_miss_mono += std::llabs(err[2]) > bound_m;
+		r_.sync_max_err = std::max(r_.sync_max_err, (double)std::llabs(err[2]));
+		if (bound_m > 0)
+			r_.sync_worst_ratio =
+				std::max(r_.sync_worst_ratio, (double)std::llabs(err[2]) / (double)bound_m);
+		r_.sync_widths.push_back((float)bound_m);
+	}
+	if (st_r == FC_SYNC_SYNCHRONIZED && real_exempt_) {
+		r_.exempt_n++;
+	} else if (st_r == FC_SYNC_SYNCHRONIZED) {
+		r_.sync_n++;
+		r_.sync_miss_real += std::llabs(err[3]) > bound_r;
+		r_.sync_utc_miss += utc_out;
+		r_.sync_max_err = std::max(r_.sync_max_err, (double)std::llabs(err[3]));
+		if (bound_r > 0)
+			r_.sync_worst_ratio =
+				std::max(r_.sync_worst_ratio, (double)std::llabs(err[3]) / (double)bound_r);
 	}
 	M.t += read_spacing;
 
@@ -215,7 +279,7 @@ void Run::sample()
 		r_.half_bracket = std::min(r_.half_bracket, h);
 	}
 	if (steady) {
-		r_.steady_bound = std::max(r_.steady_bound, (double)std::max(bound_m, bound_r));
+		r_.steady_bound = std::max(r_.steady_bound, (double)std::max(bound_m - swing_m, bound_r - swing_r));
 		r_.steady_err = std::max(r_.steady_err, (double)std::max(std::llabs(err[2]), std::llabs(err[3])));
 	}
 
@@ -243,7 +307,8 @@ Result Run::go()
 	fc_source src = source_template;
 	src.mask = M.mask;
 	t_start = M.t;
-	if (fc_clock_setup(&SIM_CLOCK, &SIM_PUB, &src, period_ns, (uint64_t)M.hz, gen_start) != 0) {
+	const uint64_t hz = hint_measure ? 0 : hint_hz ? hint_hz : (uint64_t)M.hz;
+	if (fc_clock_setup(&SIM_CLOCK, &SIM_PUB, &src, period_ns, hz, gen_start) != 0) {
 		r_.failures.push_back("fc_clock_setup failed");
 		return r_;
 	}
@@ -325,6 +390,17 @@ void check_targets(const Scenario &sc, const Variant &v, Result &r)
 	};
 	if (r.mono_violations)
 		fail("%.0f monotonic violations (target %.0f)", (double)r.mono_violations, 0);
+	if (t.adversarial) {
+		if (r.sync_miss_mono + r.sync_miss_real)
+			fail("%.0f bounded reads outside their tracking bound while SYNCHRONIZED (target %.0f)",
+			     (double)(r.sync_miss_mono + r.sync_miss_real), 0);
+		if (r.sync_utc_miss)
+			fail("%.0f fc_real_bounded intervals missed true UTC while SYNCHRONIZED (target %.0f)",
+			     (double)r.sync_utc_miss, 0);
+		if (r.sync_n == 0)
+			fail("%.0f synchronised reads judged (target > %.0f)", 0, 0);
+		return;
+	}
 	const double extra = v.relaxed ? t.steady_relaxed_extra : 0;
 	if (t.max_mono >= 0 && r.max_mono > t.max_mono + extra)
 		fail("max |err| mono %.0f ns > %.0f", r.max_mono, t.max_mono + extra);

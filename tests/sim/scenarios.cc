@@ -345,7 +345,12 @@ std::vector<Scenario> make()
 
 const std::vector<Scenario> &scenarios()
 {
-	static const std::vector<Scenario> v = make();
+	static const std::vector<Scenario> v = [] {
+		std::vector<Scenario> all = make();
+		for (Scenario &sc : adversarial_scenarios())
+			all.push_back(sc);
+		return all;
+	}();
 	return v;
 }
 
@@ -353,6 +358,11 @@ std::vector<Variant> variants_for(const Scenario &sc)
 {
 	if (sc.hourly)
 		return {{"ordered/1h", false, HOUR}, {"relaxed/1h", true, HOUR}};
+	if (sc.period_ns) {
+		// Several reads per period, at random phases: the hand's whole window is judged.
+		const long double gap = std::max((long double)sc.period_ns / 5, 250.0L);
+		return {{"ordered/P5", false, gap}, {"relaxed/P5", true, gap}};
+	}
 	return {{"ordered/1us", false, 1 * US},
 		{"relaxed/1us", true, 1 * US},
 		{"ordered/50ms", false, 50 * MS},

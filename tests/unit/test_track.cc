@@ -4,6 +4,9 @@
 // read 25 ns of true time.
 #include <gtest/gtest.h>
 
+#include <sys/timex.h>
+
+#include <cmath>
 #include <cstdint>
 
 #include "internal.h"
@@ -177,3 +180,119 @@ TEST(Track, bound_contains_the_true_error_in_steady_state)
 }
 
 } // namespace
+
+// ---- the tracker alone, over exact synthetic samples (issue 16) ---------------------------------------------
+namespace {
+constexpr uint64_t TICKS_PER_MS = 3000000; // a 3 GHz counter
+constexpr uint64_t MULT = (uint64_t)((1ull << 32) / 3); // 1/3 ns per tick, 32.32
+
+struct Kernel {
+	// CLOCK_MONOTONIC at counter c: c / 3 ns up to c_step, then at (1 + ppm) times that rate.
+	uint64_t c_step = UINT64_MAX;
+	long double ppm = 0;
+	long double mono(uint64_t c) const
+	{
+		if (c <= c_step)
+			return (long double)c / 3;
+		return (long double)c_step / 3 + (long double)(c - c_step) / 3 * (1 + ppm * 1e-6L);
+	}
+	fc_sample sample(uint64_t c, int64_t off_lo = 0, int64_t off_hi = 0) const
+	{
+		return fc_sample{c, 30, (int64_t)mono(c), off_lo, off_hi};
+	}
+};
+
+// Value of hand h at counter c minus the kernel's, and the hand's bound there.
+void err_and_bound(const fc_hand &h, const Kernel &k, uint64_t c, long double *err, long double *bound)
+{
+	const uint64_t d = c - h.base_ticks;
+	*err = (long double)(fc_hand_value_fx(&h, c) >> 32) - k.mono(c);
+	*bound = (long double)h.mono_err_ns + (long double)((unsigned __int128)d * h.err_mult >> 32);
+}
+} // namespace
+
+// The kernel may move its rate by up to 5000 ppm at any instant of a period (src/track.c KERNEL_SWING_DIV): a step
+// one tick after a re-anchor is covered over the hand's whole window. (Without the swing in err_mult the bound
+// grew at ~1 ppm and this missed by ~5 us.)
+TEST(TrackBound, kernel_rate_step_right_after_a_reanchor_is_covered)
+{
+	for (long double ppm : {-5000.0L, -500.0L, 100.0L, 1000.0L, 5000.0L}) {
+		Kernel k;
+		fc_track t;
+		fc_hand h{}, prev{};
+		fc_track_init(&t, ~0ull, TICKS_PER_MS, MULT);
+		uint64_t c = 1000 * TICKS_PER_MS;
+		for (int i = 0; i < 12; i++, c += TICKS_PER_MS) {
+			fc_sample s = k.sample(c);
+			fc_track_update(&t, i ? &prev : nullptr, &s, c, &h);
+			prev = h;
+		}
+		const fc_ntp ntp{FC_SYNC_SYNCHRONIZED, 0, 50000, 20000};
+		ASSERT_EQ(fc_track_sync(&t, &h, &ntp), FC_SYNC_SYNCHRONIZED) << ppm;
+		k.c_step = h.base_ticks + 1;
+		k.ppm = ppm;
+		for (uint64_t d = 0; d < h.valid_ticks; d += h.valid_ticks / 16) {
+			long double err, bound;
+			err_and_bound(h, k, h.base_ticks + d, &err, &bound);
+			EXPECT_LE(fabsl(err), bound) << ppm << " ppm at delta " << d;
+		}
+	}
+}
+
+// A wall offset bracketed only to [0, 50 us] (a preempted realtime read): readers get its middle, so the bound
+// must hold half of it. (It was not in the bound: real reads were 25 us off against a ~100 ns bound.)
+TEST(TrackBound, wall_offset_half_bracket_is_in_the_bound)
+{
+	Kernel k;
+	fc_track t;
+	fc_hand h{};
+	fc_track_init(&t, ~0ull, TICKS_PER_MS, MULT);
+	fc_sample s = k.sample(1000 * TICKS_PER_MS, 0, 50000);
+	fc_track_update(&t, nullptr, &s, s.c_mid, &h);
+	EXPECT_EQ(h.real_off_ns, 25000);
+	EXPECT_GE(h.mono_err_ns, 25000);
+}
+
+// A rate from a hint (CPUID, the kernel's TSC figure) says nothing about the kernel's rate: the first hand is
+// DISRUPTED; a measured rate has a known noise: SYNCHRONIZED. (The first hand trusted a hint to 1000 ppm.)
+TEST(TrackSync, first_hand_on_a_hint_is_not_synchronized_but_on_a_measurement_is)
+{
+	Kernel k;
+	const fc_ntp ntp{FC_SYNC_SYNCHRONIZED, 0, 50000, 20000};
+	for (int measured = 0; measured < 2; measured++) {
+		fc_track t;
+		fc_hand h{};
+		fc_track_init(&t, ~0ull, TICKS_PER_MS, MULT);
+		fc_sample a = k.sample(999 * TICKS_PER_MS), s = k.sample(1000 * TICKS_PER_MS);
+		if (measured)
+			fc_track_hint_measured(&t, &a, &s);
+		fc_track_update(&t, nullptr, &s, s.c_mid, &h);
+		EXPECT_EQ(fc_track_sync(&t, &h, &ntp), measured ? FC_SYNC_SYNCHRONIZED : FC_SYNC_DISRUPTED);
+	}
+}
+
+// A pending leap second (adjtimex STA_INS / STA_DEL) makes every hand whose window reaches within 2 s of the next
+// UTC midnight DISRUPTED, and no other.
+TEST(TrackSync, pending_leap_second_near_midnight_is_not_synchronized)
+{
+	const int64_t day = 86400ll * 1000000000ll, midnight = 19700ll * day;
+	fc_track t;
+	fc_track_init(&t, ~0ull, TICKS_PER_MS, MULT);
+	t.disrupted = 0;
+	fc_hand h{};
+	h.mult = MULT;
+	h.valid_ticks = TICKS_PER_MS + TICKS_PER_MS / 8;
+	h.mono_ns = 5000000000ll;
+	struct {
+		int status;
+		int64_t before_midnight;
+		int want;
+	} cases[] = {{STA_INS, 1500000000ll, FC_SYNC_DISRUPTED}, {STA_DEL, 2001000000ll, FC_SYNC_DISRUPTED},
+		     {STA_INS, 10 * 1000000000ll, FC_SYNC_SYNCHRONIZED}, {0, 1500000000ll, FC_SYNC_SYNCHRONIZED},
+		     {STA_INS, -1000000ll, FC_SYNC_SYNCHRONIZED}};
+	for (const auto &cs : cases) {
+		const fc_ntp ntp{FC_SYNC_SYNCHRONIZED, cs.status, 50000, 20000};
+		h.real_off_ns = midnight - cs.before_midnight - h.mono_ns;
+		EXPECT_EQ(fc_track_sync(&t, &h, &ntp), cs.want) << cs.status << " " << cs.before_midnight;
+	}
+}

@@ -1,0 +1,193 @@
+// The adversarial suite (issue 16): what the kernel may legally do between two re-anchors, at the periods the
+// API accepts (1 us, 1 ms, 100 ms, 1 s), against the tracking bound. Every bounded read whose status is
+// SYNCHRONIZED is judged (Targets::adversarial, check_targets in run.cc): a read outside its interval is a
+// miss, and any miss fails the scenario. The only reads not judged: real reads after a wall step nobody
+// announced (settimeofday without the updater's notifier), until the tracker has seen it.
+// Scenario names are FAMILY@PERIOD (adv_steps@1ms); `fc_sim --scenario adv_steps` runs every period.
+// Event times are in periods, each at a random phase inside its period (seeded: runs are reproducible).
+#include <sys/timex.h>
+
+#include <cmath>
+#include <deque>
+#include <string>
+
+#include "sim.h"
+
+namespace sim {
+
+namespace {
+constexpr long double US = 1e3L, MS = 1e6L, S = 1e9L;
+constexpr long double DAY = 86400 * S;
+
+// Names must outlive the table (Scenario holds const char *).
+const char *keep(const std::string &s)
+{
+	static std::deque<std::string> names;
+	names.push_back(s);
+	return names.back().c_str();
+}
+
+long double per(const Run &r) { return (long double)r.period_ns; }
+// n periods from the start, at a random phase inside the period.
+long double at_p(Run &r, long double n) { return (n + M.rng.uniform(0.05, 0.95)) * per(r); }
+
+void add(std::vector<Scenario> &v, const char *family, const char *what, std::function<void(Run &)> setup)
+{
+	static const struct {
+		const char *name;
+		int64_t ns;
+	} periods[] = {{"1us", 1000}, {"1ms", 1000000}, {"100ms", 100000000}, {"1s", 1000000000}};
+	for (const auto &p : periods) {
+		Targets t;
+		t.adversarial = true;
+		const int64_t pns = p.ns;
+		Scenario sc{keep(std::string(family) + "@" + p.name), what,
+			    [setup, pns](Run &r) {
+				    r.period_ns = pns;
+				    setup(r);
+			    },
+			    t};
+		sc.period_ns = pns;
+		v.push_back(sc);
+	}
+}
+
+// The kernel's rate (ppm against the counter's nominal rate) from now on.
+std::function<void(Run &)> rate(long double ppm)
+{
+	return [ppm](Run &) { M.set_kernel_ppm(ppm); };
+}
+
+// Slews of +-amp around base, reversing after 1, 2, 3, 5, 1, 2, ... periods, from period `from` for n turns.
+long double slew_flips(Run &r, long double from, int n, long double base, long double amp)
+{
+	static const int gaps[] = {1, 2, 3, 5};
+	long double p = from;
+	for (int i = 0; i < n; i++) {
+		r.at(at_p(r, p), "slew reverses", rate(base + ((i % 2) ? -amp : amp)), false);
+		p += gaps[i % 4];
+	}
+	return p;
+}
+
+// A leap second as adjtimex reports it: STA_INS (or STA_DEL) set well before; the kernel steps CLOCK_REALTIME
+// back 1 s at UTC midnight (insertion) or forward 1 s at 23:59:59 (deletion); the daemon clears the flag later.
+// Readers read for 300 periods, then (short periods) pause until 30 periods before the step and read through
+// it, pause again past the repeated second and read 300 periods more.
+void leap(Run &r, bool insert)
+{
+	const long double P = per(r);
+	const long double pre = 300 * P, step = pre + 4 * S + 50 * P;
+	// CLOCK_REALTIME at `step` (true time from the start) is the next midnight, less 1 s for a deletion.
+	const long double k_at_step = M.kmono_at(M.t + step);
+	const long double midnight = std::ceil((k_at_step + (long double)M.wall_off) / DAY) * DAY;
+	M.wall_off = (int64_t)(midnight - (insert ? 0 : S) - k_at_step);
+	M.ntp_status = insert ? STA_INS : STA_DEL;
+	r.at(step, insert ? "leap second inserted" : "leap second deleted",
+	     [insert](Run &) { M.wall_off += insert ? -(int64_t)S : (int64_t)S; }, false);
+	r.at(step + 2 * S + 100 * P, "daemon clears the leap flag", [](Run &) { M.ntp_status = 0; }, false);
+	if (P < 10 * MS) {
+		r.at(pre, "reader pauses", [step, pre, P](Run &r2) { r2.pause_reader(step - 30 * P - pre); }, false);
+		r.at(step + 30 * P, "reader pauses", [](Run &r2) { r2.pause_reader(1.5L * S); }, false);
+	}
+	r.duration = step + 1.5L * S + 30 * P + 300 * P;
+}
+
+std::vector<Scenario> make()
+{
+	std::vector<Scenario> v;
+
+	add(v, "adv_steps",
+	    "kernel rate steps of 1, 2, 5, 20, 100, 500, 1000, 2000 and 5000 ppm (alternating sign, each back to 0 "
+	    "20 periods later) at random phases",
+	    [](Run &r) {
+		    const long double ppm[] = {1, 2, 5, 20, 100, 500, 1000, 2000, 5000};
+		    for (int i = 0; i < 9; i++) {
+			    const long double s = (i % 2) ? -ppm[i] : ppm[i];
+			    r.at(at_p(r, 30 + 40 * i), "kernel rate step", rate(s), false);
+			    r.at(at_p(r, 50 + 40 * i), "kernel rate back", rate(0), false);
+		    }
+		    r.duration = 400 * per(r);
+	    });
+	add(v, "adv_slew_flip",
+	    "adjtime slew +-500 ppm reversing after 1, 2, 3, 5 periods; then the same around an NTP frequency of "
+	    "+500 ppm (0 <-> 1000 ppm), then a frequency step of -1000 ppm in the middle of a reversal",
+	    [](Run &r) {
+		    long double p = slew_flips(r, 20, 40, 0, 500);
+		    p = slew_flips(r, p + 5, 40, 500, 500);
+		    r.at(at_p(r, p + 5), "frequency -1000 ppm and slew reverses", rate(-500), false);
+		    r.duration = (p + 60) * per(r);
+	    });
+	add(v, "adv_biased_preempted",
+	    "the kernel reads its clock at the very start of its call (first half of the run), then at the very end; "
+	    "5 % of kernel reads preempted 1 us - 2 periods (before or after the clock read); slews +-500 ppm "
+	    "reversing every few periods",
+	    [](Run &r) {
+		    M.kernel_frac_lo = 0;
+		    M.kernel_frac_hi = 0.02;
+		    M.preempt_p = 0.05;
+		    M.preempt_lo = 1 * US;
+		    M.preempt_hi = std::max(2 * per(r), 2 * US);
+		    long double p = slew_flips(r, 20, 30, 0, 500);
+		    r.at(at_p(r, p), "kernel reads move to the end of the call", [](Run &) {
+			    M.kernel_frac_lo = 0.98;
+			    M.kernel_frac_hi = 1;
+		    }, false);
+		    p = slew_flips(r, p + 2, 30, 0, 500);
+		    r.duration = (p + 20) * per(r);
+	    });
+	add(v, "adv_offset_bracket",
+	    "the wall-offset brackets (monotonic, realtime, monotonic) of the first 3 samples are preempted 50 us "
+	    "around the realtime read; later settimeofday +1 s and -1 h, each followed by 3 such samples",
+	    [](Run &r) {
+		    M.disturb_real = 6; // 2 offset brackets per sample
+		    // 6 disturbed reads cost 300 us of true time: at short periods the steps come after that.
+		    const long double t0 = 400 * US, p0 = std::ceil(t0 / per(r));
+		    const long double steps[] = {S, -3600 * S};
+		    for (int i = 0; i < 2; i++) {
+			    const long double d = steps[i];
+			    r.at(at_p(r, p0 + 40 + 60 * i), "settimeofday, then disturbed brackets", [d](Run &r2) {
+				    M.wall_off += (int64_t)d;
+				    M.disturb_real = 6;
+				    r2.exempt_real_until_seen();
+			    }, false);
+		    }
+		    r.duration = (p0 + 160) * per(r) + 300 * US;
+	    });
+	static const long double hint_ppm[] = {0, 100, -1100, 3000, -20000, 20000};
+	for (long double h : hint_ppm) {
+		char name[48], what[200];
+		snprintf(name, sizeof name, "adv_hint_%s%.0f", h < 0 ? "m" : "", std::fabs((double)h));
+		snprintf(what, sizeof what,
+			 "start-up frequency hint %+.0f ppm off the kernel's rate (a process started during a slew); "
+			 "the kernel slews +-500 ppm from period 10",
+			 (double)h);
+		add(v, keep(name), keep(what), [h](Run &r) {
+			r.hint_hz = (uint64_t)llroundl(M.hz * (1 + h * 1e-6L));
+			slew_flips(r, 10, 20, 0, 500);
+			r.duration = 120 * per(r);
+		});
+	}
+	add(v, "adv_hint_measured",
+	    "no hint: fc_clock_setup measures the rate over 200 us while the kernel slews at +500 ppm and reverses "
+	    "to -500 ppm 100 us in",
+	    [](Run &r) {
+		    r.hint_measure = true;
+		    M.set_kernel_ppm(500);
+		    M.async.push_back(Machine::Async{M.t + 100 * US, [] { M.set_kernel_ppm(-500); }});
+		    // The measurement takes 200 us of true time: events and the run are counted after it.
+		    const long double p0 = std::ceil(200 * US / per(r));
+		    slew_flips(r, p0 + 10, 20, 0, 500);
+		    r.duration = (p0 + 120) * per(r);
+	    });
+	add(v, "adv_leap_ins", "leap second inserted (STA_INS; CLOCK_REALTIME steps back 1 s at UTC midnight)",
+	    [](Run &r) { leap(r, true); });
+	add(v, "adv_leap_del", "leap second deleted (STA_DEL; CLOCK_REALTIME steps forward 1 s at 23:59:59)",
+	    [](Run &r) { leap(r, false); });
+	return v;
+}
+} // namespace
+
+std::vector<Scenario> adversarial_scenarios() { return make(); }
+
+} // namespace sim
