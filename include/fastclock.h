@@ -44,8 +44,9 @@
  * Fail closed: when the kernel does not itself use the counter (clocksource not tsc/arch_sys_counter), or
  * the CPU reports no invariant TSC, every clock is served by clock_gettime and fc_status() says why.
  * Environment: FASTCLOCK_SOURCE=auto|counter|kernel, FASTCLOCK_PERIOD_US=1..1000000 (re-anchor period),
- * FASTCLOCK_UPDATER=auto|off (may the first coarse read start the updater thread). Invalid values are
- * reported in fc_status().config_error and the default is used.
+ * FASTCLOCK_UPDATER=auto|off (may the first coarse read start the updater thread), FASTCLOCK_BOUND_SOURCE and
+ * the bound sources' paths (see fc_real_bounded). Invalid values are reported in fc_status().config_error
+ * and the default is used.
  *
  * Thread safety: every function may be called from any thread at any time, including after fork().
  * Errors: functions returning int return 0, or -1 with errno set, as their libc counterparts.
@@ -127,8 +128,20 @@ static inline int64_t fc_real_ns_relaxed(void)
  *       offset (~26 ns; in fc_mono_bounded too), grown since at the rate's measured uncertainty plus 5000
  *       ppm: what the kernel may change its rate by, unseen, before the next re-anchor (docs/ACCURACY.md;
  *       median ~2.2 us at the default 1 ms period, ~60 ns at 1 us, ~2.3 ms at 1 s);
- *   (b) for fc_real_bounded only, the kernel's error against UTC: adjtimex() maxerror, read on the slow
- *       path at most once a second (never per read), grown at 500 ppm since (the kernel's own rule).
+ *   (b) for fc_real_bounded only, the error of CLOCK_REALTIME against UTC, from a bound source polled by the
+ *       writer (never per read; src/bound, docs/ACCURACY.md "Bound sources"), chosen by
+ *       FASTCLOCK_BOUND_SOURCE=auto|clockbound|chrony|kernel|none (auto: in this order, the first present):
+ *       - clockbound: AWS ClockBound's segment (FASTCLOCK_CLOCKBOUND_PATH, default /var/run/clockbound/shm0),
+ *         read with its client's rules: bound + max_drift x age, its status, its disruption marker;
+ *       - chrony: chronyd's tracking and newest measurement over its command socket (FASTCLOCK_CHRONY_SOCKET,
+ *         default /var/run/chrony/chronyd.sock, root or chrony's group), asked at most once a second without
+ *         blocking: the interval covers the clock as it is and as chronyd's correction would make it, plus
+ *         chronyd's root distance, and reaches a newer measurement that disagrees (a reference step);
+ *       - kernel: adjtimex maxerror, grown at 500 ppm, SYNCHRONIZED only under chronyd or ntpd (timesyncd
+ *         writes 0, busybox ntpd nothing: UNKNOWN with the reason);
+ *       and a VMClock (/dev/vmclock0, FASTCLOCK_VMCLOCK_PATH) whose disruption marker moves makes it DISRUPTED.
+ *       A pending leap second widens it by 1 s within 2 s of a UTC midnight. The centre may differ from
+ *       fc_real_ns (which stays on the kernel's CLOCK_REALTIME) by the source's correction.
  * The contract. While status is FC_SYNC_SYNCHRONIZED, (a) holds at every read, at every period from 1 us to
  * 1 s, on these conditions: the kernel's CLOCK_MONOTONIC rate against the counter stays within 5000 ppm of
  * its mean over the 8 periods before the last re-anchor (that covers any NTP frequency write, +-500 ppm; an
@@ -138,21 +151,18 @@ static inline int64_t fc_real_ns_relaxed(void)
  * not cover, and cannot (nothing tells a reader before the next re-anchor): a larger rate change (chrony's
  * fast slew through ADJ_TICK, the kernel PLL with a large offset), seen at the next re-anchor, after which
  * status is DISRUPTED until re-converged; and settimeofday / clock_settime, whose step reaches readers at
- * the next re-anchor, or as soon as the updater thread's step notifier wakes it. (b) is the kernel's own
+ * the next re-anchor, or as soon as the updater thread's step notifier wakes it. (b) is the bound source's
  * claim. On the kernel backend, (a) is 0 for real reads and the clamp's distance for monotonic ones.
  * status (enum fc_sync), rules in order:
  *   FC_SYNC_DISRUPTED     a discontinuity (suspend, migration, counter jump, backend switch, a rate change
  *                         beyond 1000 ppm) was detected and fastclock has not re-converged on the kernel
  *                         since (error at a re-anchor within 1 us, or within the previous hand's bound); or
  *                         the rate still rests on a frequency hint, not a measurement (start-up); or a leap
- *                         second is pending and the next UTC midnight is within the hand's window + 2 s;
- *   FC_SYNC_UNKNOWN       adjtimex() failed (e.g. seccomp), so (b) is unknown and set to 0;
- *   FC_SYNC_FREE_RUNNING  no NTP discipline: STA_UNSYNC with maxerror >= 16 s (the kernel's NTP_PHASE_LIMIT
- *                         reset value), or TIME_ERROR with maxerror >= 16 s;
- *   FC_SYNC_SYNCHRONIZED  otherwise. Traps: chronyd leaves STA_UNSYNC set unless rtcsync is configured, so
- *                         STA_UNSYNC alone is not trusted (maxerror decides); systemd-timesyncd writes
- *                         maxerror = 0 at each sync, so right after one its bound is optimistic (it grows
- *                         at 500 ppm from there, as the kernel adds 500 us per second).
+ *                         second is pending and the next UTC midnight is within the hand's window + 2 s; or
+ *                         the source (ClockBound, VMClock) reports a disruption;
+ *   FC_SYNC_UNKNOWN       the source makes no promise (fc_status().bound_reason says why): (b) is not a bound;
+ *   FC_SYNC_FREE_RUNNING  the source's data is stale or the clock undisciplined; (b) still holds, growing;
+ *   FC_SYNC_SYNCHRONIZED  otherwise.
  * Monotonic counterpart: fc_mono_bounded gives the interval for CLOCK_MONOTONIC, (a) only.
  * Returns 0, or -1/EFAULT for NULL.
  */
@@ -169,7 +179,7 @@ static inline int fc_real_bounded(struct fc_interval *out)
 	if (FC__UNLIKELY(out == NULL) ||
 	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off, &b)))
 		return fc__slow_bounded(out, FC__REAL);
-	m += off;
+	m += off + b.utc_corr_ns;
 	out->earliest_ns = m - b.track_err_ns - b.ntp_err_ns;
 	out->latest_ns = m + b.track_err_ns + b.ntp_err_ns;
 	out->status = b.sync_status;
@@ -190,6 +200,34 @@ static inline int fc_mono_bounded(struct fc_interval *out)
 }
 
 const char *fc_sync_name(int status);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * TrueTime helpers (Spanner's TT.after / TT.before / commit wait; cost: one bounded read).
+ * fc_real_after(t): 1 if UTC t (ns since the epoch) has certainly passed: t < earliest of fc_real_bounded.
+ * fc_real_before(t): 1 if t has certainly not arrived yet: t > latest. Both answer 0 when the bound makes no
+ * promise (status UNKNOWN or DISRUPTED), so "not after" never means "before": ask the one you need.
+ * fc_commit_wait(t, timeout_ns): Spanner's commit wait. A transaction stamped s = latest of a bounded read
+ * becomes visible only after fc_commit_wait(s) returns 0, so every later transaction, on any machine whose
+ * bound holds, gets a larger timestamp (external consistency). Sleeps (CLOCK_MONOTONIC, never spinning) until
+ * fc_real_after(t); costs the interval's width on average. Returns 0, or -1 with errno ETIMEDOUT when t is not
+ * certainly past within timeout_ns (including a bound that makes no promise all that time), EINVAL for
+ * timeout_ns < 0.
+ */
+static inline int fc_real_after(int64_t t_ns)
+{
+	struct fc_interval iv;
+	fc_real_bounded(&iv);
+	return (iv.status == FC_SYNC_SYNCHRONIZED || iv.status == FC_SYNC_FREE_RUNNING) && t_ns < iv.earliest_ns;
+}
+
+static inline int fc_real_before(int64_t t_ns)
+{
+	struct fc_interval iv;
+	fc_real_bounded(&iv);
+	return (iv.status == FC_SYNC_SYNCHRONIZED || iv.status == FC_SYNC_FREE_RUNNING) && t_ns > iv.latest_ns;
+}
+
+int fc_commit_wait(int64_t t_ns, int64_t timeout_ns);
 
 /* ---------------------------------------------------------------------------------------------------------
  * Coarse clocks (cost: one load, and a branch taken only while no updater thread keeps the value: the first
@@ -372,6 +410,17 @@ struct fc_status {
 	int ntp_status;             /* adjtimex status bits (STA_*) */
 	int step_notifier;          /* 1 if the updater thread watches a CANCEL_ON_SET timerfd */
 	uint64_t step_notifications; /* wall-clock steps reported by the notifier */
+	/* The source of fc_real_bounded's UTC part (FASTCLOCK_BOUND_SOURCE; docs/ACCURACY.md "Bound sources"). */
+	char bound_source[16];      /* "clockbound", "chrony", "kernel", "none" */
+	char bound_why[120];        /* why this source was chosen */
+	char bound_reason[120];     /* why the status it gives now */
+	int bound_status;           /* enum fc_sync, the source's own (before the tracker's DISRUPTED) */
+	int64_t bound_age_ns;       /* CLOCK_MONOTONIC now - the source's as_of (its data's age) */
+	int64_t bound_half_ns;      /* the source's half-width vs UTC now */
+	int64_t bound_center_ns;    /* its centre: UTC ~ CLOCK_REALTIME + this */
+	int leap;                   /* 1: a leap second is announced for the end of the UTC day (insert), 2: delete */
+	char bound_error[120];      /* "" or the source's last error (names the path or value) */
+	int64_t bound_error_age_ns; /* how long ago it happened (-1: none) */
 };
 
 /* Fill *out. Returns 0, or -1/EFAULT for NULL. Cheap enough for a metrics endpoint, not for a hot loop. */

@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 PKGS=(cmake ninja-build gcc g++ clang clang-tidy clang-format libclang-rt-14-dev libgtest-dev
       libbenchmark-dev libabsl-dev spin valgrind hyperfine python3-venv util-linux pkg-config strace
-      qemu-user-static gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross)
+      qemu-user-static gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
+      chrony) # chrony: the fleet tests run chronyd -x (its service needs systemd, so it does not start here)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,4 +25,23 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import matplotlib, pandas
   echo "setup: creating .venv (matplotlib, pandas, jsonschema)" >&2
   "$PY" -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check --timeout 60 matplotlib pandas jsonschema
+fi
+
+# AWS ClockBound's daemon for the fleet tests (tests/fleet), built with cargo into .engines/ (about a minute on
+# two cores, once). Without a working cargo the ClockBound scenarios skip with a message; nothing else needs it.
+CB_VERSION=2.0.3
+CB_ROOT=.engines/clockbound
+if [ ! -x "$CB_ROOT/bin/clockbound" ] || [ "$(cat "$CB_ROOT/.version" 2>/dev/null)" != "$CB_VERSION" ]; then
+  CARGO=$(command -v cargo || true)
+  [ -n "$CARGO" ] || [ ! -x "$HOME/.cargo/bin/cargo" ] || CARGO="$HOME/.cargo/bin/cargo"
+  if [ -n "$CARGO" ]; then
+    echo "setup: building clock-bound-d $CB_VERSION into $CB_ROOT" >&2
+    if "$CARGO" install --locked --quiet clock-bound-d --version "$CB_VERSION" --root "$PWD/$CB_ROOT" >&2; then
+      echo "$CB_VERSION" > "$CB_ROOT/.version"
+    else
+      echo "setup: clock-bound-d could not be built; the fleet tests' ClockBound scenarios will skip" >&2
+    fi
+  else
+    echo "setup: no cargo; the fleet tests' ClockBound scenarios will skip (install rustup/cargo to run them)" >&2
+  fi
 fi

@@ -74,6 +74,7 @@ struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 	FC__STORE(th->err_mult, p->err_mult);
 	FC__STORE(th->ntp_err_ns, p->ntp_err_ns);
 	FC__STORE(th->sync_status, p->sync_status);
+	FC__STORE(th->utc_corr_ns, p->utc_corr_ns);
 	FC__STORE(th->floor_ns, p->floor_ns);
 
 	FC__WRITER_POINT(FC__WP_AFTER_W2);

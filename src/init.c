@@ -9,13 +9,15 @@
  * the fork handler is registered by a constructor, before any thread can be initialising.
  *
  * Owns: g_state (not initialised / initialising / ready), reading the environment, the fork handler.
- * May call: state.c, windup.c, config.c, trust.c.
+ * May call: state.c, windup.c, config.c, trust.c. The bound source (src/bound) is only named here: the writer
+ * opens it on first use (windup.c), so the first call stays one kernel read.
  */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "bound/bound.h"
 #include "internal.h"
 
 /* Re-check the kernel's clocksource every 1024 re-anchors: about once a second at the default period; a
@@ -23,6 +25,7 @@
 #define TRUST_EVERY 1024
 
 static int g_state; /* 0: not initialised, 1: initialising, 2: ready */
+static struct fc_bounder g_bounder; /* the global clock's bound source (static: no allocation) */
 static __thread int t_initialising; /* this thread runs global_init (a signal handler must not wait for it) */
 
 static void global_init(void)
@@ -48,6 +51,13 @@ static void global_init(void)
 				nanosleep(&ts, NULL); /* async-signal-safe */
 		}
 	}
+	/* The bound source's settings, parsed and opened by the writer on first use (fc_clock_bound_fields_locked). */
+	c->bound_env[0] = getenv("FASTCLOCK_BOUND_SOURCE");
+	c->bound_env[1] = getenv("FASTCLOCK_CLOCKBOUND_PATH");
+	c->bound_env[2] = getenv("FASTCLOCK_CHRONY_SOCKET");
+	c->bound_env[3] = getenv("FASTCLOCK_VMCLOCK_PATH");
+	c->bounder = &g_bounder;
+	c->bounder_reopen = 1;
 	c->forced = cfg.backend != 0;
 	c->trust_every = TRUST_EVERY;
 	fc_clock_start(c, &fc__pub, &fc__real_source, cfg.period_ns, cfg.backend);
@@ -60,6 +70,7 @@ static void atfork_child(void)
 {
 	__atomic_store_n(&fc__global_clock()->lock, 0, __ATOMIC_RELAXED);
 	fc__in_writer = 0;
+	fc__global_clock()->bounder_reopen = 1; /* the chronyd socket is the parent's: replies would go there */
 	if (__atomic_load_n(&g_state, __ATOMIC_RELAXED) == 1)
 		__atomic_store_n(&g_state, 0, __ATOMIC_RELAXED);
 }

@@ -162,6 +162,8 @@ uint64_t fc_counter_freq_hint(int *src);
  *   4. read.c (slow path, kernel backend), convert.c, dropin.c, status.c, updater.c: public entry points
  * ===================================================================================================== */
 
+struct fc_bounder; /* src/bound/bound.h */
+
 /* ---- state.c: the clock object (one global; tests make their own over simulated sources) ----------- */
 struct fc_clock {
 	struct fc_pub *pub;
@@ -179,6 +181,11 @@ struct fc_clock {
 	char reason[160];
 	char clocksource[32];
 	char config_error[160];
+	struct fc_bounder *bounder; /* the UTC bound's source (src/bound); NULL: the kernel's NTP state via src.ntp */
+	int bounder_reopen;  /* (re-)open the source on the writer's next bound: at start, and in a fork child */
+	const char *bound_env[4]; /* FASTCLOCK_BOUND_SOURCE, _CLOCKBOUND_PATH, _CHRONY_SOCKET, _VMCLOCK_PATH */
+	int64_t kb_err_ns, kb_corr_ns; /* kernel backend: the bound of the last refresh (relaxed atomics) */
+	int32_t kb_status;
 	struct fc_ntp ntp;   /* last NTP state read */
 	int64_t ntp_at;      /* kernel CLOCK_MONOTONIC when it was read */
 	int have_ntp;
@@ -257,6 +264,9 @@ void fc_clock_unlock(struct fc_clock *c);
 void fc_clock_set_period_locked(struct fc_clock *c, int64_t period_ns);
 /* Refresh the cached NTP state if it is a second old (caller holds the lock). */
 void fc_clock_refresh_ntp_locked(struct fc_clock *c, int64_t now);
+/* Stamp p's bound fields (ntp_err_ns over [now, now + life_ns], utc_corr_ns, sync_status) from the bound source
+ * (or the kernel's NTP state when the clock has none). Caller holds the lock. */
+void fc_clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);
 
 /* ---- init.c: lazy initialisation of the global clock ------------------------------------------------- */
 /* Initialise the global clock if needed. Returns 1 when it is ready, 0 in a signal handler that interrupted

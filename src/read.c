@@ -57,16 +57,30 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 {
 	int expect = 0;
 	struct fc_ntp n = {0};
+	struct fc_hand p = {0};
+	b->track_err_ns = (how & FC__REAL) ? 0 : clamp;
 	if (__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		fc_clock_refresh_ntp_locked(c, fc__kernel_ns(c, CLOCK_MONOTONIC));
-		n = c->ntp;
+		int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC);
+		fc_clock_refresh_ntp_locked(c, now);
+		fc_clock_bound_fields_locked(c, &p, now, 0);
+		/* for readers that find the lock taken: three relaxed stores; a reader may pair fields of two
+		 * refreshes a second apart, each a bound of its own, so the error is at most one refresh's growth */
+		__atomic_store_n(&c->kb_err_ns, p.ntp_err_ns, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->kb_corr_ns, p.utc_corr_ns, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->kb_status, p.sync_status, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+	} else if (c->bounder) {
+		p.ntp_err_ns = __atomic_load_n(&c->kb_err_ns, __ATOMIC_RELAXED);
+		p.utc_corr_ns = __atomic_load_n(&c->kb_corr_ns, __ATOMIC_RELAXED);
+		p.sync_status = __atomic_load_n(&c->kb_status, __ATOMIC_RELAXED);
 	} else if (c->src.ntp) {
 		c->src.ntp(c->src.ctx, &n);
+		p.ntp_err_ns = n.maxerror_ns;
+		p.sync_status = n.sync;
 	}
-	b->track_err_ns = (how & FC__REAL) ? 0 : clamp;
-	b->ntp_err_ns = n.maxerror_ns;
-	b->sync_status = n.sync;
+	b->ntp_err_ns = p.ntp_err_ns;
+	b->utc_corr_ns = p.utc_corr_ns;
+	b->sync_status = p.sync_status;
 }
 
 /* A reader past its hand's window that may not re-anchor (again): CLOCK_MONOTONIC raised to the hand's largest
@@ -114,6 +128,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 		h.err_mult = FC__LOAD(th->err_mult);
 		h.ntp_err_ns = FC__LOAD(th->ntp_err_ns);
 		h.sync_status = FC__LOAD(th->sync_status);
+		h.utc_corr_ns = FC__LOAD(th->utc_corr_ns);
 
 		if (h.flags & FC_HAND_KERNEL) {
 			int64_t v, clamp;
@@ -142,6 +157,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 			continue;
 		if (b) {
 			b->ntp_err_ns = h.ntp_err_ns;
+			b->utc_corr_ns = h.utc_corr_ns;
 			b->sync_status = h.sync_status;
 		}
 		d = (t - h.base_ticks) & h.mask;
@@ -218,7 +234,7 @@ static int64_t global_read(int how, struct fc__bound *b)
 	} else { /* a signal handler during its own thread's initialisation: the kernel's clock, unbounded */
 		v = fc__kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
 		if (b)
-			*b = (struct fc__bound){0, 0, FC_SYNC_UNKNOWN};
+			*b = (struct fc__bound){.sync_status = FC_SYNC_UNKNOWN};
 	}
 	errno = saved;
 	return v;
@@ -256,6 +272,8 @@ int fc__slow_bounded(struct fc_interval *out, int how)
 	/* The slow path reports the bound of the very hand (or kernel read) that produced the value. */
 	v = global_read(how, &b);
 	ntp_err = (how & FC__REAL) ? b.ntp_err_ns : 0;
+	if (how & FC__REAL)
+		v += b.utc_corr_ns;
 	out->earliest_ns = v - b.track_err_ns - ntp_err;
 	out->latest_ns = v + b.track_err_ns + ntp_err;
 	out->status = b.sync_status;

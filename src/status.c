@@ -3,11 +3,12 @@
  * printable names of the enums.
  *
  * Owns: the copy of the clock's state into struct fc_status.
- * May call: state.c, windup.c (the writer lock, the period), init.c, the public API.
+ * May call: state.c, windup.c (the writer lock, the period), init.c, the public API, bound/ (the source state).
  */
 #include <errno.h>
 #include <string.h>
 
+#include "bound/bound.h"
 #include "internal.h"
 
 #define NS_PER_SEC 1000000000LL
@@ -58,6 +59,32 @@ const char *fc_freq_source_name(int src)
 	return (src >= 0 && src <= FC_FREQ_MEASURED) ? names[src] : "unknown";
 }
 
+/* The bound source's state, copied under the writer lock (the writer polls the source). */
+static void bound_status(struct fc_clock *c, struct fc_status *out)
+{
+	const struct fc_bounder *bd = c->bounder;
+	int64_t now;
+	out->bound_error_age_ns = -1;
+	if (!bd) {
+		fc__copy_str(out->bound_source, sizeof(out->bound_source), "kernel");
+		return;
+	}
+	fc_clock_lock(c);
+	now = fc__kernel_ns(c, CLOCK_MONOTONIC);
+	fc__copy_str(out->bound_source, sizeof(out->bound_source), fc_bound_kind_name(bd->kind));
+	fc__copy_str(out->bound_why, sizeof(out->bound_why), bd->why);
+	fc__copy_str(out->bound_reason, sizeof(out->bound_reason), bd->cur.reason);
+	fc__copy_str(out->bound_error, sizeof(out->bound_error), bd->cur.last_error);
+	out->bound_status = bd->cur.status;
+	out->bound_age_ns = bd->cur.as_of_ns ? now - bd->cur.as_of_ns : -1;
+	out->bound_half_ns = fc_bound_half_at(&bd->cur, now);
+	out->bound_center_ns = bd->cur.center_ns;
+	out->leap = bd->cur.leap;
+	if (bd->cur.last_error[0])
+		out->bound_error_age_ns = now - bd->cur.last_error_at;
+	fc_clock_unlock(c);
+}
+
 int fc_status(struct fc_status *out)
 {
 	struct fc_clock *c = fc__global_clock();
@@ -86,6 +113,7 @@ int fc_status(struct fc_status *out)
 	if (c->track.nhist)
 		out->last_bracket_ns = (int64_t)(((unsigned __int128)c->track.hist[c->track.nhist - 1].c_half *
 						  2 * c->track.mult_est) >> 32);
+	/* the writer refreshes the NTP state under the lock (windup.c): copy it under the lock too */
 	out->ntp_maxerror_ns = c->have_ntp && c->ntp.sync != FC_SYNC_UNKNOWN ? c->ntp.maxerror_ns : -1;
 	out->ntp_esterror_ns = c->ntp.esterror_ns;
 	out->ntp_status = c->ntp.status;
@@ -94,6 +122,7 @@ int fc_status(struct fc_status *out)
 	out->slow_paths = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
 	out->waits = __atomic_load_n(&c->waits, __ATOMIC_RELAXED);
 	out->trust_checks = __atomic_load_n(&c->trust_checks, __ATOMIC_RELAXED);
+	bound_status(c, out);
 	out->updater_running = __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED) != 0;
 	{
 		struct fc_interval iv;

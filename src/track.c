@@ -376,7 +376,9 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 	/* Step 3: the anchor value. */
 	K = kernel_at(s, t_anchor, mult, t->mask);
 	/* Uncertainty of K: half the bracket, plus 1 ns for the kernel's own rounding to whole ns. */
-	half = (i128)s->c_half * mult + FX_ONE;
+	/* + 1 tick: a bracket of w ticks spans up to w + 1 ticks of time (a read happens anywhere within the tick it
+	 * returns); negligible at GHz, a microsecond with a 1 MHz counter (tests/sim counter_1mhz). */
+	half = (i128)(s->c_half + 1) * mult + FX_ONE;
 	K_lo = K - half;
 	if (old == NULL || (old->flags & FC_HAND_KERNEL)) {
 		/* Leaving the kernel backend: start at the kernel's upper bound, so a kernel read another thread
@@ -475,7 +477,9 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 		 * intersection does not shrink much below one), half a disturbed bracket (a preempted realtime read)
 		 * until a better sample comes. */
 		const int64_t off_half = (t->off_hi - t->off_lo + 1) / 2 + 1;
-		out->mono_err_ns = fx_floor(i128_abs(e0) + half + reach) + 1 + off_half; /* + 1: readers floor */
+		/* + mult: a reader's counter value is whole ticks, so its read lies up to one tick after the instant
+		 * the hand's line gives; + 1: readers floor to whole ns. */
+		out->mono_err_ns = fx_floor(i128_abs(e0) + half + reach + (i128)mult) + 1 + off_half;
 		out->err_mult = (uint64_t)(chord + u + 1);
 	}
 }

@@ -9,10 +9,12 @@
  * (updater.c) calls the same function.
  *
  * Owns: the writer lock's protocol, the first counter hand (fc_clock_setup), the periodic trust re-check.
- * May call: state.c, hands.c, track.c, sample.c, trust.c, ntp.c (through the source).
+ * May call: state.c, hands.c, track.c, sample.c, trust.c, ntp.c (through the source), bound/ (the UTC bound).
  */
 #include <sched.h>
+#include <string.h>
 
+#include "bound/bound.h"
 #include "internal.h"
 
 #define NS_PER_SEC 1000000000LL
@@ -76,13 +78,60 @@ void fc_clock_refresh_ntp_locked(struct fc_clock *c, int64_t now)
 	c->have_ntp = 1;
 }
 
-/* Stamp the hand with the kernel's bound vs UTC, grown at 500 ppm over the cache age plus one period (the
- * hand's lifetime). */
+/* A pending leap second: within this distance of a UTC midnight the interval widens by the leap itself (1 s),
+ * as the kernel (or chronyd's slew) may insert or delete it anywhere in that window. */
+#define LEAP_WINDOW_NS (2 * NS_PER_SEC)
+#define DAY_NS (86400 * NS_PER_SEC)
+
+static int near_midnight(int64_t real_from, int64_t real_to)
+{
+	int64_t next = (real_from / DAY_NS + 1) * DAY_NS, prev = next - DAY_NS;
+	return real_from < prev + LEAP_WINDOW_NS || real_to > next - LEAP_WINDOW_NS;
+}
+
+void fc_clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
+{
+	const struct fc_bound *b;
+	int64_t coarse = 0, real = 0;
+	fc_clock_refresh_ntp_locked(c, now); /* once a second: fc_status reports the kernel's state beside the source */
+	if (!c->bounder) { /* simulated clocks: the kernel's NTP state through the source, grown at 500 ppm */
+		p->ntp_err_ns =
+			c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + life_ns) / NTP_GROWTH_DIV : 0;
+		p->utc_corr_ns = 0;
+		p->sync_status = c->ntp.sync;
+		return;
+	}
+	if (c->bounder_reopen) { /* first use, or a fork child: parse the environment read at start-up, open */
+		struct fc_bound_config cfg;
+		char err[sizeof(c->config_error)] = "";
+		if (fc_bound_config_parse(c->bound_env[0], c->bound_env[1], c->bound_env[2], c->bound_env[3], &cfg, err,
+					  sizeof(err)) && !strstr(c->config_error, err))
+			fc__str_cat(c->config_error, sizeof(c->config_error), c->config_error[0] ? "; " : "", err, NULL);
+		fc_bounder_close(c->bounder);
+		fc_bounder_init(c->bounder, &cfg, now);
+		c->bounder_reopen = 0;
+	}
+	c->src.kernel(c->src.ctx, CLOCK_MONOTONIC_COARSE, &coarse);
+	c->src.kernel(c->src.ctx, CLOCK_REALTIME, &real);
+	b = fc_bounder_poll(c->bounder, now, coarse);
+	/* the half-width at the end of the hand's life: it only grows, so it holds for every read of the hand */
+	p->ntp_err_ns = fc_bound_half_at(b, now + life_ns);
+	if (b->leap != FC_LEAP_NONE && near_midnight(real, real + life_ns))
+		p->ntp_err_ns += NS_PER_SEC;
+	p->utc_corr_ns = b->center_ns;
+	p->sync_status = b->status;
+}
+
+/* Stamp the hand with the bound vs UTC over its lifetime (valid until P + P/8), and the tracker's verdict. */
 static void set_ntp_fields(struct fc_clock *c, struct fc_hand *p, int64_t now)
 {
-	fc_clock_refresh_ntp_locked(c, now);
-	p->ntp_err_ns = c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + c->period_ns) / NTP_GROWTH_DIV : 0;
-	p->sync_status = fc_track_sync(&c->track, p, &c->ntp);
+	struct fc_ntp n;
+	fc_clock_bound_fields_locked(c, p, now, c->period_ns + c->period_ns / 8);
+	/* the tracker's verdict (DISRUPTED while it is, or a kernel leap second inside the hand's window) over the
+	 * source's status */
+	n = c->ntp;
+	n.sync = p->sync_status;
+	p->sync_status = fc_track_sync(&c->track, p, &n);
 }
 
 /* ---- hands ------------------------------------------------------------------------------------------------ */

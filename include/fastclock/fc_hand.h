@@ -58,11 +58,13 @@ struct fc_hand {
 	uint64_t valid_ticks; /* deltas below this may use the hand even if stale; >= stale_ticks */
 	int64_t mono_err_ns;  /* tracking error bound (vs the kernel) at the anchor, ns */
 	uint64_t err_mult;    /* growth of the bound per tick, 32.32 fixed point ns */
-	int64_t ntp_err_ns;   /* kernel's own error vs UTC (adjtimex maxerror) when this hand was made */
+	int64_t ntp_err_ns;   /* the bound source's half-width vs UTC over this hand's life (src/bound) */
 	int32_t sync_status;  /* FC_SYNC_* for bounded reads */
 	uint32_t pad_;
 	int64_t floor_ns;     /* kernel hands: monotonic values are clamped to at least this */
 	struct fc_hand *next; /* ring link, written once at init */
+	int64_t utc_corr_ns;  /* the bound's centre: UTC ~ CLOCK_REALTIME + this (bounded reads only; fc_real_ns
+			       * stays on the kernel's CLOCK_REALTIME) */
 } __attribute__((aligned(64)));
 
 /* What readers load first: one cache line, written by the writer at each re-anchor. */
@@ -93,7 +95,8 @@ FC__ALWAYS_INLINE uint64_t fc__scale(uint64_t delta, uint64_t mult, uint64_t fra
 /* Error-bound fields, copied under the same protocol by bounded reads (fc_real_bounded). */
 struct fc__bound {
 	int64_t track_err_ns; /* |fastclock - kernel| bound at this read */
-	int64_t ntp_err_ns;   /* kernel's own bound vs UTC */
+	int64_t ntp_err_ns;   /* the bound source's half-width vs UTC */
+	int64_t utc_corr_ns;  /* its centre, relative to CLOCK_REALTIME */
 	int32_t sync_status;  /* enum fc_sync */
 };
 
@@ -134,6 +137,7 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 		if (b) {
 			b->track_err_ns = FC__LOAD(th->mono_err_ns) + (int64_t)fc__scale(delta, FC__LOAD(th->err_mult), 0);
 			b->ntp_err_ns = FC__LOAD(th->ntp_err_ns);
+			b->utc_corr_ns = FC__LOAD(th->utc_corr_ns);
 			b->sync_status = FC__LOAD(th->sync_status);
 		}
 		/* R3: acquire fence pairs with W1: if any field load above saw a store made after the writer

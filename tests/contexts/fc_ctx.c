@@ -534,9 +534,10 @@ static int mode_updater_slow_paths(int argc, char **argv)
 	printf("updater-slow-paths: period %lld us, %llu slow paths in %.0f periods (%.1f %%), %llu re-anchors\n",
 	       (long long)a.period_ns / 1000, (unsigned long long)(b.slow_paths - a.slow_paths), periods, 100 * share,
 	       (unsigned long long)(b.reanchors - a.reanchors));
-	/* Without absolute deadlines the thread woke past the period and readers re-anchored ~90 % of periods. A
-	 * loaded machine can keep the thread off a CPU now and then: 10 % is far from both. */
-	return share > 0.10 ? fail("readers took the slow path although the updater runs", (long long)(100 * share), 10) : 0;
+	/* Without absolute deadlines the thread woke past the period and readers re-anchored ~90 % of periods; with
+	 * them, 0-3 % here. A loaded machine keeps the thread off a CPU now and then (CI shares 2 cores among
+	 * parallel tests): 25 % is far from both. */
+	return share > 0.25 ? fail("readers took the slow path although the updater runs", (long long)(100 * share), 25) : 0;
 }
 
 /* ---- one usage pattern alone ---------------------------------------------------------------------------- */

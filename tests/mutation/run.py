@@ -13,11 +13,13 @@ Standard library only.
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = SRC  # the tree the gate mutates: a private copy of SRC (copy_tree), never the working tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mutants import M  # noqa: E402
 
@@ -48,7 +50,35 @@ def failed_tests(build_dir, regex):
     return failed, r.stdout
 
 
+def copy_tree(dest):
+    """Copy the checkout's files (tracked, and untracked but not ignored) to dest: mutants are applied there, so
+    an interrupted gate or an edit made while it runs can never leave a mutant in the working tree."""
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=SRC,
+                           stdout=subprocess.PIPE, check=True).stdout.split(b"\0")
+    for f in files:
+        if not f:
+            continue
+        rel = f.decode()
+        s, d = os.path.join(SRC, rel), os.path.join(dest, rel)
+        if not os.path.isfile(s):
+            continue
+        os.makedirs(os.path.dirname(d), exist_ok=True)
+        with open(s, "rb") as fi:
+            data = fi.read()
+        old = None
+        if os.path.exists(d):
+            with open(d, "rb") as fo:
+                old = fo.read()
+        if old != data:  # unchanged files keep their times: ninja rebuilds only what changed
+            with open(d, "wb") as fo:
+                fo.write(data)
+        os.chmod(d, os.stat(s).st_mode)
+
+
 def main():
+    # A mutant in place must never outlive the gate: SIGTERM (a CI timeout) unwinds through the restoring
+    # `finally` like Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     ap = argparse.ArgumentParser()
     ap.add_argument("--set", default="protocol", choices=["protocol", "all"])
     ap.add_argument("--runs", type=int, default=5)
@@ -56,6 +86,11 @@ def main():
     ap.add_argument("--only", default=None)
     ap.add_argument("--markdown", action="store_true")
     a = ap.parse_args()
+    global ROOT
+    ROOT = os.path.join(SRC, a.build, "tree")
+    build_abs = os.path.join(SRC, a.build, "build")
+    copy_tree(ROOT)
+    a.build = build_abs
     chosen = [m for m in M if (a.set == "all" or m["set"] == "protocol") and (a.only is None or a.only in m["name"])]
     if not chosen:
         sys.exit("mutation: no mutant selected")

@@ -47,6 +47,13 @@ uint64_t Machine::read_counter(bool relaxed)
 	if (relaxed && relaxed_early_max > 0 && c_rate > 0)
 		at -= (long double)(rng.next() % (uint64_t)(relaxed_early_max + 1)) / c_rate;
 	long double c = floorl(counter_at(at));
+	// A 64-bit counter wraps at 2^64 (a narrower one at mask + 1, in the source). Converting a long double at
+	// or above 2^64 to uint64_t is undefined (issue 15): reduce first. long double's 64-bit mantissa holds
+	// every integer below 2^64 exactly.
+	const long double two64 = 18446744073709551616.0L;
+	c = fmodl(c, two64);
+	if (c < 0)
+		c += two64;
 	uint64_t v = (uint64_t)c;
 	last_skewed = 0;
 	if (skew_p > 0 && rng.uniform() < skew_p) {

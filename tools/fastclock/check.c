@@ -87,6 +87,7 @@ static struct {
 
 static const char check_help[] =
 	"usage: fastclock check [--duration S] [--threads N] [--slack-ns NS] [--json]\n"
+	"       fastclock check --bound [--duration S] [--reference-offset-ns N]\n"
 	"\n"
 	"Run fastclock against the kernel for S seconds (default 5) on every CPU and exit 1 on any violation:\n"
 	"  - bracketed agreement: clock_gettime before <= fastclock <= clock_gettime after, within slack plus\n"
@@ -101,6 +102,9 @@ static const char check_help[] =
 	"                  with 1, no cross-thread causality check)\n"
 	"  --slack-ns NS   tolerance added to the documented bound (default 1000)\n"
 	"  --json          one JSON document on stdout (schema: docs/bench.schema.json, command \"check\")\n"
+	"  --bound         check fc_real_bounded instead: print its source, status and half-width, and whether\n"
+	"                  its interval held the kernel's CLOCK_REALTIME (and, with --reference-offset-ns N, a\n"
+	"                  reference known to be CLOCK_REALTIME + N, as the fleet tests build one) at every read\n"
 	"\n"
 	"Self-test: FASTCLOCK_CHECK_INJECT=backstep|bracket|causality perturbs one observed value so the check\n"
 	"must fail (exit 1). Ctrl-C ends the run early and prints what was checked.\n"
@@ -238,6 +242,46 @@ static void *checker(void *arg)
 }
 
 
+/* fastclock check --bound: bracketed bounded reads for duration_s; 0 if every claimed interval held. */
+static int check_bound(double duration_s, int have_ref, int64_t ref_off)
+{
+	struct fc_status st;
+	uint64_t n = 0, claimed = 0, miss_kernel = 0, miss_ref = 0;
+	int64_t end, max_half = 0;
+	int last = -1;
+	fc_init();
+	end = cli_ns(CLOCK_MONOTONIC) + (int64_t)(duration_s * 1e9);
+	while (cli_ns(CLOCK_MONOTONIC) < end) {
+		struct fc_interval iv;
+		int64_t r1 = cli_ns(CLOCK_REALTIME), r2;
+		fc_real_bounded(&iv);
+		r2 = cli_ns(CLOCK_REALTIME);
+		n++;
+		last = iv.status;
+		if (iv.status != FC_SYNC_SYNCHRONIZED && iv.status != FC_SYNC_FREE_RUNNING)
+			continue; /* no promise made */
+		claimed++;
+		if ((iv.latest_ns - iv.earliest_ns) / 2 > max_half)
+			max_half = (iv.latest_ns - iv.earliest_ns) / 2;
+		/* the read happened in [r1, r2]: the interval must reach into that span, shifted by the offset */
+		miss_kernel += iv.earliest_ns > r2 || iv.latest_ns < r1;
+		miss_ref += have_ref && (iv.earliest_ns > r2 + ref_off || iv.latest_ns < r1 + ref_off);
+	}
+	fc_status(&st);
+	printf("bound source   %s (%s)\n", st.bound_source, st.bound_why);
+	printf("status         %s: %s\n", fc_sync_name(last), st.bound_reason);
+	printf("half-width     max %.3f us over %llu reads (%llu with a promise)\n", max_half / 1e3,
+	       (unsigned long long)n, (unsigned long long)claimed);
+	if (st.bound_error[0])
+		printf("last error     %s\n", st.bound_error);
+	printf("kernel         %s (%llu reads outside)\n", miss_kernel ? "NOT held" : "held",
+	       (unsigned long long)miss_kernel);
+	if (have_ref)
+		printf("reference      %s (CLOCK_REALTIME %+lld ns; %llu reads outside)\n", miss_ref ? "NOT held" : "held",
+		       (long long)ref_off, (unsigned long long)miss_ref);
+	return miss_kernel || miss_ref ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static struct tstate ts[MAX_THREADS];
@@ -245,7 +289,8 @@ int cmd_check(int argc, char **argv)
 	unsigned long long tot[V_N] = {0}, total = 0, iters = 0, rounds = 0, steps = 0;
 	int64_t wmb = 0, wma = 0, wrb = 0, wra = 0, maxb = 0;
 	const char *inj = getenv("FASTCLOCK_CHECK_INJECT");
-	int started = 0, passed;
+	int started = 0, passed, bound = 0, have_ref = 0;
+	long ref_off = 0;
 	double wall;
 
 	memset(&C, 0, sizeof(C));
@@ -264,6 +309,14 @@ int cmd_check(int argc, char **argv)
 			return CLI_EXIT_OK;
 		} else if (!strcmp(argv[i], "--json")) {
 			C.json = 1;
+		} else if (!strcmp(argv[i], "--bound")) {
+			bound = 1;
+		} else if ((m = cli_opt(argc, argv, &i, "--reference-offset-ns", &v)) != 0) {
+			if (m < 0)
+				return CLI_EXIT_USAGE;
+			if (cli_parse_long(v, &n) || n < -3600000000000L || n > 3600000000000L)
+				return cli_usage_error("bad --reference-offset-ns '%s' (-3.6e12..3.6e12)", v);
+			ref_off = n, have_ref = 1;
 		} else if ((m = cli_opt_num(argc, argv, &i, "--duration", 0, MAX_DURATION_S, "seconds", &C.duration_s))) {
 			if (m < 0)
 				return CLI_EXIT_USAGE;
@@ -285,6 +338,8 @@ int cmd_check(int argc, char **argv)
 			return cli_usage_error("unexpected argument '%s' (see 'fastclock check --help')", argv[i]);
 		}
 	}
+	if (bound)
+		return check_bound(C.duration_s, have_ref, ref_off);
 	if (inj && *inj) {
 		if (!strcmp(inj, "backstep"))
 			C.inject = INJ_BACKSTEP;

@@ -507,6 +507,13 @@ static void print_text(const struct info *in)
 	printf("  fc_mono_ns cost    %.1f ns\n", in->fc_mono_cost_ns);
 	if (st->config_error[0])
 		printf("  config error       %s\n", st->config_error);
+	printf("bound vs UTC (fc_real_bounded)\n");
+	printf("  source             %s (%s)\n", st->bound_source, st->bound_why);
+	printf("  status             %s: %s\n", fc_sync_name(st->bound_status), st->bound_reason);
+	printf("  half-width         %.3f us, centre %+.3f us from CLOCK_REALTIME, data %.3f s old\n",
+	       st->bound_half_ns / 1e3, st->bound_center_ns / 1e3, st->bound_age_ns / 1e9);
+	if (st->bound_error[0])
+		printf("  last error         %s (%.1f s ago)\n", st->bound_error, st->bound_error_age_ns / 1e9);
 	printf("recommendation\n");
 	{
 		/* wrap at 100 columns */
@@ -599,6 +606,17 @@ static void print_json(const struct info *in)
 	jw_int(&j, "period_ns", st->period_ns);
 	jw_num(&j, "fc_mono_ns_cost_ns", round(in->fc_mono_cost_ns * 10) / 10);
 	jw_str(&j, "config_error", st->config_error);
+	jw_end_obj(&j);
+	jw_obj(&j, "bound");
+	jw_str(&j, "source", st->bound_source);
+	jw_str(&j, "why", st->bound_why);
+	jw_str(&j, "status", fc_sync_name(st->bound_status));
+	jw_str(&j, "reason", st->bound_reason);
+	jw_int(&j, "half_width_ns", st->bound_half_ns);
+	jw_int(&j, "center_ns", st->bound_center_ns);
+	jw_int(&j, "age_ns", st->bound_age_ns);
+	jw_str(&j, "last_error", st->bound_error);
+	jw_int(&j, "last_error_age_ns", st->bound_error_age_ns);
 	jw_end_obj(&j);
 	jw_str(&j, "recommendation", in->rec);
 	jw_end_obj(&j);

@@ -1,0 +1,272 @@
+/*
+ * fastclock — bound sources: where the UTC part of fc_real_bounded comes from.
+ *
+ * A source is polled by the writer (windup.c, under the writer lock, at most once a second for anything that
+ * costs a syscall), never by a reader. Each poll yields one struct fc_bound: "true UTC lies within
+ * half_ns + drift_ppb * (mono - as_of_ns) / 1e9 of CLOCK_REALTIME + center_ns". The writer folds it into
+ * each hand (ntp_err_ns, utc_corr_ns, sync_status); readers only add.
+ *
+ * Sources (one file each, all pure over injected paths, sockets and clock values so tests drive them):
+ *   clockbound.c  ClockBound's shared-memory segment (protocol v2), read exactly as ClockBound's client;
+ *   chrony.c      chronyd's tracking report over its unix command socket, asked without ever blocking;
+ *   vmclock.c     /dev/vmclock0 (Linux vmclock-abi.h): its disruption marker and status, an overlay;
+ *   kernel.c      adjtimex maxerror, trusted only when the process writing it is known to set it honestly;
+ *   select.c      FASTCLOCK_BOUND_SOURCE=auto|clockbound|chrony|kernel|none and the path overrides;
+ *   bound.c       the shared helpers (half-width at a time, the last error); fmt.c async-signal-safe formatting.
+ * The sources may call libc's async-signal-safe functions, ntp.c (select.c: fc_ntp_read) and each other only
+ * downwards (select.c -> the sources -> bound.c -> fmt.c). Nothing of the clock core.
+ */
+#ifndef FASTCLOCK_BOUND_H
+#define FASTCLOCK_BOUND_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum fc_bound_kind {
+	FC_BOUND_NONE = 0,
+	FC_BOUND_CLOCKBOUND = 1,
+	FC_BOUND_CHRONY = 2,
+	FC_BOUND_KERNEL = 3,
+};
+
+enum fc_leap { FC_LEAP_NONE = 0, FC_LEAP_INSERT = 1, FC_LEAP_DELETE = 2 };
+
+#define FC_BOUND_TEXT 120
+
+/* One poll's answer. */
+struct fc_bound {
+	int64_t center_ns;  /* true UTC ~ CLOCK_REALTIME + center_ns (chrony's current correction; else 0) */
+	int64_t half_ns;    /* half-width at as_of_ns; INT64_MAX/4 when nothing is promised */
+	int64_t as_of_ns;   /* CLOCK_MONOTONIC at which half_ns held */
+	int64_t drift_ppb;  /* growth of half_ns per second after as_of_ns, ns/s = ppb */
+	int status;         /* enum fc_sync */
+	int leap;           /* enum fc_leap: a leap second is announced for the end of this UTC day */
+	char reason[FC_BOUND_TEXT];     /* why this status (human readable) */
+	char last_error[FC_BOUND_TEXT]; /* "" or the last failure of this source, naming the value or path */
+	int64_t last_error_at;          /* CLOCK_MONOTONIC of last_error (0: none) */
+};
+
+/* Async-signal-safe formatting (fmt.c): a printf subset (%s %.Ns %.*s %d %u %x %#x, l/ll/z, %.Nf, %%), and a
+ * readable name for an errno value (strerror reads the locale). */
+int fc_bfmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int fc_bvfmt(char *dst, size_t n, const char *fmt, va_list ap);
+const char *fc_errname(int e);
+
+/* half-width at mono (>= as_of), saturating: never wraps for an absurd age or rate. */
+int64_t fc_bound_half_at(const struct fc_bound *b, int64_t mono);
+
+/* Record an error: formats last_error and stamps it with `now`. */
+void fc_bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- clockbound.c ---------------------------------------------------------------------------------------- */
+#define FC_CLOCKBOUND_PATH "/var/run/clockbound/shm0"
+/* The segment, protocol v2 (clock-bound-shm 2.x): a 16-byte header then a 64-byte body, native endian. */
+#define FC_CB_MAGIC0 0x414D5A4Eu
+#define FC_CB_MAGIC1 0x43420200u
+#define FC_CB_VERSION 2
+#define FC_CB_SIZE 80
+enum fc_cb_status { FC_CB_UNKNOWN = 0, FC_CB_SYNCHRONIZED = 1, FC_CB_FREE_RUNNING = 2, FC_CB_DISRUPTED = 3 };
+struct fc_cb_segment {
+	uint32_t magic[2];
+	uint32_t segsize;
+	uint16_t version;
+	uint16_t generation; /* seqlock: odd while the writer writes, 0 never written */
+	int64_t as_of_sec, as_of_nsec;           /* CLOCK_MONOTONIC_COARSE */
+	int64_t void_after_sec, void_after_nsec; /* CLOCK_MONOTONIC_COARSE */
+	int64_t bound_nsec;
+	uint64_t disruption_marker;
+	uint32_t max_drift_ppb;
+	int32_t clock_status; /* enum fc_cb_status */
+	uint8_t disruption_support;
+	uint8_t pad[7];
+};
+#ifdef __cplusplus
+static_assert(sizeof(struct fc_cb_segment) == FC_CB_SIZE, "ClockBound v2 segment is 80 bytes");
+#else
+_Static_assert(sizeof(struct fc_cb_segment) == FC_CB_SIZE, "ClockBound v2 segment is 80 bytes");
+#endif
+
+struct fc_cb {
+	char path[256];
+	const struct fc_cb_segment *seg; /* read-only shared mapping, or NULL (read under the seqlock only) */
+	size_t maplen;
+	struct fc_cb_segment snap; /* last consistent copy */
+	uint16_t snap_gen;
+	int have_snap;
+	uint64_t marker_seen;    /* disruption marker of the previous snapshot */
+	int marker_known;
+	int64_t disrupted_as_of; /* as_of (ns) of the snapshot that showed a marker bump: DISRUPTED until a newer
+				  * one; INT64_MIN: none */
+};
+/* Open and map `path` read-only, validating the header as ClockBound's client does. Returns 0, or -1 with
+ * b->last_error set (the path and what was wrong). */
+int fc_cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t now);
+void fc_cb_close(struct fc_cb *cb);
+/* Take a consistent snapshot and compute the bound at mono_coarse (CLOCK_MONOTONIC_COARSE now) exactly as
+ * ClockBound's client (status rules, drift growth); center 0. vm_marker: VMClock's disruption marker when
+ * the segment says disruption support is on and a VMClock is readable, else NULL. Returns b->status. */
+int fc_cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker, struct fc_bound *b);
+/* The rules alone, on a snapshot (pure; tests and fc_cb_poll). */
+int fc_cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bound *b);
+
+/* ---- chrony.c -------------------------------------------------------------------------------------------- */
+#define FC_CHRONY_SOCK "/var/run/chrony/chronyd.sock"
+/* chronyd's max clock error (maxclockerror, its default 1 ppm): the growth of its dispersion between updates,
+ * which chrony adds to root_dispersion in each report; used for our growth between polls. */
+#define FC_CHRONY_DRIFT_PPB 1000
+/* A reply not here this long after the request counts as lost (chronyc waits 1 s before a retry). */
+#define FC_CHRONY_TIMEOUT_NS 1000000000LL
+/* chronyd's tracking report, decoded (candm.h RPY_Tracking). */
+struct fc_chrony_tracking {
+	uint32_t ref_id;
+	int stratum, leap_status; /* leap_status: 0 normal, 1 insert, 2 delete, 3 unsynchronised */
+	int64_t ref_time_sec;
+	double correction; /* s; > 0: the system clock is slow of NTP time (true time = clock + correction) */
+	double last_offset, rms_offset, freq_ppm, resid_freq_ppm, skew_ppm;
+	double root_delay, root_dispersion, last_update_interval; /* s */
+};
+/* chronyd's source data for source 0 (candm.h RPY_Source_Data): its newest measurement. */
+struct fc_chrony_source {
+	int state, reachability;
+	uint32_t since_sample; /* s */
+	double latest_meas;     /* s; the local clock's offset from the source (> 0: local ahead) */
+	double latest_meas_err; /* s */
+};
+struct fc_chrony {
+	char path[108];  /* chronyd's socket */
+	char local[108]; /* our bound socket: chronyd replies to its path */
+	int fd;
+	int owner;  /* pid that bound `local`: only it unlinks it (a fork child closes its copy of the fd only) */
+	uint32_t seq;
+	int64_t sent_at;    /* CLOCK_MONOTONIC of the outstanding request (0: none) */
+	int64_t last_sent;  /* of the last request sent or tried */
+	int64_t last_reply; /* of the last good reply (0: none) */
+	int64_t tracking_at; /* send time of the request the last tracking report answered */
+	struct fc_chrony_tracking last;
+	struct fc_chrony_source src;
+	int have_src;
+	int got; /* replies of the outstanding round: 1 tracking, 2 source data */
+};
+/* Build a tracking request (its padded length, as chronyd requires) into buf; returns its length. Pure. */
+size_t fc_chrony_request(uint32_t seq, uint8_t *buf, size_t len);
+/* Decode a reply to request seq: 0, or -1 with a reason in err (naming the bad field and value). Pure. */
+int fc_chrony_decode(const uint8_t *buf, size_t len, uint32_t seq, struct fc_chrony_tracking *t, char *err,
+		     size_t errlen);
+size_t fc_chrony_request_source(uint32_t seq, uint8_t *buf, size_t len); /* source data, index 0 */
+int fc_chrony_decode_source(const uint8_t *buf, size_t len, uint32_t seq, struct fc_chrony_source *sd, char *err,
+			    size_t errlen);
+/* A decoded report (and the newest measurement, or NULL) to a bound as of `at` (the request's send time: the
+ * report is at least that fresh). */
+int fc_chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_source *sd, int64_t at,
+		   struct fc_bound *b);
+/* Open a nonblocking datagram socket bound in the directory of `path` (chronyd replies only to a path).
+ * Returns 0, or -1 with b->last_error set. */
+int fc_chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now);
+void fc_chrony_close(struct fc_chrony *ch);
+/* Never blocks: collects a reply if one is waiting (updating *b), then sends a new request if none is out
+ * and `now - last request >= min_interval`. A request unanswered after FC_CHRONY_TIMEOUT_NS is an error;
+ * the previous bound stays (growing) until void. Returns 1 if *b was updated from a new reply, else 0. */
+int fc_chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, struct fc_bound *b);
+
+/* ---- vmclock.c ------------------------------------------------------------------------------------------- */
+#define FC_VMCLOCK_PATH "/dev/vmclock0"
+#define FC_VMCLOCK_MAGIC 0x4b4c4356u /* "VCLK" */
+enum fc_vmc_status {
+	FC_VMC_UNKNOWN = 0,
+	FC_VMC_INITIALIZING = 1,
+	FC_VMC_SYNCHRONIZED = 2,
+	FC_VMC_FREERUNNING = 3,
+	FC_VMC_UNRELIABLE = 4
+};
+/* The fields of Linux's struct vmclock_abi (include/uapi/linux/vmclock-abi.h) that we use, little endian. */
+struct fc_vmc_snap {
+	uint64_t disruption_marker;
+	uint64_t flags;
+	int clock_status;
+	int leap_indicator;
+	uint64_t time_maxerror_nanosec;
+};
+struct fc_vmc {
+	char path[256];
+	const uint8_t *map; /* read-only shared mapping (read under seq_count only) */
+	size_t maplen;
+	struct fc_vmc_snap snap;
+	int have_snap;
+	uint64_t marker_seen;
+	int disrupted; /* the marker moved and no good sample (SYNCHRONIZED, same marker) has been read since */
+};
+int fc_vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t now);
+void fc_vmc_close(struct fc_vmc *v);
+/* Snapshot under its seq_count; returns 0 (v->snap, v->disrupted updated), or -1 (torn for every try or
+ * malformed: b->last_error). */
+int fc_vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now);
+/* Apply the overlay to a bound from another source: DISRUPTED while v->disrupted, UNKNOWN while VMClock says
+ * its clock is unreliable. */
+void fc_vmc_apply(const struct fc_vmc *v, struct fc_bound *b);
+
+/* ---- kernel.c -------------------------------------------------------------------------------------------- */
+/* Who writes the kernel's NTP state: only chronyd and ntpd set maxerror to a bound (root distance). */
+enum fc_ntp_writer {
+	FC_WRITER_NONE = 0,      /* no known time daemon runs */
+	FC_WRITER_CHRONYD = 1,
+	FC_WRITER_NTPD = 2,      /* the reference ntpd or ntpsec */
+	FC_WRITER_TIMESYNCD = 3, /* systemd-timesyncd: maxerror = 0 at each poll */
+	FC_WRITER_BUSYBOX = 4,   /* busybox ntpd: leaves maxerror alone */
+	FC_WRITER_OPENNTPD = 5,  /* adjusts with adjtime only */
+};
+const char *fc_ntp_writer_name(int w);
+/* Scan proc_root (normally "/proc") for a time daemon by each process's comm and exe. */
+int fc_ntp_writer_scan(const char *proc_root);
+/* The kernel's NTP state and its writer to a bound (pure). */
+int fc_kernel_eval(const struct fc_ntp *n, int writer, int64_t now, struct fc_bound *b);
+
+/* ---- select.c -------------------------------------------------------------------------------------------- */
+struct fc_bound_config {
+	int mode; /* -1: auto, else enum fc_bound_kind */
+	char clockbound[256], chrony[108], vmclock[256], proc[128];
+};
+/* Parse FASTCLOCK_BOUND_SOURCE and the path overrides FASTCLOCK_CLOCKBOUND_PATH, FASTCLOCK_CHRONY_SOCKET,
+ * FASTCLOCK_VMCLOCK_PATH (each may be NULL: the default). Returns the number of errors, described in err. */
+int fc_bound_config_parse(const char *mode, const char *cb_path, const char *chrony_path, const char *vm_path,
+			  struct fc_bound_config *out, char *err, size_t errlen);
+
+struct fc_bounder {
+	struct fc_bound_config cfg;
+	int kind;             /* enum fc_bound_kind in use */
+	char why[FC_BOUND_TEXT]; /* why this source */
+	struct fc_cb cb;
+	struct fc_chrony ch;
+	struct fc_vmc vm;
+	int have_vm;
+	int writer;             /* kernel source: the NTP writer found (enum fc_ntp_writer) */
+	int64_t writer_at;      /* when it was scanned */
+	int64_t kernel_at;      /* when adjtimex was last read */
+	int64_t chosen_at;      /* when the source was chosen (auto re-tries the better ones every 10 s) */
+	struct fc_bound cur;    /* the current bound */
+	/* the kernel's NTP state: injected (tests), else fc_ntp_read */
+	int (*ntp)(void *ctx, struct fc_ntp *out);
+	void *ntp_ctx;
+	int writer_forced;      /* tests: use `writer` as given, never scan */
+};
+/* Choose a source per cfg (auto: a ClockBound segment that opens, else chronyd's socket if it exists, else
+ * the kernel). now: CLOCK_MONOTONIC. */
+void fc_bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now);
+void fc_bounder_close(struct fc_bounder *bd);
+/* Poll the source if due (ClockBound: every call, a memory read; chrony: a request at most once a second,
+ * replies collected without blocking; kernel: adjtimex once a second). mono: CLOCK_MONOTONIC,
+ * mono_coarse: CLOCK_MONOTONIC_COARSE (ClockBound's time base). Returns &bd->cur. */
+const struct fc_bound *fc_bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse);
+const char *fc_bound_kind_name(int kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FASTCLOCK_BOUND_H */

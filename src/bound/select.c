@@ -1,0 +1,258 @@
+/*
+ * fastclock — which bound source stands behind fc_real_bounded, and its polling.
+ * FASTCLOCK_BOUND_SOURCE=auto|clockbound|chrony|kernel|none (auto: a ClockBound segment that opens, else
+ * chronyd's command socket if it exists, else the kernel), FASTCLOCK_CLOCKBOUND_PATH, FASTCLOCK_CHRONY_SOCKET,
+ * FASTCLOCK_VMCLOCK_PATH override the default paths. Called by the writer only (under its lock).
+ *
+ * Owns: struct fc_bounder (the chosen source, its state, the current bound).
+ * May call: clockbound.c, chrony.c, vmclock.c, kernel.c, bound.c, fmt.c, ntp.c (fc_ntp_read), libc (stat).
+ * Everything here is async-signal-safe: the writer may run inside a signal handler (a bounded read's slow path).
+ */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bound.h"
+
+#define NS_PER_SEC 1000000000LL
+/* chronyd and adjtimex are asked at most once a second (a syscall each; never on the read path). */
+#define POLL_EVERY_NS NS_PER_SEC
+/* Auto mode looks for a better source (a ClockBound segment, then chronyd) every 10 s: one open() or stat(). */
+#define RESELECT_EVERY_NS (10 * NS_PER_SEC)
+/* The writer of the kernel's NTP state is looked up in /proc once a minute (a directory scan, ~1 ms). */
+#define WRITER_EVERY_NS (60 * NS_PER_SEC)
+/* chronyd's report ages like ClockBound's segment: trusted for 5 s, then FREE_RUNNING, UNKNOWN after 1000 s
+ * (ClockBound's grace period and void_after). */
+#define CHRONY_GRACE_NS (5 * NS_PER_SEC)
+#define CHRONY_VOID_NS (1000 * NS_PER_SEC)
+
+const char *fc_bound_kind_name(int kind)
+{
+	switch (kind) {
+	case FC_BOUND_NONE: return "none";
+	case FC_BOUND_CLOCKBOUND: return "clockbound";
+	case FC_BOUND_CHRONY: return "chrony";
+	case FC_BOUND_KERNEL: return "kernel";
+	default: return "?";
+	}
+}
+
+static int set_path(char *dst, size_t n, const char *v, const char *def, const char *var, char *err, size_t errlen)
+{
+	if (!v || !*v) {
+		fc_bfmt(dst, n, "%s", def);
+		return 0;
+	}
+	if (strlen(v) >= n) {
+		fc_bfmt(err, errlen, "%s is %zu bytes long (at most %zu)", var, strlen(v), n - 1);
+		fc_bfmt(dst, n, "%s", def);
+		return 1;
+	}
+	fc_bfmt(dst, n, "%s", v);
+	return 0;
+}
+
+int fc_bound_config_parse(const char *mode, const char *cb_path, const char *chrony_path, const char *vm_path,
+			  struct fc_bound_config *out, char *err, size_t errlen)
+{
+	static const char *const names[] = {"none", "clockbound", "chrony", "kernel"};
+	int errors = 0;
+	memset(out, 0, sizeof(*out));
+	out->mode = -1;
+	if (mode && *mode && strcmp(mode, "auto") != 0) {
+		int found = 0;
+		for (int k = 0; k < 4; k++)
+			if (strcmp(mode, names[k]) == 0)
+				out->mode = k, found = 1;
+		if (!found) {
+			fc_bfmt(err, errlen, "FASTCLOCK_BOUND_SOURCE=%.40s: want auto, clockbound, chrony, kernel or none",
+				 mode);
+			errors++;
+		}
+	}
+	errors += set_path(out->clockbound, sizeof(out->clockbound), cb_path, FC_CLOCKBOUND_PATH,
+			   "FASTCLOCK_CLOCKBOUND_PATH", err, errlen);
+	errors += set_path(out->chrony, sizeof(out->chrony), chrony_path, FC_CHRONY_SOCK, "FASTCLOCK_CHRONY_SOCKET",
+			   err, errlen);
+	errors += set_path(out->vmclock, sizeof(out->vmclock), vm_path, FC_VMCLOCK_PATH, "FASTCLOCK_VMCLOCK_PATH",
+			   err, errlen);
+	fc_bfmt(out->proc, sizeof(out->proc), "/proc");
+	return errors;
+}
+
+static void close_sources(struct fc_bounder *bd)
+{
+	if (bd->kind == FC_BOUND_CLOCKBOUND)
+		fc_cb_close(&bd->cb);
+	if (bd->kind == FC_BOUND_CHRONY)
+		fc_chrony_close(&bd->ch);
+}
+
+/* Try one source; 0 if it can be used. */
+static int try_source(struct fc_bounder *bd, int kind, int64_t now)
+{
+	struct stat st;
+	switch (kind) {
+	case FC_BOUND_CLOCKBOUND:
+		return fc_cb_open(&bd->cb, bd->cfg.clockbound, &bd->cur, now);
+	case FC_BOUND_CHRONY:
+		if (stat(bd->cfg.chrony, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+			fc_bound_error(&bd->cur, now, "no chronyd socket at %.70s", bd->cfg.chrony);
+			bd->ch.fd = -1;
+			return -1;
+		}
+		return fc_chrony_open(&bd->ch, bd->cfg.chrony, &bd->cur, now);
+	default:
+		return 0;
+	}
+}
+
+static int source_open(const struct fc_bounder *bd)
+{
+	return bd->kind == FC_BOUND_CLOCKBOUND ? bd->cb.seg != NULL : bd->kind == FC_BOUND_CHRONY ? bd->ch.fd >= 0 : 1;
+}
+
+static void choose(struct fc_bounder *bd, int64_t now)
+{
+	bd->chosen_at = now;
+	if (bd->cfg.mode >= 0) {
+		bd->kind = bd->cfg.mode;
+		if (try_source(bd, bd->kind, now) != 0)
+			fc_bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s, not available (see last error)",
+				 fc_bound_kind_name(bd->kind));
+		else
+			fc_bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s", fc_bound_kind_name(bd->kind));
+		return;
+	}
+	if (try_source(bd, FC_BOUND_CLOCKBOUND, now) == 0) {
+		bd->kind = FC_BOUND_CLOCKBOUND;
+		fc_bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment at %.80s", bd->cfg.clockbound);
+	} else if (try_source(bd, FC_BOUND_CHRONY, now) == 0) {
+		bd->kind = FC_BOUND_CHRONY;
+		fc_bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment; chronyd socket at %.70s", bd->cfg.chrony);
+	} else {
+		bd->kind = FC_BOUND_KERNEL;
+		fc_bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment, no chronyd socket; the kernel's maxerror");
+	}
+}
+
+/* Auto mode on a lesser source: switch to a better one if it has appeared, without touching the current one
+ * otherwise (a chrony socket keeps its outstanding request and its last report). */
+static void upgrade(struct fc_bounder *bd, int64_t now)
+{
+	struct fc_bound scratch = {0}; /* a better source that is still absent is not an error of this one */
+	struct fc_cb cb;
+	struct fc_chrony ch;
+	struct stat st;
+	int to = FC_BOUND_NONE;
+	bd->chosen_at = now;
+	if (fc_cb_open(&cb, bd->cfg.clockbound, &scratch, now) == 0)
+		to = FC_BOUND_CLOCKBOUND;
+	else if (bd->kind == FC_BOUND_KERNEL && stat(bd->cfg.chrony, &st) == 0 && S_ISSOCK(st.st_mode) &&
+		 fc_chrony_open(&ch, bd->cfg.chrony, &scratch, now) == 0)
+		to = FC_BOUND_CHRONY;
+	if (to == FC_BOUND_NONE)
+		return;
+	close_sources(bd);
+	if (to == FC_BOUND_CLOCKBOUND)
+		bd->cb = cb;
+	else
+		bd->ch = ch;
+	bd->kind = to;
+	fc_bfmt(bd->why, sizeof(bd->why), "auto: %s appeared", to == FC_BOUND_CLOCKBOUND ? "a ClockBound segment"
+											     : "chronyd's socket");
+	bd->cur = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "source changed; no report yet"};
+}
+
+void fc_bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now)
+{
+	int (*ntp)(void *, struct fc_ntp *) = bd->ntp;
+	void *ntp_ctx = bd->ntp_ctx;
+	int forced = bd->writer_forced, writer = bd->writer;
+	memset(bd, 0, sizeof(*bd));
+	bd->ntp = ntp ? ntp : fc_ntp_read;
+	bd->ntp_ctx = ntp_ctx;
+	bd->writer_forced = forced;
+	bd->writer = forced ? writer : FC_WRITER_NONE;
+	bd->writer_at = INT64_MIN / 2;
+	bd->kernel_at = INT64_MIN / 2;
+	bd->cfg = *cfg;
+	bd->ch.fd = -1;
+	bd->cur.status = FC_SYNC_UNKNOWN;
+	fc_bfmt(bd->cur.reason, sizeof(bd->cur.reason), "no report from the bound source yet");
+	bd->have_vm = fc_vmc_open(&bd->vm, cfg->vmclock, &(struct fc_bound){0}, now) == 0; /* absent: no error */
+	choose(bd, now);
+}
+
+void fc_bounder_close(struct fc_bounder *bd)
+{
+	close_sources(bd);
+	if (bd->have_vm)
+		fc_vmc_close(&bd->vm);
+	bd->have_vm = 0;
+	bd->kind = FC_BOUND_NONE;
+}
+
+const struct fc_bound *fc_bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
+{
+	struct fc_bound *b = &bd->cur;
+	if (bd->cfg.mode < 0 && bd->kind != FC_BOUND_CLOCKBOUND && mono - bd->chosen_at >= RESELECT_EVERY_NS) {
+		upgrade(bd, mono);
+	} else if (!source_open(bd) && mono - bd->chosen_at >= POLL_EVERY_NS) {
+		/* the source is not open (absent at start, or never opened): try again, once a second */
+		int was = bd->kind;
+		struct fc_bound keep = *b;
+		close_sources(bd);
+		choose(bd, mono);
+		memcpy(keep.last_error, b->last_error, sizeof(keep.last_error)); /* choose's error, if any */
+		keep.last_error_at = b->last_error_at;
+		if (bd->kind != was) {
+			keep.status = FC_SYNC_UNKNOWN;
+			fc_bfmt(keep.reason, sizeof(keep.reason), "source changed; no report yet");
+		}
+		*b = keep;
+	}
+	if (bd->have_vm)
+		fc_vmc_poll(&bd->vm, b, mono);
+	switch (bd->kind) {
+	case FC_BOUND_CLOCKBOUND: {
+		uint64_t marker = bd->vm.snap.disruption_marker;
+		fc_cb_poll(&bd->cb, mono_coarse, bd->have_vm && bd->vm.have_snap ? &marker : NULL, b);
+		break;
+	}
+	case FC_BOUND_CHRONY:
+		fc_chrony_poll(&bd->ch, mono, POLL_EVERY_NS, b);
+		if (bd->ch.last_reply == 0) {
+			b->status = FC_SYNC_UNKNOWN;
+			fc_bfmt(b->reason, sizeof(b->reason), "no tracking report from chronyd at %.70s yet", bd->cfg.chrony);
+		} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= CHRONY_VOID_NS) {
+			b->status = FC_SYNC_UNKNOWN;
+			fc_bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld s",
+				 (long long)((mono - b->as_of_ns) / NS_PER_SEC));
+		} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= CHRONY_GRACE_NS) {
+			b->status = FC_SYNC_FREE_RUNNING;
+			fc_bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld ms",
+				 (long long)((mono - b->as_of_ns) / 1000000));
+		} else if (bd->ch.last_reply && mono - b->as_of_ns < CHRONY_GRACE_NS && b->status == FC_SYNC_FREE_RUNNING) {
+			fc_chrony_eval(&bd->ch.last, bd->ch.have_src ? &bd->ch.src : NULL, b->as_of_ns, b); /* fresh again */
+		}
+		break;
+	case FC_BOUND_KERNEL:
+		if (mono - bd->kernel_at >= POLL_EVERY_NS) {
+			struct fc_ntp n = {0};
+			if (!bd->writer_forced && mono - bd->writer_at >= WRITER_EVERY_NS) {
+				bd->writer = fc_ntp_writer_scan(bd->cfg.proc);
+				bd->writer_at = mono;
+			}
+			bd->ntp(bd->ntp_ctx, &n);
+			fc_kernel_eval(&n, bd->writer, mono, b);
+			bd->kernel_at = mono;
+		}
+		break;
+	default:
+		*b = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "FASTCLOCK_BOUND_SOURCE=none"};
+		return b;
+	}
+	if (bd->have_vm)
+		fc_vmc_apply(&bd->vm, b);
+	return b;
+}

@@ -1,0 +1,48 @@
+/*
+ * fastclock — commit wait (Spanner's): sleep until a UTC timestamp is certainly past. The inline TrueTime
+ * predicates (fc_real_after, fc_real_before) are in include/fastclock.h.
+ *
+ * Owns: fc_commit_wait.
+ * May call: the public API (fc_real_bounded, fc_mono_ns), libc (clock_nanosleep).
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "internal.h"
+
+#define NS_PER_SEC 1000000000LL
+/* While the bound makes no promise (UNKNOWN, DISRUPTED) look again every 10 ms: the writer refreshes the
+ * source at least once a second, the tracker re-converges within a few periods. */
+#define RETRY_NS 10000000LL
+
+int fc_commit_wait(int64_t t_ns, int64_t timeout_ns)
+{
+	int64_t deadline;
+	if (timeout_ns < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	deadline = fc_mono_ns() + timeout_ns;
+	for (;;) {
+		struct fc_interval iv;
+		int64_t wait, left;
+		struct timespec ts;
+		fc_real_bounded(&iv);
+		if ((iv.status == FC_SYNC_SYNCHRONIZED || iv.status == FC_SYNC_FREE_RUNNING) && t_ns < iv.earliest_ns)
+			return 0;
+		left = deadline - fc_mono_ns();
+		if (left <= 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		/* earliest advances at the rate of real time: t is past once it has grown by t - earliest + 1 */
+		wait = (iv.status == FC_SYNC_SYNCHRONIZED || iv.status == FC_SYNC_FREE_RUNNING) ? t_ns - iv.earliest_ns + 1
+											     : RETRY_NS;
+		if (wait > left)
+			wait = left;
+		ts.tv_sec = (time_t)(wait / NS_PER_SEC);
+		ts.tv_nsec = (long)(wait % NS_PER_SEC);
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {
+		}
+	}
+}

@@ -1,0 +1,37 @@
+/*
+ * fastclock fleet tests — the real engines, run hermetically: chronyd (-x: a virtual correction, this machine's
+ * clock untouched) fed by an NTP SHM refclock at an offset known by construction, and ClockBound's daemon.
+ * Each engine runs in the test's own IPC (the SHM key) and mount (/run) namespaces, started and stopped by pid.
+ *
+ * Owns: the SHM feeder, the daemons' configs and processes, the test-written ClockBound segment.
+ * May call: libc, the bound sources (src/bound) for their segment layout.
+ */
+#ifndef FASTCLOCK_TESTS_ENGINES_H
+#define FASTCLOCK_TESTS_ENGINES_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The reference: CLOCK_REALTIME + offset_ns, sampled with uniform noise of +-noise_ns. */
+struct feeder {
+	volatile int64_t offset_ns;
+	volatile int64_t noise_ns;
+	volatile int stop;
+	volatile int paused; /* no samples: chronyd's reference goes silent */
+	void *shm;
+	uint64_t samples;
+};
+int64_t now_ns(int clock);
+/* Private IPC and mount namespaces, a private /run (tmp/run bound over it). 0, or -1 with a message. */
+int engines_unshare(const char *tmp);
+/* Start writing SHM samples (unit 0) every 250 ms (chronyd's dpoll -2) on a thread. */
+int feeder_start(struct feeder *f);
+void feeder_stop(struct feeder *f);
+/* chronyd -x with its config, socket, pid, drift files under dir; returns its pid or -1. */
+pid_t chronyd_start(const char *dir, const char *sock);
+/* clock-bound-d (binary at path) as -d -m 1; returns its pid or -1. */
+pid_t clockbound_start(const char *bin);
+/* SIGTERM then wait (SIGKILL after 3 s). */
+void engine_stop(pid_t pid);
+
+#endif

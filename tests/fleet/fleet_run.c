@@ -1,0 +1,369 @@
+/*
+ * fastclock fleet tests — scenarios against the real engines.
+ *
+ * Scenario (one line each): the reference is CLOCK_REALTIME + offset (+50 ms, noise +-20 us) fed to chronyd -x
+ * through an SHM refclock; chronyd's tracking (and ClockBound's segment, written by clock-bound-d from that
+ * chronyd) yield intervals; every sample checks that [earliest, latest] contains the reference's time
+ * (CLOCK_REALTIME + offset at that instant) whenever the status is not UNKNOWN.
+ *   chrony-steady S     S seconds of steady tracking
+ *   chrony-step S       +50 ms -> +80 ms after 3 s; the interval holds or stops claiming
+ *   chrony-restart S    chronyd killed after 3 s, restarted 4 s later
+ * Usage: fleet_run SCENARIO SECONDS TMPDIR. Exit 0: held; 1: a sample outside; 77: engines unavailable.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../src/bound/bound.h"
+#include "fastclock.h"
+#include "engines.h"
+
+#define SKIP 77
+#define MS 1000000LL
+#define SEC 1000000000LL
+/* chronyd's refclock: poll 1 (a filtered sample every 2 s) of 8 raw samples at dpoll -2; the first filtered
+ * sample whose median includes the step comes 1-3 s after it, and our poll reads it within 1 s. */
+#define STEP_BLIND_NS (4 * SEC)
+
+struct tally {
+	uint64_t n, outside, unknown, synced;
+	int64_t min_margin, max_half, min_half;
+	int64_t first_out, last_out; /* CLOCK_MONOTONIC of the first and last sample outside */
+	double sum_half;
+};
+static int64_t step_at; /* CLOCK_MONOTONIC of the reference step (0: none) */
+
+/* truth: the reference's time when the read began; slack: how long the read took. The read happened somewhere in
+ * [truth, truth + slack] (reference time), so the interval must reach into that span: lo <= truth + slack and
+ * hi >= truth. A read preempted for a long time widens the span, never the reported half-width. */
+static void tally_add(struct tally *t, int64_t lo, int64_t hi, int64_t slack, int64_t truth, int status)
+{
+	int64_t below = truth + slack - lo, above = hi - truth, margin = below < above ? below : above, half = (hi - lo) / 2;
+	t->n++;
+	if (status == FC_SYNC_UNKNOWN) {
+		t->unknown++;
+		return;
+	}
+	t->synced += status == FC_SYNC_SYNCHRONIZED;
+	if (margin < 0) {
+		int64_t m = now_ns(CLOCK_MONOTONIC);
+		if (!t->outside++)
+			t->first_out = m;
+		t->last_out = m;
+	}
+	if (t->n - t->unknown == 1 || margin < t->min_margin)
+		t->min_margin = margin;
+	if (half > t->max_half)
+		t->max_half = half;
+	if (t->min_half == 0 || half < t->min_half)
+		t->min_half = half;
+	t->sum_half += (double)half;
+}
+
+static void tally_print(const char *name, const struct tally *t)
+{
+	uint64_t k = t->n - t->unknown;
+	printf("%-12s samples %llu claimed %llu (synchronized %llu) outside %llu  min margin %.3f us  half-width "
+	       "min %.3f mean %.3f max %.3f us\n",
+	       name, (unsigned long long)t->n, (unsigned long long)k, (unsigned long long)t->synced,
+	       (unsigned long long)t->outside, t->min_margin / 1e3, t->min_half / 1e3, k ? t->sum_half / (double)k / 1e3 : 0,
+	       t->max_half / 1e3);
+	if (t->outside && step_at)
+		printf("%-12s outside from %+.3f s to %+.3f s after the step\n", name,
+		       (t->first_out - step_at) / 1e9, (t->last_out - step_at) / 1e9);
+}
+
+static struct feeder feed = {.offset_ns = 50 * MS, .noise_ns = 20000};
+static struct fc_bounder chrony_bd, cb_bd; /* the sources read directly: chronyd, ClockBound's segment */
+static int with_cb;
+static struct tally t_lib, t_src, t_cb;
+static uint64_t wider; /* samples where fastclock's half-width exceeded 1.5x ClockBound's at the same instant */
+static double ratio_sum;
+static uint64_t ratio_n;
+
+/* One sample: the library's bounded read (fastclock as a user gets it), and every 1 ms the sources polled as
+ * the writer polls them, each checked against the reference's time at that instant. */
+static void sample(int verbose)
+{
+	static int64_t last_poll, last_print;
+	struct fc_interval iv;
+	int64_t r1 = now_ns(CLOCK_REALTIME), r2, off = feed.offset_ns, mono;
+	fc_real_bounded(&iv);
+	r2 = now_ns(CLOCK_REALTIME);
+	/* the read happened between r1 and r2: the reference was in [r1, r2] + off */
+	tally_add(&t_lib, iv.earliest_ns, iv.latest_ns, r2 - r1, r1 + off, iv.status);
+	mono = now_ns(CLOCK_MONOTONIC);
+	if (mono - last_poll < MS)
+		return;
+	last_poll = mono;
+	{
+		int64_t coarse = now_ns(CLOCK_MONOTONIC_COARSE);
+		const struct fc_bound *b = fc_bounder_poll(&chrony_bd, mono, coarse), *c = NULL;
+		int64_t real = now_ns(CLOCK_REALTIME), h = fc_bound_half_at(b, now_ns(CLOCK_MONOTONIC)), hc = 0;
+		int64_t truth = real + feed.offset_ns;
+		tally_add(&t_src, real + b->center_ns - h, real + b->center_ns + h, 0, truth, b->status);
+		if (with_cb) {
+			c = fc_bounder_poll(&cb_bd, mono, coarse);
+			hc = fc_bound_half_at(c, now_ns(CLOCK_MONOTONIC_COARSE));
+			tally_add(&t_cb, real - hc, real + hc, 0, truth, c->status);
+			if (c->status != FC_SYNC_UNKNOWN && b->status != FC_SYNC_UNKNOWN && hc > 0) {
+				int64_t hl = (iv.latest_ns - iv.earliest_ns) / 2;
+				wider += 2 * hl > 3 * hc;
+				ratio_sum += (double)hl / (double)hc;
+				ratio_n++;
+			}
+		}
+		if (verbose && mono - last_print >= SEC) {
+			last_print = mono;
+			fprintf(stderr, "t %.1f %s centre %.3f ms half %.3f ms | clockbound %s half %.3f ms | ref-real %.3f ms "
+				"| %s | %s\n", mono / 1e9, fc_sync_name(b->status), b->center_ns / 1e6, h / 1e6,
+				c ? fc_sync_name(c->status) : "-", hc / 1e6, off / 1e6, b->reason, b->last_error);
+		}
+	}
+}
+
+/* ---- read cost, side by side (scenario clockbound-perf) ---- */
+static volatile int64_t sink;
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+enum { R_GETTIME, R_REAL, R_BOUNDED, R_CB_C, R_N };
+static const char *const r_name[R_N] = {"clock_gettime(REALTIME)", "fc_real_ns", "fc_real_bounded",
+					 "ClockBound client rules in C"};
+static double per_call(int which, struct fc_cb *cb, long n)
+{
+	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+	for (long i = 0; i < n; i++) {
+		switch (which) {
+		case R_GETTIME: sink += now_ns(CLOCK_REALTIME); break;
+		case R_REAL: sink += fc_real_ns(); break;
+		case R_BOUNDED: {
+			struct fc_interval iv;
+			fc_real_bounded(&iv);
+			sink += iv.earliest_ns;
+			break;
+		}
+		default: { /* what ClockBoundClient::now does: REALTIME, then MONOTONIC, snapshot, status, growth */
+			struct fc_bound b;
+			int64_t real = now_ns(CLOCK_REALTIME), mono = now_ns(CLOCK_MONOTONIC);
+			fc_cb_poll(cb, mono, NULL, &b);
+			sink += real - fc_bound_half_at(&b, mono);
+		}
+		}
+	}
+	return (double)(now_ns(CLOCK_MONOTONIC) - t0) / (double)n;
+}
+
+static void perf(void)
+{
+	enum { RUNS = 7 };
+	double v[R_N][RUNS];
+	struct fc_cb cb;
+	struct fc_bound b = {0};
+	if (fc_cb_open(&cb, FC_CLOCKBOUND_PATH, &b, 0) != 0) {
+		printf("perf: %s\n", b.last_error);
+		return;
+	}
+	for (int r = 0; r < RUNS; r++) /* interleaved: each run measures every reader once */
+		for (int w = 0; w < R_N; w++)
+			v[w][r] = per_call(w, &cb, 2000000);
+	for (int w = 0; w < R_N; w++) {
+		qsort(v[w], RUNS, sizeof(double), cmp_d);
+		printf("read %-30s median %.1f ns/call (runs %.1f .. %.1f), %.2fx fc_real_ns\n", r_name[w], v[w][RUNS / 2],
+		       v[w][0], v[w][RUNS - 1], v[w][RUNS / 2] / v[R_REAL][RUNS / 2]);
+	}
+	fc_cb_close(&cb);
+	if (getenv("FLEET_CB_BENCH")) { /* ClockBound's own Rust client in the same namespace, right after */
+		fflush(stdout);
+		if (system(getenv("FLEET_CB_BENCH")) != 0)
+			printf("perf: %s failed\n", getenv("FLEET_CB_BENCH"));
+	}
+}
+
+static int wait_synced(struct fc_bounder *bd, int64_t limit_ns)
+{
+	int64_t end = now_ns(CLOCK_MONOTONIC) + limit_ns;
+	while (now_ns(CLOCK_MONOTONIC) < end) {
+		const struct fc_bound *b = fc_bounder_poll(bd, now_ns(CLOCK_MONOTONIC), now_ns(CLOCK_MONOTONIC_COARSE));
+		if (b->status == FC_SYNC_SYNCHRONIZED)
+			return 0;
+		usleep(20000);
+	}
+	return -1;
+}
+
+static void run_until(int64_t until, int verbose)
+{
+	while (now_ns(CLOCK_MONOTONIC) < until)
+		sample(verbose);
+}
+
+static int fail(const char *what, pid_t a, pid_t b)
+{
+	printf("FAIL: %s\n", what);
+	engine_stop(b);
+	engine_stop(a);
+	feeder_stop(&feed);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *scen, *tmp, *cb_bin = getenv("FLEET_CLOCKBOUND");
+	double secs;
+	int verbose = getenv("FLEET_VERBOSE") != NULL;
+	struct fc_bound_config cfg;
+	char err[200], msg[400];
+	pid_t chronyd, cbd = -1;
+	int64_t start, end;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: fleet_run SCENARIO SECONDS TMPDIR\n");
+		return 2;
+	}
+	scen = argv[1], secs = atof(argv[2]), tmp = argv[3];
+	with_cb = strncmp(scen, "clockbound", 10) == 0;
+	if (geteuid() != 0) {
+		printf("SKIP: the engines need root (namespaces, chronyd)\n");
+		return SKIP;
+	}
+	if (access("/usr/sbin/chronyd", X_OK) != 0) {
+		printf("SKIP: /usr/sbin/chronyd not installed (scripts/setup.sh installs chrony)\n");
+		return SKIP;
+	}
+	if (with_cb && (!cb_bin || access(cb_bin, X_OK) != 0)) {
+		printf("SKIP: ClockBound's daemon not installed (FLEET_CLOCKBOUND=%s; scripts/setup.sh builds it with "
+		       "cargo)\n", cb_bin ? cb_bin : "unset");
+		return SKIP;
+	}
+	if (engines_unshare(tmp) != 0)
+		return SKIP;
+	/* the library under test reads chronyd directly; ClockBound's segment is read beside it */
+	setenv("FASTCLOCK_BOUND_SOURCE", "chrony", 1);
+	setenv("FASTCLOCK_CHRONY_SOCKET", FC_CHRONY_SOCK, 1);
+	if (feeder_start(&feed) != 0)
+		return 1;
+	chronyd = chronyd_start(tmp, FC_CHRONY_SOCK);
+	fc_bound_config_parse("chrony", NULL, FC_CHRONY_SOCK, "/nonexistent", &cfg, err, sizeof(err));
+	fc_bounder_init(&chrony_bd, &cfg, now_ns(CLOCK_MONOTONIC));
+	if (wait_synced(&chrony_bd, 30 * SEC) != 0) {
+		snprintf(msg, sizeof(msg), "chronyd not synchronised in 30 s: %s | %s", chrony_bd.cur.reason,
+			 chrony_bd.cur.last_error);
+		return fail(msg, chronyd, cbd);
+	}
+	fc_init();
+	fc_updater_start(0);
+	if (with_cb) {
+		cbd = clockbound_start(cb_bin);
+		fc_bound_config_parse("clockbound", FC_CLOCKBOUND_PATH, NULL, "/nonexistent", &cfg, err, sizeof(err));
+		fc_bounder_init(&cb_bd, &cfg, now_ns(CLOCK_MONOTONIC));
+		if (wait_synced(&cb_bd, 30 * SEC) != 0) {
+			snprintf(msg, sizeof(msg), "ClockBound not synchronised in 30 s: %s | %s", cb_bd.cur.reason,
+				 cb_bd.cur.last_error);
+			return fail(msg, chronyd, cbd);
+		}
+	}
+	/* the library's source has had a second to get its first report */
+	start = now_ns(CLOCK_MONOTONIC);
+	end = start + (int64_t)(secs * SEC);
+	if (strcmp(scen, "chrony-steady") == 0 || strcmp(scen, "clockbound-steady") == 0) {
+		run_until(end, verbose);
+	} else if (strcmp(scen, "chrony-step") == 0 || strcmp(scen, "clockbound-step") == 0) {
+		run_until(start + 3 * SEC, verbose);
+		feed.offset_ns = 80 * MS;
+		step_at = now_ns(CLOCK_MONOTONIC);
+		run_until(end, verbose);
+	} else if (strcmp(scen, "clockbound-perf") == 0) {
+		run_until(start + 2 * SEC, verbose); /* the library's source has its first reports */
+		perf();
+	} else if (strcmp(scen, "chrony-fork") == 0) {
+		/* A fork child gets its own chronyd socket (the parent's replies must not go to it, nor its close remove
+		 * the parent's): both keep fresh reports and contained intervals after the fork. */
+		struct fc_status st;
+		int cst = 0, ok;
+		pid_t child;
+		run_until(start + 2 * SEC, verbose);
+		child = fork();
+		if (child == 0) {
+			struct tally tc = {0};
+			int64_t until = now_ns(CLOCK_MONOTONIC) + 3 * SEC;
+			while (now_ns(CLOCK_MONOTONIC) < until) {
+				struct fc_interval iv;
+				int64_t r1 = now_ns(CLOCK_REALTIME), r2;
+				fc_real_bounded(&iv);
+				r2 = now_ns(CLOCK_REALTIME);
+				tally_add(&tc, iv.earliest_ns, iv.latest_ns, r2 - r1, r1 + feed.offset_ns, iv.status);
+			}
+			fc_status(&st);
+			tally_print("child", &tc);
+			printf("child: source %s, status %s, report %.3f s old\n", st.bound_source,
+			       fc_sync_name(st.bound_status), st.bound_age_ns / 1e9);
+			fflush(stdout);
+			_exit(tc.outside == 0 && tc.synced > 0 && st.bound_status == FC_SYNC_SYNCHRONIZED &&
+					      st.bound_age_ns < 2 * SEC
+				      ? 0
+				      : 1);
+		}
+		run_until(end, verbose);
+		waitpid(child, &cst, 0);
+		fc_status(&st);
+		ok = WIFEXITED(cst) && WEXITSTATUS(cst) == 0 && st.bound_status == FC_SYNC_SYNCHRONIZED &&
+		     st.bound_age_ns < 2 * SEC;
+		printf("parent: source %s, status %s, report %.3f s old; child exit %d\n", st.bound_source,
+		       fc_sync_name(st.bound_status), st.bound_age_ns / 1e9, WIFEXITED(cst) ? WEXITSTATUS(cst) : -1);
+		fc_updater_stop();
+		engine_stop(chronyd);
+		feeder_stop(&feed);
+		tally_print("fastclock", &t_lib);
+		return ok && t_lib.outside == 0 ? 0 : 1;
+	} else if (strcmp(scen, "chrony-cli") == 0) {
+		/* fastclock check --bound against the reference (+50 ms) must pass, against a wrong one (+80 ms) fail */
+		const char *cli = getenv("FLEET_CLI");
+		char cmd[700];
+		int ok, bad;
+		snprintf(cmd, sizeof(cmd), "%s check --bound --duration %.1f --reference-offset-ns 50000000", cli, secs / 2);
+		ok = system(cmd);
+		snprintf(cmd, sizeof(cmd), "%s check --bound --duration 1 --reference-offset-ns 80000000 >/dev/null", cli);
+		bad = system(cmd);
+		printf("check --bound: +50 ms exit %d (want 0), +80 ms exit %d (want 1)\n", WEXITSTATUS(ok), WEXITSTATUS(bad));
+		fc_updater_stop();
+		engine_stop(chronyd);
+		feeder_stop(&feed);
+		return WEXITSTATUS(ok) == 0 && WEXITSTATUS(bad) == 1 ? 0 : 1;
+	} else if (strcmp(scen, "chrony-restart") == 0) {
+		run_until(start + 3 * SEC, verbose);
+		engine_stop(chronyd);
+		run_until(start + 7 * SEC, verbose);
+		chronyd = chronyd_start(tmp, FC_CHRONY_SOCK);
+		run_until(end, verbose);
+	} else {
+		fprintf(stderr, "unknown scenario %s\n", scen);
+		return fail("bad scenario", chronyd, cbd);
+	}
+	fc_updater_stop();
+	engine_stop(cbd);
+	engine_stop(chronyd);
+	feeder_stop(&feed);
+	tally_print("fastclock", &t_lib);
+	tally_print("chrony-src", &t_src);
+	if (with_cb) {
+		tally_print("clockbound", &t_cb);
+		printf("half-width fastclock/ClockBound: mean %.3f, samples above 1.5x: %llu of %llu\n",
+		       ratio_n ? ratio_sum / (double)ratio_n : 0, (unsigned long long)wider, (unsigned long long)ratio_n);
+	}
+	/* After a reference step no interval built from chronyd's reports can hold until chronyd has measured the
+	 * new offset once (its refclock poll, 2 s here, and the median filter): the step scenarios check that
+	 * fastclock's interval holds again within STEP_BLIND_NS of the step (docs/ACCURACY.md). */
+	if (step_at)
+		return (t_lib.outside && t_lib.last_out - step_at > STEP_BLIND_NS) ||
+		       (t_src.outside && t_src.last_out - step_at > STEP_BLIND_NS);
+	return t_lib.outside || t_src.outside ? 1 : 0;
+}
