@@ -1,62 +1,45 @@
-# bench_smoke: fc_bench --quick runs, prints a well-formed table and writes well-formed JSON.
-# Checks the shape only (every row has its numbers, the expected clocks are there), never a timing.
-# cmake -DFC_BENCH=<path to fc_bench> -DOUT_DIR=<dir> -P check_table.cmake
-set(json "${OUT_DIR}/bench_smoke.json")
-file(REMOVE "${json}")
-execute_process(COMMAND "${FC_BENCH}" --quick --markdown --json "${json}"
+# bench_smoke: `fastclock bench --markdown` over every clock prints the two tables docs/PERFORMANCE.md quotes,
+# well formed: every clock's row with its median, spread and both per-round ratios as numbers (a ratio that
+# is missing prints "nan" and fails), the reference rows present, the thread table with a row per clock.
+# Checks the shape only, never a timing.   cmake -DFC=<path to fastclock> -P check_table.cmake
+execute_process(COMMAND "${FC}" bench --markdown --duration 3 --threads 1,2
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 100)
 message("${out}")
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "fc_bench --quick exited with '${rc}': ${err}")
+  message(FATAL_ERROR "fastclock bench --markdown exited with '${rc}': ${err}")
 endif()
+execute_process(COMMAND "${FC}" bench --list OUTPUT_VARIABLE list)
+string(REPLACE ";" "," list "${list}")
+string(REGEX MATCHALL "(^|\n)[^ \n]+" names "${list}")
+list(LENGTH names nclocks)
 
 # ';' separates CMake list items: "lfence;rdtsc" would split a row in two.
 string(REPLACE ";" "," out "${out}")
-
-# The header, then rows: name, group, median min p25 p75, IQR%, x vDSO, x ctr, base, +ns.
-if(NOT out MATCHES "\ncandidate +group +median +min +p25 +p75 +IQR% +x vDSO +x ctr +ctr base +\\+ns ctr\n")
-  message(FATAL_ERROR "table header missing")
+if(NOT out MATCHES "\n\\| clock \\| median ns/call \\| p25 – p75 \\| x vDSO MONOTONIC \\| x counter \\| counter \\|\n")
+  message(FATAL_ERROR "cost table header missing")
 endif()
 set(num "[0-9]+\\.[0-9][0-9]")
-set(row "\n[^ \n][^\n]* +[a-z+]+ +${num} +${num} +${num} +${num} +[0-9]+\\.[0-9]% +${num}x +${num}x +[^ \n]+ +[-+]${num}")
-string(REGEX MATCHALL "${row}" rows "${out}")
+string(REGEX MATCHALL "\n\\| `[^`]+` \\| ${num} \\| ${num} – ${num} \\| ${num} \\| ${num} \\| `[^`]+` \\|" rows "${out}")
 list(LENGTH rows nrows)
-if(nrows LESS 20)
-  message(FATAL_ERROR "only ${nrows} well-formed table rows")
+if(NOT nrows EQUAL nclocks)
+  message(FATAL_ERROR "${nrows} well-formed cost rows for ${nclocks} clocks (bench --list)")
 endif()
-foreach(name fc_mono_ns fc_mono_ns_relaxed fc_real_ns fc_mono_coarse_ns fc_ticks fc_real_bounded
-             "clock_gettime\\(MONOTONIC\\)" "syscall\\(clock_gettime MONOTONIC\\)" gettimeofday
-             "fastclock::steady_clock::now")
-  if(NOT out MATCHES "\n${name} +[a-z+]+ +${num} ")
-    message(FATAL_ERROR "no well-formed row for ${name}")
+foreach(name "\\(empty loop\\)" "(rdtsc|cntvct)" "(lfence,rdtsc|isb,cntvct)" syscall.clock_gettime.MONOTONIC fc_mono_ns
+             fc_mono_ns_relaxed fc_real_ns fc_mono_coarse_ns fc_ticks fc_real_bounded clock_gettime.MONOTONIC
+             gettimeofday std::chrono::steady_clock fastclock::steady_clock)
+  if(NOT out MATCHES "\n\\| `${name}` \\| ${num} ")
+    message(FATAL_ERROR "no well-formed cost row for ${name}")
   endif()
 endforeach()
-if(NOT out MATCHES "\\(end of table: [0-9]+ candidates")
-  message(FATAL_ERROR "table end line missing")
+if(NOT out MATCHES "\n\\| `clock_gettime.MONOTONIC` \\| ${num} \\| ${num} – ${num} \\| 1.00 \\|")
+  message(FATAL_ERROR "the vDSO's own ratio to itself is not 1.00")
 endif()
-if(NOT out MATCHES "\nthread scaling: ")
-  message(FATAL_ERROR "thread scaling table missing")
+if(NOT out MATCHES "\n\\| clock \\| 1 thr: Mcalls/s, eff, cpu \\| 2 thr: Mcalls/s, eff, cpu \\|\n")
+  message(FATAL_ERROR "thread table header missing")
 endif()
-if(NOT out MATCHES "\n\\| clock \\| median ns/call \\|")
-  message(FATAL_ERROR "markdown table missing")
+string(REGEX MATCHALL "\n\\| `[^`]+` \\| [0-9.]+, 1.00, [0-9.]+ \\| [0-9.]+, [0-9.]+, [0-9.]+ \\|" trows "${out}")
+list(LENGTH trows ntrows)
+if(NOT ntrows EQUAL nclocks)
+  message(FATAL_ERROR "${ntrows} well-formed thread rows for ${nclocks} clocks")
 endif()
-
-# The JSON parses, has one entry per table row, and every median is a number.
-file(READ "${json}" j)
-string(JSON n LENGTH "${j}" candidates)
-if(NOT n EQUAL nrows)
-  message(FATAL_ERROR "JSON has ${n} candidates, the table ${nrows}")
-endif()
-math(EXPR last "${n} - 1")
-foreach(i RANGE ${last})
-  string(JSON t TYPE "${j}" candidates ${i} median)
-  if(NOT t STREQUAL "NUMBER")
-    string(JSON nm GET "${j}" candidates ${i} name)
-    message(FATAL_ERROR "JSON median of ${nm} is ${t}")
-  endif()
-endforeach()
-string(JSON ns LENGTH "${j}" scaling clocks)
-if(ns LESS 1)
-  message(FATAL_ERROR "JSON has no scaling results")
-endif()
-message("bench_smoke: ${nrows} rows, JSON with ${n} candidates and ${ns} scaling clocks")
+message("bench_smoke: ${nrows} cost rows and ${ntrows} thread rows for ${nclocks} clocks")

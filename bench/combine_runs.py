@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Combine several `fc_bench --json` runs into the markdown tables of docs/PERFORMANCE.md.
+"""Combine several `fastclock bench --json` runs into the markdown tables of docs/PERFORMANCE.md.
 
-Per candidate: the median over runs of each run's median ns/call, of its p25 and p75, and of its ratios
-(each run's ratio is itself the median of per-round ratios); the range of the runs' medians shows how much
-whole runs disagree. Scaling: the median over runs of each point's calls/s, efficiency and CPU share.
+Per clock: the median over runs of each run's median ns/call, of its p25 and p75, and of its ratios (each
+run's ratio is itself the median of per-round ratios, taken within one round); "runs' medians" is the lowest
+and highest of the runs' medians, to show how much whole runs disagree. Threads: the median over runs of each
+point's calls/s, efficiency and CPU share. Only the standard library: runs with Debian's python3.
 
-usage: bench/combine_runs.py run1.json run2.json run3.json
+usage: bench/combine_runs.py run1.json [run2.json ...]
 """
 import json
 import statistics
@@ -18,38 +19,44 @@ def med(xs):
 
 
 def main(paths):
-    runs = [json.load(open(p)) for p in paths]
-    base = {"ordered": None, "raw": None}
-    names = [c["name"] for c in runs[0]["candidates"]]
-    for c in runs[0]["candidates"]:
-        if c["group"] == "counter" and c["name"] in ("rdtsc", "cntvct"):
-            base["raw"] = c["name"]
-        if c["group"] == "counter" and c["name"] in ("lfence;rdtsc", "isb;cntvct"):
-            base["ordered"] = c["name"]
-    print(f"{len(runs)} runs: " + ", ".join(
-        f"{r['config']['rounds']} rounds x {r['config']['batch_ms']} ms" for r in runs))
+    runs = []
+    for p in paths:
+        with open(p, encoding="utf-8") as f:
+            doc = json.load(f)
+        if doc.get("schema") != "fastclock-bench/1":
+            sys.exit(f"combine_runs.py: {p}: not the JSON of 'fastclock bench --json' (schema {doc.get('schema')!r})")
+        runs.append(doc)
+    names = [c["name"] for c in runs[0]["clocks"]]
+    for p, r in zip(paths, runs):
+        if [c["name"] for c in r["clocks"]] != names:
+            sys.exit(f"combine_runs.py: {p} measured other clocks than {paths[0]}")
+    h, fc = runs[0]["host"], runs[0]["fastclock"]
+    print(f"{len(runs)} runs of `fastclock bench` on {h['cpu_model']}, {h['ncpus']} CPUs, clocksource "
+          f"`{h['clocksource']}`, Linux {h['kernel']}; fastclock backend `{fc['backend']}`; "
+          + ", ".join(f"{r['clocks'][0]['cost']['reps']} rounds x {r['config']['batch_target_ns'] / 1e6:.3g} ms"
+                      for r in runs)
+          + (" (INTERRUPTED runs among them)" if any(r["interrupted"] for r in runs) else ""))
     print()
     print("| clock | median ns/call | p25 – p75 | runs' medians | x vDSO MONOTONIC | x counter | counter |")
     print("|---|---:|---:|---:|---:|---:|---|")
-    for n in names:
-        cs = [next(c for c in r["candidates"] if c["name"] == n) for r in runs]
-        meds = [c["median"] for c in cs]
-        print(f"| `{n}` | {med(meds):.2f} | {med([c['p25'] for c in cs]):.2f} – {med([c['p75'] for c in cs]):.2f} "
-              f"| {min(meds):.2f} – {max(meds):.2f} | {med([c['x_vdso'] for c in cs]):.2f} "
-              f"| {med([c['x_counter'] for c in cs]):.2f} | `{base[cs[0]['counter_base']]}` |")
-    clocks = runs[0]["scaling"]["clocks"]
-    if clocks:
-        threads = [p["threads"] for p in clocks[0]["points"]]
-        print()
-        print("| clock | " + " | ".join(f"{t} thr: Mcalls/s, eff, cpu" for t in threads) + " |")
-        print("|---|" + "---:|" * len(threads))
-        for k, c in enumerate(clocks):
-            cells = []
-            for j in range(len(threads)):
-                ps = [r["scaling"]["clocks"][k]["points"][j] for r in runs]
-                cells.append(f"{med([p['calls_per_s'] for p in ps]) / 1e6:.1f}, "
-                             f"{med([p['efficiency'] for p in ps]):.2f}, {med([p['cpu_share'] for p in ps]):.2f}")
-            print(f"| `{c['name']}` | " + " | ".join(cells) + " |")
+    for k, n in enumerate(names):
+        cs = [r["clocks"][k]["cost"] for r in runs]
+        meds = [c["median_ns"] for c in cs if c["median_ns"] is not None]
+        print(f"| `{n}` | {med(meds):.2f} | {med([c['p25_ns'] for c in cs]):.2f} – {med([c['p75_ns'] for c in cs]):.2f} "
+              f"| {min(meds, default=float('nan')):.2f} – {max(meds, default=float('nan')):.2f} "
+              f"| {med([c['x_vdso'] for c in cs]):.2f} | {med([c['x_counter'] for c in cs]):.2f} "
+              f"| `{cs[0]['counter_base']}` |")
+    threads = runs[0]["config"]["threads"]
+    print()
+    print("| clock | " + " | ".join(f"{t} thr: Mcalls/s, eff, cpu" for t in threads) + " |")
+    print("|---|" + "---:|" * len(threads))
+    for k, n in enumerate(names):
+        cells = []
+        for j in range(len(threads)):
+            ps = [r["clocks"][k]["threads"][j] for r in runs if j < len(r["clocks"][k]["threads"])]
+            cells.append(f"{med([p['calls_per_s'] for p in ps]) / 1e6:.1f}, {med([p['efficiency'] for p in ps]):.2f}, "
+                         f"{med([p['cpu_share'] for p in ps]):.2f}" if ps else "-")
+        print(f"| `{n}` | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -320,10 +320,10 @@ FC_API int64_t fc_ticks_to_real_ns(uint64_t ticks);
 
 /* ---------------------------------------------------------------------------------------------------------
  * Drop-in replacements.
- * fc_clock_gettime: CLOCK_REALTIME and CLOCK_MONOTONIC from the counter; their _COARSE variants from the
- * coarse clocks while the updater thread runs (else from the kernel, whose coarse clocks are bounded by a
- * tick); every other id goes to the kernel. Returns -1 with errno EFAULT for a NULL ts, EINVAL for an id
- * the kernel rejects.
+ * fc_clock_gettime: CLOCK_REALTIME and CLOCK_MONOTONIC from the counter; their _COARSE variants from
+ * fastclock's coarse clocks (at most about a period old, where the kernel's are up to a tick old; the first
+ * one starts the updater thread, as any first coarse read); every other id goes to the kernel. Returns -1
+ * with errno EINVAL for an id the kernel rejects (checked first, as the kernel does), EFAULT for a NULL ts.
  * fc_gettimeofday: CLOCK_REALTIME in microseconds; a NULL tv is allowed (as in the kernel); tz, if given,
  * is filled by the kernel.
  * Declared where <time.h> declares clock_gettime's types: in strict ISO modes (-std=c99/c11/c17, no

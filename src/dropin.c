@@ -17,7 +17,6 @@
 int fc__clock_gettime_other(clockid_t id, struct timespec *ts)
 {
 	int64_t ns, s, sub;
-	const int updater = __atomic_load_n(&fc__global_clock()->updater_running, __ATOMIC_RELAXED);
 	if (ts == NULL) {
 		/* As the kernel: an invalid id is EINVAL before the pointer is looked at. Ask the kernel itself (the
 		 * system call, not the vDSO: glibc's clock_getres(id, NULL) returns 0 for invalid ids >= 16). A rare
@@ -31,14 +30,10 @@ int fc__clock_gettime_other(clockid_t id, struct timespec *ts)
 	case CLOCK_REALTIME:
 		ns = fc_real_ns();
 		break;
-	case CLOCK_MONOTONIC_COARSE:
-		if (!updater)
-			return clock_gettime(id, ts);
+	case CLOCK_MONOTONIC_COARSE: /* fastclock's coarse clocks: at most about a period old (the kernel's: a tick) */
 		ns = fc_mono_coarse_ns();
 		break;
 	case CLOCK_REALTIME_COARSE:
-		if (!updater)
-			return clock_gettime(id, ts);
 		ns = fc_real_coarse_ns();
 		break;
 	default:

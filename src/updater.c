@@ -61,7 +61,7 @@ void fc__updater_test_step_fd(int fd) { u_test_fd = fd; }
 
 static void set_running(int v)
 {
-	u_running = v;
+	__atomic_store_n(&u_running, v, __ATOMIC_RELAXED); /* read unlocked by fc__coarse_init */
 	__atomic_store_n(&fc__global_clock()->updater_running, v, __ATOMIC_RELAXED);
 }
 

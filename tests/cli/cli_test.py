@@ -95,6 +95,7 @@ def t_check_json():
     validate(doc, "check")
     assert doc["passed"] is True and doc["violations"]["total"] == 0, doc["violations"]
     assert doc["bracketed_reads"] > 0 and doc["pingpong_rounds"] > 0
+    assert doc["interrupted"] is False
 
 
 def t_check_json_injected():
@@ -174,6 +175,13 @@ def t_report_check_fixture():
     render("check_small.json", "report_check")
 
 
+def t_report_write_error():
+    path = os.path.join(A.source, "tests", "cli", "fixtures", "check_small.json")
+    env = dict(os.environ, FASTCLOCK_PYTHON=sys.executable)
+    with open("/dev/full", "w") as full:
+        expect_output_error(["report", path, "-o", os.path.join(A.work, "out")], "/dev/full", stdout=full, env=env)
+
+
 def t_report_rejects_non_fastclock_json():
     bad = os.path.join(A.work, "not_fastclock.json")
     with open(bad, "w") as f:
@@ -181,6 +189,137 @@ def t_report_rejects_non_fastclock_json():
     p = run(["report", bad, "-o", os.path.join(A.work, "report_bad")],
             env={"FASTCLOCK_PYTHON": sys.executable}, check_rc=2)
     assert "not_fastclock.json" in p.stderr, p.stderr
+
+
+# ---- issue 17, items 6-10: each test below failed before its fix ----
+
+def t_check_each_thread_count():
+    """--threads 1 used to make its only thread the token holder for ever: 0 bracketed reads, PASS."""
+    for n in (1, 2, 3):
+        doc = json.loads(run(["check", "--json", "--duration", "0.3", "--threads", str(n)]).stdout)
+        assert doc["threads"] == n and doc["passed"] is True, (n, doc["violations"])
+        assert doc["bracketed_reads"] > 0, f"--threads {n}: nothing was checked"
+        assert (doc["pingpong_rounds"] > 0) == (n > 1), (n, doc["pingpong_rounds"])
+    # and with one thread a fault is still found
+    p = run(["check", "--duration", "0.3", "--threads", "1"], env={"FASTCLOCK_CHECK_INJECT": "bracket"}, check_rc=1)
+    assert "mono_outside_bracket" in p.stdout, p.stdout
+
+
+def t_bench_scaling_within_cpus():
+    """256 threads on a few CPUs: the total over one common window cannot exceed CPUs / cost (it used to
+    report ~50x that, each worker timing itself from when it first ran)."""
+    doc = json.loads(run(["bench", "--json", "--clocks", "fc_mono_ns", "--threads", "1,256", "--duration", "1"]).stdout)
+    c = doc["clocks"][0]
+    limit = doc["host"]["ncpus"] * 1e9 / c["cost"]["min_ns"]
+    for t in c["threads"]:
+        # 1.25: the window's edges (one ~20 us batch per thread) and cost_min being itself a sample
+        assert t["calls_per_s"] <= 1.25 * limit, (t, limit)
+
+
+def t_bench_efficiency_from_one_thread():
+    doc = json.loads(run(["bench", "--json", "--clocks", "fc_mono_ns", "--threads", "2,3", "--duration", "0.5"]).stdout)
+    assert doc["config"]["threads"] == [1, 2, 3], doc["config"]["threads"]
+    t = doc["clocks"][0]["threads"]
+    assert [x["threads"] for x in t] == [1, 2, 3] and t[0]["efficiency"] == 1, t
+    for x in t[1:]:
+        assert abs(x["efficiency"] - x["calls_per_s"] / (x["threads"] * t[0]["calls_per_s"])) < 1e-3, x
+
+
+def expect_output_error(args, why, **kw):
+    p = subprocess.run([A.bin] + args, capture_output=False, stderr=subprocess.PIPE, text=True, timeout=120, **kw)
+    assert p.returncode == 3, f"{why}: fastclock {' '.join(args)}: exit {p.returncode}, expected 3; {p.stderr}"
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot write to standard output" in lines[0], (why, p.stderr)
+
+
+def t_write_errors():
+    short_bench = ["bench", "--duration", "0.2", "--threads", "1", "--clocks", "fc_mono_ns"]
+    cases = [["check", "--json", "--duration", "0.2"], ["check", "--duration", "0.2"], ["info"], ["info", "--json"],
+             ["bench", "--list"], short_bench, short_bench + ["--csv"], short_bench + ["--json"], ["--help"],
+             ["bench", "--help"]]
+    for args in cases:
+        with open("/dev/full", "w") as full:
+            expect_output_error(args, "/dev/full", stdout=full)
+    for args in (["check", "--duration", "0.2"], ["bench", "--list"]):
+        expect_output_error(args, "closed stdout", preexec_fn=lambda: os.close(1))
+
+    def broken_pipe():  # SIGPIPE ignored, the reader gone: every write fails with EPIPE
+        import signal
+        r, w = os.pipe()
+        os.close(r)
+        os.dup2(w, 1)
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    expect_output_error(short_bench + ["--csv"], "broken pipe", preexec_fn=broken_pipe)
+
+
+def interrupt(args, after_s):
+    """Run fastclock, SIGINT it after after_s seconds: its stdout, once it exited 130 with a note on stderr."""
+    import signal
+    import time
+
+    p = subprocess.Popen([A.bin] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(after_s)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, (args, p.returncode, err)
+    assert "interrupted" in err, err
+    return out
+
+
+def t_interrupt_prints_what_was_measured():
+    doc = json.loads(interrupt(["bench", "--json", "--duration", "60", "--clocks", "fc_mono_ns,time"], 2.5))
+    assert doc["interrupted"] is True and [c["name"] for c in doc["clocks"]] == ["time", "fc_mono_ns"]
+    assert doc["clocks"][0]["cost"]["median_ns"] is not None, doc["clocks"][0]["cost"]  # the cost rounds ran
+    text = interrupt(["bench", "--duration", "60", "--clocks", "fc_mono_ns"], 2.5)
+    assert text.startswith("INTERRUPTED after ") and "fc_mono_ns" in text, text[:300]
+    text = interrupt(["check", "--duration", "60", "--threads", "2"], 1.0)
+    assert "INTERRUPTED after " in text and text.rstrip().endswith("PASS"), text
+
+
+def t_exit_codes_documented():
+    """Walk docs/cli.md's exit-code table: every code it lists is produced by a command here, and every code
+    a command here produces is listed."""
+    import re
+
+    with open(os.path.join(A.source, "docs", "cli.md"), encoding="utf-8") as f:
+        doc = f.read()
+    table = doc[doc.index("<!-- exit codes -->"):doc.index("<!-- /exit codes -->")]
+    listed = {int(c) for c in re.findall(r"^\| `(\d+)` \|", table, re.M)}
+    assert listed, "no exit code table in docs/cli.md"
+    bad_json = os.path.join(A.work, "bad.json")
+    with open(bad_json, "w") as f:
+        f.write("{}")
+    with open("/dev/full", "w") as full:
+        produced = {
+            0: run(["bench", "--list"]).returncode,
+            1: run(["check", "--duration", "0.2"], env={"FASTCLOCK_CHECK_INJECT": "backstep"}, check_rc=1).returncode,
+            2: run(["bench", "--duration", "-1"], check_rc=2).returncode,
+            3: subprocess.run([A.bin, "info"], stdout=full, stderr=subprocess.DEVNULL).returncode,
+        }
+    interrupt(["check", "--duration", "60"], 1.0)  # asserts exit 130
+    produced[130] = 130
+    produced[2] = run(["report", bad_json], env={"FASTCLOCK_PYTHON": sys.executable}, check_rc=2).returncode
+    for code, rc in produced.items():
+        assert rc == code, (code, rc)
+    assert listed == set(produced), f"docs/cli.md lists {sorted(listed)}, the tool produces {sorted(produced)}"
+
+
+def t_report_validates_against_schema():
+    with open(os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")) as f:
+        good = json.load(f)
+    cases = [("schema", "fastclock-bench/2", "schema"), ("schema", "garbage", "schema"),
+             ("clocks", [], "clocks"), ("clocks", "many", "clocks"), ("wall_s", "long", "wall_s"),
+             ("host", {"hostname": 1}, "host")]
+    for key, value, named in cases:
+        doc = dict(good, **{key: value})
+        path = os.path.join(A.work, f"bad_{key}.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        p = run(["report", path, "-o", os.path.join(A.work, "bad_out")], env={"FASTCLOCK_PYTHON": sys.executable},
+                check_rc=2)
+        err = p.stderr.strip().splitlines()
+        assert len(err) == 1 and "bench.schema.json" in err[0] and named in err[0], (key, value, p.stderr)
+        assert "Traceback" not in p.stderr
 
 
 TESTS = {name[2:]: fn for name, fn in globals().items() if name.startswith("t_") and callable(fn)}

@@ -1,20 +1,29 @@
 /*
- * fastclock bench — cost, resolution, staleness, consecutive deltas and thread scaling of every clock.
+ * fastclock bench — the project's one measurement engine: cost, ratios, resolution, staleness, consecutive
+ * deltas and thread scaling of every clock (docs/PERFORMANCE.md's figures come from it, through bench/run.sh).
+ * Owns the method below and the output formats; calls the clock table (clocks.h), the shared helpers (cli.h)
+ * and the public <fastclock.h> only.
  *
- * Method (the same as bench/, so the figures agree):
+ * Method:
  *   cost        a batch of n calls in a tight loop, results summed into a volatile sink, timed with
- *               clock_gettime(CLOCK_MONOTONIC) around the batch; n is calibrated so one batch lasts
- *               >= BATCH_NS; repeated for the clock's share of the budget; the median per-call cost is
- *               reported with its spread (quartiles, min, max).
+ *               clock_gettime(CLOCK_MONOTONIC) around the batch; n is calibrated so one batch lasts about
+ *               --batch-ms. Rounds: each round times one batch of every clock, in an order rotated each round,
+ *               so noise that comes and goes over seconds (a neighbour's build, CPU steal) hits every clock
+ *               alike; rounds repeat for SHARE_COST of the budget (at least MIN_ROUNDS). Per clock: the median
+ *               over rounds with its spread, and two ratios taken WITHIN each round (same noise) and then
+ *               medianed: x vDSO = this / clock_gettime(CLOCK_MONOTONIC), x ctr = this / the bare counter read
+ *               with the same ordering (FCB_BASE_*). Those references run in every round, selected or not.
  *   deltas      runs of CHUNK consecutive reads stored raw; differences within a run (never across two
  *               runs) give the smallest non-zero delta (observed resolution), the share of zero deltas
  *               (staleness), the percentiles and the backward steps.
- *   threads     1..N threads (pinned round robin) call the clock's batch loop for a time slice; calls per
- *               second and efficiency = rate(T) / (T * rate(1)).
+ *   threads     for each thread count T (1 always among them), T threads pinned round robin call the clock's
+ *               batch loop; each publishes its count of completed calls. The main thread reads all counts at
+ *               the start and at the end of ONE common window: rate(T) = calls in the window / the window, so
+ *               the total cannot exceed CPUs / cost however many threads there are. efficiency = rate(T) /
+ *               (T x rate(1)); cpu share = the threads' CPU time / their wall time.
  *   agreement   the main thread samples fc_mono_ns and fc_real_ns bracketed by the kernel's clocks every
- *               AGREE_EVERY_NS while the thread slices run (and between phases): a time series of
- *               fastclock - kernel midpoint with the bracket's half-width.
- * The budget (--duration, default DEFAULT_DURATION_S) is split evenly between the selected clocks.
+ *               AGREE_EVERY_NS during the thread windows (and between phases).
+ * SIGINT stops the run at the next check; what was measured is printed with an interrupted note (exit 130).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,20 +40,28 @@
 #include "cli.h"
 #include "clocks.h"
 
-#define DEFAULT_DURATION_S 20.0 /* 31 clocks in ~21 s: leaves margin under the 30 s goal on 2 cores */
-#define BATCH_NS 1000000        /* one cost batch: 1 ms (bench/fc_bench --quick), clock reads around it < 0.01 % */
-#define MIN_REPS 7              /* a median of fewer is not worth printing */
-#define MAX_REPS 2001
-#define CHUNK 4096              /* consecutive reads per delta run */
+#define DEFAULT_DURATION_S 20.0  /* all clocks in ~20 s on 2 cores: under the 30 s goal */
+#define MAX_DURATION_S 86400.0   /* one day: longer runs are a mistake, not a measurement */
+#define DEFAULT_BATCH_MS 10.0    /* clock reads around a batch (~30 ns) are < 1e-5 of it */
+#define MIN_BATCH_NS 100000      /* 0.1 ms: the floor when a short --duration shortens the batches */
+#define MIN_ROUNDS 7             /* a median of fewer is not worth printing */
+#define MAX_ROUNDS 2001
+#define CHUNK 4096               /* consecutive reads per delta run */
 #define MAX_DELTA_SAMPLES 262144 /* 256 Ki deltas: percentiles to 1e-3 resolution, 2 MiB of buffer */
-#define AGREE_EVERY_NS 5000000  /* 5 ms: ~200 points per second of thread slices */
+#define AGREE_EVERY_NS 5000000   /* 5 ms: ~200 points per second of thread windows */
 #define MAX_THREADS 256
-#define HIST_DECADE_STEPS 5     /* histogram bins per decade */
-#define HIST_LO_EXP (-1)        /* 0.1 ns */
-#define HIST_HI_EXP 10          /* 10 s */
+#define MAX_COUNTS 64            /* thread counts in one run */
+#define WORKER_BATCH_NS 20000.0  /* a worker publishes its count every ~20 us: the window's edge error */
+#define WAIT_POLL_NS 1000000     /* 1 ms: polling for a worker that has not run yet */
+#define WAIT_CAP_NS 2000000000   /* 2 s: the longest a window waits for every worker to have run */
+#define HIST_DECADE_STEPS 5      /* histogram bins per decade */
+#define HIST_LO_EXP (-1)         /* 0.1 ns */
+#define HIST_HI_EXP 10           /* 10 s */
 #define HIST_NBINS ((HIST_HI_EXP - HIST_LO_EXP) * HIST_DECADE_STEPS)
+#define MAX_CLOCKS 128
 
-/* Shares of a clock's budget. */
+/* Shares of the budget: the cost rounds take SHARE_COST of all of it; each clock's own share of the rest
+ * goes SHARE_DELTAS to deltas and SHARE_THREADS to the thread windows. */
 #define SHARE_COST 0.40
 #define SHARE_DELTAS 0.15
 #define SHARE_THREADS 0.45
@@ -53,7 +70,7 @@ struct result {
 	const struct fcb_clock *c;
 	double ns_per_unit;
 	/* cost */
-	double cost_med, cost_p25, cost_p75, cost_min, cost_max;
+	double cost_med, cost_p25, cost_p75, cost_min, cost_max, x_vdso, x_ctr, over_ctr;
 	long reps, batch;
 	/* resolution */
 	double getres_ns; /* NAN: no clock id */
@@ -62,18 +79,18 @@ struct result {
 	long samples, zero, backward;
 	double d_min, d_p25, d_p50, d_p75, d_p99, d_max;
 	long hist[HIST_NBINS];
-	/* threads */
+	/* threads: the first nthreads of B.threads were measured */
 	int nthreads;
-	double rate[64];
-	double eff[64];
-	double share[64]; /* the threads' mean CPU time / wall time: < 1 when something else took the CPU */
+	double rate[MAX_COUNTS], eff[MAX_COUNTS], share[MAX_COUNTS];
 };
 
+enum { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_MARKDOWN };
+
 static struct {
-	double duration_s;
-	int threads[64];
+	double duration_s, batch_ns;
+	int threads[MAX_COUNTS];
 	int nthreads;
-	int json, csv, updater, list;
+	int out, updater, list;
 	const char *clocks;
 	int progress;
 	int64_t t0;
@@ -82,32 +99,51 @@ static struct {
 } B;
 
 static const char bench_help[] =
-	"usage: fastclock bench [--clocks LIST] [--threads N|LIST] [--duration S] [--json|--csv] [--updater]\n"
-	"                       [--list]\n"
+	"usage: fastclock bench [--clocks LIST] [--threads N|LIST] [--duration S] [--batch-ms MS]\n"
+	"                       [--json|--csv|--markdown] [--updater] [--list]\n"
 	"\n"
-	"Measure every clock: cost per call (median of repeated batches, with spread), resolution (clock_getres\n"
-	"and the smallest non-zero consecutive delta), staleness (share of zero deltas), delta percentiles\n"
-	"(min, 25, 50, 75, 99, max), backward steps, and throughput with 1..N threads with scaling efficiency.\n"
+	"Measure every clock side by side: cost per call (median over interleaved rounds, with spread, and the\n"
+	"per-round ratios to clock_gettime(CLOCK_MONOTONIC) and to the bare counter read), resolution\n"
+	"(clock_getres and the smallest non-zero consecutive delta), staleness (share of zero deltas), delta\n"
+	"percentiles, backward steps, and throughput with 1..N threads over one common window, with efficiency.\n"
 	"\n"
 	"  --clocks LIST    comma-separated names or globs (case-insensitive), e.g. 'fc_*,clock_gettime.MONO*'\n"
 	"                   (default: all; --list shows the names)\n"
-	"  --threads N      thread counts 1..N (default: the CPUs this process may use); or a list '1,2,4'\n"
-	"  --duration S     total time budget in seconds, split evenly between the clocks (default 20)\n"
+	"  --threads N      thread counts 1..N (above 8: powers of two and N; default: the CPUs this process may\n"
+	"                   use); or a list '1,2,4' without repeats. 1 is always measured: efficiency is relative\n"
+	"                   to one thread. At most 256 threads.\n"
+	"  --duration S     total time budget in seconds, 0 < S <= 86400 (default 20)\n"
+	"  --batch-ms MS    target duration of one timed batch, 0 < MS <= 1000 (default 10); never below 0.1,\n"
+	"                   and shortened to that floor if 7 rounds would not fit in the cost share of --duration\n"
 	"  --json           one JSON document on stdout (schema: docs/bench.schema.json)\n"
 	"  --csv            long format on stdout: header 'clock,stat,value', one row per statistic\n"
+	"  --markdown       the cost table (with ratios) and the thread table as markdown\n"
 	"  --updater        run fc_updater_start() during the run (keeps the coarse clocks fresh)\n"
 	"  --list           list the clock names and what each calls, then exit\n"
-	"A progress line goes to stderr when stderr is a terminal.\n";
+	"A progress line goes to stderr when stderr is a terminal. Ctrl-C prints what was measured so far.\n"
+	"Exit codes: 0 done, 2 bad usage, 3 the output could not be written, 130 interrupted.\n";
 
 /* ---- clock selection ---- */
-static size_t all_clocks(const struct fcb_clock **out, size_t cap)
+static size_t all_clocks(const struct fcb_clock **out)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < fcb_n_c_clocks && n < cap; i++)
+	for (size_t i = 0; i < fcb_n_c_clocks; i++)
 		out[n++] = &fcb_c_clocks[i];
-	for (size_t i = 0; i < fcb_n_cxx_clocks && n < cap; i++)
+	for (size_t i = 0; i < fcb_n_cxx_clocks; i++)
 		out[n++] = &fcb_cxx_clocks[i];
+#if FASTCLOCK_CLI_HAVE_ABSL
+	for (size_t i = 0; i < fcb_n_absl_clocks; i++)
+		out[n++] = &fcb_absl_clocks[i];
+#endif
 	return n;
+}
+
+static const struct fcb_clock *find_clock(const struct fcb_clock **all, size_t nall, const char *name)
+{
+	for (size_t i = 0; i < nall && *name; i++)
+		if (!strcmp(all[i]->name, name))
+			return all[i];
+	return NULL;
 }
 
 /* Select clocks matching the comma-separated patterns, in table order. Returns the count or -1 (error
@@ -115,12 +151,7 @@ static size_t all_clocks(const struct fcb_clock **out, size_t cap)
 static int select_clocks(const char *spec, const struct fcb_clock **all, size_t nall, const struct fcb_clock **out)
 {
 	char buf[1024], *save = NULL, *tok;
-	int use[128] = {0}, n = 0;
-	if (!spec) {
-		for (size_t i = 0; i < nall; i++)
-			out[n++] = all[i];
-		return n;
-	}
+	int use[MAX_CLOCKS] = {0}, n = 0;
 	if (strlen(spec) >= sizeof(buf)) {
 		cli_error("--clocks list too long");
 		return -1;
@@ -130,12 +161,10 @@ static int select_clocks(const char *spec, const struct fcb_clock **all, size_t 
 		int hit = 0;
 		while (*tok == ' ')
 			tok++;
-		if (!*tok)
-			continue;
-		for (size_t i = 0; i < nall; i++)
+		for (size_t i = 0; i < nall && *tok; i++)
 			if (fnmatch(tok, all[i]->name, FNM_CASEFOLD) == 0)
 				use[i] = hit = 1;
-		if (!hit) {
+		if (*tok && !hit) {
 			cli_error("unknown clock '%s' (see 'fastclock bench --list')", tok);
 			return -1;
 		}
@@ -143,61 +172,56 @@ static int select_clocks(const char *spec, const struct fcb_clock **all, size_t 
 	for (size_t i = 0; i < nall; i++)
 		if (use[i])
 			out[n++] = all[i];
-	if (n == 0) {
+	if (n == 0)
 		cli_error("--clocks '%s' selects no clock", spec);
-		return -1;
-	}
-	return n;
+	return n ? n : -1;
 }
 
+/* "N" (1..N) or a list "1,2,4" without repeats; 1 is put first when the list lacks it. Returns 0 or -1. */
 static int parse_threads(const char *s)
 {
+	char buf[512], *save = NULL, *tok;
 	long v;
+	int n = 0, t[MAX_COUNTS];
 	if (!strchr(s, ',')) {
 		if (cli_parse_long(s, &v) || v < 1 || v > MAX_THREADS)
 			return -1;
-		B.nthreads = 0;
-		if (v <= 8) {
-			for (int t = 1; t <= v; t++)
-				B.threads[B.nthreads++] = t;
-		} else {
-			for (int t = 1; t < v; t *= 2)
-				B.threads[B.nthreads++] = t;
-			B.threads[B.nthreads++] = (int)v;
-		}
-		return 0;
+		for (int k = 1; k <= v && n < MAX_COUNTS; k = v <= 8 ? k + 1 : k * 2)
+			t[n++] = k;
+		if (t[n - 1] != v)
+			t[n++] = (int)v;
 	} else {
-		char buf[256], *save = NULL, *tok;
 		if (strlen(s) >= sizeof(buf))
 			return -1;
 		memcpy(buf, s, strlen(s) + 1);
-		B.nthreads = 0;
+		int one = 0;
+		t[n++] = 1;
 		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			if (cli_parse_long(tok, &v) || v < 1 || v > MAX_THREADS || B.nthreads >= 64)
+			if (cli_parse_long(tok, &v) || v < 1 || v > MAX_THREADS || n >= MAX_COUNTS || (v == 1 && one++))
 				return -1;
-			B.threads[B.nthreads++] = (int)v;
+			for (int k = 1; k < n; k++)
+				if (t[k] == v)
+					return -1; /* a repeat would give two columns of one name */
+			if (v != 1)
+				t[n++] = (int)v;
 		}
-		return B.nthreads ? 0 : -1;
 	}
+	memcpy(B.threads, t, sizeof(t));
+	B.nthreads = n;
+	return 0;
 }
 
 /* ---- agreement ---- */
 static void agree_sample(void)
 {
-	int64_t k1, f, k2, r1, g, r2;
+	struct bracket b;
 	/* A first read re-anchors a stale hand (the main thread sleeps between samples), so the bracketed read
 	 * below measures a steady-state read, not the slow path's own kernel sampling. */
 	fcb_sink = fc_mono_ns();
-	k1 = cli_ns(CLOCK_MONOTONIC);
-	f = fc_mono_ns();
-	k2 = cli_ns(CLOCK_MONOTONIC);
-	r1 = cli_ns(CLOCK_REALTIME);
-	g = fc_real_ns();
-	r2 = cli_ns(CLOCK_REALTIME);
-	agree_push(&B.agree, B.t0, k1, f, k2, r1, g, r2);
+	bracket_read(&b);
+	agree_push(&B.agree, B.t0, &b);
 }
 
-/* ---- progress ---- */
 static void progress(size_t i, size_t n, const char *name, const char *phase)
 {
 	if (!B.progress)
@@ -214,57 +238,103 @@ static double time_batch(const struct fcb_clock *c, long n)
 	return (double)(cli_ns(CLOCK_MONOTONIC) - t1);
 }
 
+double bench_batch_median(void (*batch)(long n), long n, int reps)
+{
+	double v[MIN_ROUNDS * 4];
+	reps = reps < 1 ? 1 : reps > MIN_ROUNDS * 4 ? MIN_ROUNDS * 4 : reps;
+	for (int k = 0; k < reps; k++) {
+		int64_t t1 = cli_ns(CLOCK_MONOTONIC);
+		batch(n);
+		v[k] = (double)(cli_ns(CLOCK_MONOTONIC) - t1) / (double)n;
+	}
+	stat_sort(v, (size_t)reps);
+	return stat_percentile_sorted(v, (size_t)reps, 50);
+}
+
+/* Calls per batch so that one batch takes about B.batch_ns: double n until a batch takes >= 1/8 of the
+ * target (long enough that the two clock reads around it are noise), then scale; best of 3 at that size. */
 static long calibrate(const struct fcb_clock *c)
 {
 	long n = 16;
+	double t, per;
 	c->batch(256); /* warm caches, page in, initialise lazily initialised clocks */
-	while (n < (1L << 26)) {
-		double t = time_batch(c, n);
-		if (t >= BATCH_NS)
-			break;
-		if (t < BATCH_NS / 16.0)
-			n *= 8;
-		else
-			n *= 2;
+	t = time_batch(c, n);
+	while (t < B.batch_ns / 8 && n < (1L << 40)) {
+		n *= 2;
+		t = time_batch(c, n);
 	}
-	return n;
+	for (int i = 0; i < 2; i++)
+		t = fmin(t, time_batch(c, n));
+	per = t / (double)n;
+	n = (long)(B.batch_ns / (per > 0 ? per : 1e-3));
+	return n < 16 ? 16 : n;
 }
 
-/* Cost of every selected clock, interleaved: round k times one batch of each clock, starting at a rotating
- * offset, so a burst of load from elsewhere or a CPU frequency change hits every clock alike and the
- * figures agree with bench/fc_bench, which measures the same way. Each clock's median is over its rounds. */
-static void measure_costs(struct result *res, int n, double budget_s)
+/* Median over rounds of the per-round ratio v[i][r] / v[ref][r] (or difference). NAN without a reference. */
+static double round_median(const double *v, const double *ref, long rounds, int diff, double *tmp)
 {
-	double *v = malloc((size_t)n * MAX_REPS * sizeof(double));
+	if (!ref || rounds == 0)
+		return NAN;
+	for (long r = 0; r < rounds; r++)
+		tmp[r] = diff ? v[r] - ref[r] : v[r] / ref[r];
+	stat_sort(tmp, (size_t)rounds);
+	return stat_percentile_sorted(tmp, (size_t)rounds, 50);
+}
+
+/* Cost of res[0..m) in interleaved rounds (see the method above); the references are among them. */
+static void measure_costs(struct result *res, int m, double budget_s, int i_vdso, int i_raw, int i_ord)
+{
+	double *v = malloc((size_t)m * MAX_ROUNDS * sizeof(double)), *tmp = malloc(MAX_ROUNDS * sizeof(double));
 	int64_t deadline;
-	long reps = 0;
-	if (!v)
+	long rounds = 0;
+	if (!v || !tmp) {
+		free(v);
+		free(tmp);
 		return;
-	for (int i = 0; i < n; i++) {
-		progress((size_t)i, (size_t)n, res[i].c->name, "calibrating");
+	}
+	/* Shorter batches when MIN_ROUNDS of full ones would not fit in the budget. */
+	B.batch_ns = fmax(fmin(B.batch_ns, budget_s * 1e9 / (m * MIN_ROUNDS)), MIN_BATCH_NS);
+	for (int i = 0; i < m && !cli_interrupted; i++) {
+		progress((size_t)i, (size_t)m, res[i].c->name, "calibrating");
 		res[i].batch = calibrate(res[i].c);
 	}
 	deadline = cli_ns(CLOCK_MONOTONIC) + (int64_t)(budget_s * 1e9);
-	while (reps < MAX_REPS && (reps < MIN_REPS || cli_ns(CLOCK_MONOTONIC) < deadline)) {
-		for (int j = 0; j < n; j++) {
-			int i = (int)((j + reps) % n);
-			v[(size_t)i * MAX_REPS + (size_t)reps] = time_batch(res[i].c, res[i].batch) / (double)res[i].batch;
+	while (rounds < MAX_ROUNDS && (rounds < MIN_ROUNDS || cli_ns(CLOCK_MONOTONIC) < deadline)) {
+		for (int j = 0; j < m && !cli_interrupted; j++) {
+			int i = (int)((j + rounds) % m);
+			v[(size_t)i * MAX_ROUNDS + (size_t)rounds] = time_batch(res[i].c, res[i].batch) / (double)res[i].batch;
 		}
-		reps++;
-		progress((size_t)(reps % n), (size_t)n, "all clocks", "cost rounds");
+		if (cli_interrupted)
+			break; /* a round is kept only whole */
+		rounds++;
+		progress((size_t)(rounds % m), (size_t)m, "all clocks", "cost rounds");
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < m; i++) {
 		struct result *r = &res[i];
-		double *x = v + (size_t)i * MAX_REPS;
-		stat_sort(x, (size_t)reps);
-		r->reps = reps;
-		r->cost_med = stat_percentile_sorted(x, (size_t)reps, 50);
-		r->cost_p25 = stat_percentile_sorted(x, (size_t)reps, 25);
-		r->cost_p75 = stat_percentile_sorted(x, (size_t)reps, 75);
-		r->cost_min = x[0];
-		r->cost_max = x[reps - 1];
+		double *x = v + (size_t)i * MAX_ROUNDS;
+		const double *ref = i_vdso >= 0 ? v + (size_t)i_vdso * MAX_ROUNDS : NULL;
+		int ib = r->c->base == FCB_BASE_ORDERED ? i_ord : i_raw;
+		const double *ctr = ib >= 0 ? v + (size_t)ib * MAX_ROUNDS : NULL;
+		r->reps = rounds;
+		r->x_vdso = round_median(x, ref, rounds, 0, tmp);
+		r->x_ctr = round_median(x, ctr, rounds, 0, tmp);
+		r->over_ctr = round_median(x, ctr, rounds, 1, tmp);
+		r->cost_min = r->cost_max = NAN;
+		if (rounds == 0)
+			continue;
+		memcpy(tmp, x, (size_t)rounds * sizeof(double));
+		stat_sort(tmp, (size_t)rounds);
+		r->cost_med = stat_percentile_sorted(tmp, (size_t)rounds, 50);
+		r->cost_p25 = stat_percentile_sorted(tmp, (size_t)rounds, 25);
+		r->cost_p75 = stat_percentile_sorted(tmp, (size_t)rounds, 75);
+		r->cost_min = tmp[0];
+		r->cost_max = tmp[rounds - 1];
 	}
+	if (rounds == 0)
+		for (int i = 0; i < m; i++)
+			res[i].cost_med = res[i].cost_p25 = res[i].cost_p75 = NAN;
 	free(v);
+	free(tmp);
 }
 
 /* ---- deltas ---- */
@@ -281,7 +351,6 @@ static void measure_deltas(struct result *r, double budget_s)
 		free(d);
 		return;
 	}
-	memset(r->hist, 0, sizeof(r->hist));
 	do {
 		long want = MAX_DELTA_SAMPLES - n < CHUNK - 1 ? MAX_DELTA_SAMPLES - n + 1 : CHUNK;
 		c->sample(raw, want);
@@ -294,16 +363,11 @@ static void measure_deltas(struct result *r, double budget_s)
 				back++;
 			} else {
 				int b = (int)floor((log10(x) - HIST_LO_EXP) * HIST_DECADE_STEPS);
-				if (x < minpos)
-					minpos = x;
-				if (b < 0)
-					b = 0;
-				if (b >= HIST_NBINS)
-					b = HIST_NBINS - 1;
-				r->hist[b]++;
+				minpos = fmin(minpos, x);
+				r->hist[b < 0 ? 0 : b >= HIST_NBINS ? HIST_NBINS - 1 : b]++;
 			}
 		}
-	} while (n < MAX_DELTA_SAMPLES && cli_ns(CLOCK_MONOTONIC) < deadline);
+	} while (n < MAX_DELTA_SAMPLES && !cli_interrupted && cli_ns(CLOCK_MONOTONIC) < deadline);
 	stat_sort(d, (size_t)n);
 	r->samples = n;
 	r->zero = zero;
@@ -321,191 +385,258 @@ static void measure_deltas(struct result *r, double budget_s)
 
 /* ---- threads ---- */
 struct worker {
+	uint64_t calls; /* completed calls, published after each batch: read by the main thread */
 	pthread_t th;
 	const struct fcb_clock *c;
 	long batch;
 	int idx;
-	int *go, *stop;
-	double rate, share;
-};
+	int *go, *stop, *ready;
+	int64_t cpu_ns;
+} __attribute__((aligned(64))); /* one cache line each: a worker's count shares no line with another's */
 
-/* Each worker times its own run (wall and CPU time): the aggregate rate is the sum of the per-thread
- * rates, as bench/fc_bench computes it (threads start and stop a few us apart). */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	long long calls = 0;
-	int64_t t1, c1, t2, c2;
+	uint64_t calls = 0;
+	int64_t c1, c2;
 	cli_pin_thread(w->idx);
+	__atomic_fetch_add(w->ready, 1, __ATOMIC_RELAXED);
 	while (!__atomic_load_n(w->go, __ATOMIC_ACQUIRE))
 		;
-	t1 = cli_ns(CLOCK_MONOTONIC);
 	c1 = cli_ns(CLOCK_THREAD_CPUTIME_ID);
 	do {
 		w->c->batch(w->batch);
-		calls += w->batch;
+		calls += (uint64_t)w->batch;
+		/* relaxed: the main thread needs a count, not an order with anything else */
+		__atomic_store_n(&w->calls, calls, __ATOMIC_RELAXED);
 	} while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED));
-	t2 = cli_ns(CLOCK_MONOTONIC);
 	c2 = cli_ns(CLOCK_THREAD_CPUTIME_ID);
-	w->rate = t2 > t1 ? (double)calls * 1e9 / (double)(t2 - t1) : NAN;
-	w->share = t2 > t1 ? (double)(c2 - c1) / (double)(t2 - t1) : NAN;
+	w->cpu_ns = c2 - c1;
 	return NULL;
+}
+
+/* Snapshot every worker's count into c; returns their sum. */
+static uint64_t snap_calls(const struct worker *w, int n, uint64_t *c)
+{
+	uint64_t s = 0;
+	for (int i = 0; i < n; i++)
+		s += c[i] = __atomic_load_n(&w[i].calls, __ATOMIC_RELAXED);
+	return s;
+}
+
+/* Sleep until `end`, taking an agreement sample every AGREE_EVERY_NS; returns early on SIGINT. */
+static void sleep_sampling(int64_t end)
+{
+	for (;;) {
+		int64_t left = end - cli_ns(CLOCK_MONOTONIC);
+		struct timespec ts = {0, 0};
+		if (left <= 0 || cli_interrupted)
+			return;
+		ts.tv_nsec = (long)(left > AGREE_EVERY_NS ? AGREE_EVERY_NS : left);
+		nanosleep(&ts, NULL);
+		agree_sample();
+	}
+}
+
+/* Sleep (sampling) until every worker's count has passed its value in `since`, or until `cap`: on a loaded
+ * machine a thread may not run at all for a whole slice, and a window it took no part in measures nothing. */
+static void wait_every_worker(const struct worker *w, int n, const uint64_t *since, int64_t cap)
+{
+	for (int i = 0; i < n && !cli_interrupted; i++)
+		while (__atomic_load_n(&w[i].calls, __ATOMIC_RELAXED) <= since[i] && cli_ns(CLOCK_MONOTONIC) < cap &&
+		       !cli_interrupted)
+			sleep_sampling(cli_ns(CLOCK_MONOTONIC) + WAIT_POLL_NS);
 }
 
 static void measure_threads(struct result *r, double budget_s)
 {
-	struct worker w[MAX_THREADS];
-	/* Small batches so a stop request is seen within ~10 us. */
-	long batch = r->batch / 10 > 1 ? r->batch / 10 : 1;
+	static struct worker w[MAX_THREADS];
+	/* ~WORKER_BATCH_NS of calls per batch: a stop is seen that soon, and the window's edges are that sharp */
+	long batch = isfinite(r->cost_med) && r->cost_med > 0 ? (long)(WORKER_BATCH_NS / r->cost_med) : 100;
 	double slice = budget_s / B.nthreads;
-	r->nthreads = B.nthreads;
-	for (int k = 0; k < B.nthreads; k++) {
-		int nt = B.threads[k], go = 0, stop = 0, started = 0;
-		double rate = 0, share = 0;
-		int64_t t1, end;
+	r->nthreads = 0;
+	for (int k = 0; k < B.nthreads && !cli_interrupted; k++) {
+		int nt = B.threads[k], go = 0, stop = 0, ready = 0, started = 0;
+		int64_t t_go, t_stop, t1, t2;
+		uint64_t s1, s2, c[MAX_THREADS] = {0};
+		double cpu = 0;
 		for (int i = 0; i < nt; i++) {
-			w[i] = (struct worker){.c = r->c, .batch = batch, .idx = i, .go = &go, .stop = &stop};
+			w[i] = (struct worker){.c = r->c, .batch = batch > 0 ? batch : 1, .idx = i, .go = &go, .stop = &stop,
+					       .ready = &ready};
 			if (pthread_create(&w[i].th, NULL, worker_main, &w[i]) != 0)
 				break;
 			started++;
 		}
-		t1 = cli_ns(CLOCK_MONOTONIC);
+		while (__atomic_load_n(&ready, __ATOMIC_RELAXED) < started)
+			sched_yield();
+		t_go = cli_ns(CLOCK_MONOTONIC);
 		__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
-		end = t1 + (int64_t)(slice * 1e9);
-		for (;;) {
-			int64_t now = cli_ns(CLOCK_MONOTONIC), left = end - now;
-			struct timespec ts;
-			if (left <= 0)
-				break;
-			if (left > AGREE_EVERY_NS)
-				left = AGREE_EVERY_NS;
-			ts.tv_sec = 0;
-			ts.tv_nsec = (long)left;
-			nanosleep(&ts, NULL);
-			agree_sample();
-		}
+		/* The window opens once every worker has run (a tenth of the slice, longer if one has not) and closes
+		 * 0.9 of the slice later, or once every worker has completed a batch inside it. */
+		sleep_sampling(t_go + (int64_t)(slice * 1e8));
+		wait_every_worker(w, started, c, t_go + WAIT_CAP_NS);
+		t1 = cli_ns(CLOCK_MONOTONIC);
+		s1 = snap_calls(w, started, c);
+		sleep_sampling(t1 + (int64_t)(slice * 0.9e9));
+		wait_every_worker(w, started, c, t1 + WAIT_CAP_NS);
+		s2 = snap_calls(w, started, c);
+		t2 = cli_ns(CLOCK_MONOTONIC);
 		__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+		t_stop = cli_ns(CLOCK_MONOTONIC);
 		for (int i = 0; i < started; i++) {
 			pthread_join(w[i].th, NULL);
-			rate += w[i].rate;
-			share += w[i].share;
+			cpu += (double)w[i].cpu_ns;
 		}
-		r->rate[k] = started == nt ? rate : NAN;
-		r->share[k] = started ? share / started : NAN;
+		if (cli_interrupted)
+			break; /* a window cut short is not a measurement */
+		r->rate[k] = started == nt && t2 > t1 && s2 > s1 ? (double)(s2 - s1) * 1e9 / (double)(t2 - t1) : NAN;
+		r->share[k] = started ? cpu / started / (double)(t_stop - t_go) : NAN;
+		r->eff[k] = r->rate[k] / (nt * r->rate[0]); /* B.threads[0] is 1 */
+		r->nthreads = k + 1;
 	}
-	for (int k = 0; k < B.nthreads; k++)
-		r->eff[k] = r->rate[k] / (B.threads[k] * (r->rate[0] * 1.0 / B.threads[0]));
 }
 
 /* ---- output ---- */
+static const char *base_name(const struct fcb_clock *c)
+{
+	return c->base == FCB_BASE_ORDERED ? FCB_CTR_ORDERED : FCB_CTR_RAW;
+}
+
+static void print_agreement_summary(void)
+{
+	const struct agree_series *a = &B.agree;
+	double out_m = 0, out_r = 0, *am = malloc(a->n * sizeof(double)), *ar = malloc(a->n * sizeof(double));
+	if (a->n && am && ar) {
+		for (size_t i = 0; i < a->n; i++) {
+			out_m = fmax(out_m, fabs(a->mono_err[i]) - a->mono_half[i]);
+			out_r = fmax(out_r, fabs(a->real_err[i]) - a->real_half[i]);
+			am[i] = fabs(a->mono_err[i]);
+			ar[i] = fabs(a->real_err[i]);
+		}
+		stat_sort(am, a->n);
+		stat_sort(ar, a->n);
+		printf("agreement with the kernel, %zu bracketed samples: median |fastclock - kernel midpoint| mono %.0f "
+		       "ns, real %.0f ns; worst outside the kernel's bracket mono %.0f ns, real %.0f ns\n",
+		       a->n, stat_percentile_sorted(am, a->n, 50), stat_percentile_sorted(ar, a->n, 50), out_m, out_r);
+	}
+	free(am);
+	free(ar);
+}
+
 static void print_text(struct result *res, size_t n, double wall_s, const struct fc_status *st)
 {
+	if (cli_interrupted)
+		printf("INTERRUPTED after %.1f s: the figures below are what was measured until then (nan: not "
+		       "measured)\n", wall_s);
 	printf("fastclock bench: %zu clocks, %.1f s; fastclock backend %s (%s)", n, wall_s, fc_backend_name(st->backend),
 	       st->reason);
 	if (st->backend == FC_BACKEND_COUNTER)
 		printf(", counter %s at %.6f GHz\n", st->counter, (double)st->counter_hz / 1e9);
 	else
 		printf("; fc_ticks returns CLOCK_MONOTONIC ns\n");
-	printf("cost: median ns/call of %s batches [p25..p75]; res: clock_getres / smallest delta; stale: zero "
-	       "deltas; back: backward steps\n",
-	       "repeated");
-	printf("%-36s %9s %17s %9s %9s %6s %9s %9s %5s", "clock", "ns/call", "[p25..p75]", "getres", "observed",
-	       "stale", "d50", "d99", "back");
+	printf("cost: median ns/call over %ld interleaved rounds [p25..p75]; x vDSO, x ctr: per-round ratios to "
+	       "%s and to the bare counter read; res: clock_getres / smallest delta; stale: zero deltas; back: "
+	       "backward steps\n",
+	       n ? res[0].reps : 0L, FCB_VDSO_REF);
+	printf("%-36s %9s %17s %7s %6s %9s %9s %6s %9s %9s %5s", "clock", "ns/call", "[p25..p75]", "x vDSO", "x ctr",
+	       "getres", "observed", "stale", "d50", "d99", "back");
 	for (int k = 0; k < B.nthreads; k++)
 		printf(" %8s%-3d", "Mops/s@", B.threads[k]);
-	if (B.nthreads > 1)
-		printf(" %6s", "eff");
-	printf(" %5s\n", "cpu");
+	printf(" %6s %5s\n", "eff", "cpu");
 	for (size_t i = 0; i < n; i++) {
 		struct result *r = &res[i];
 		char rng[32], gr[16], ob[16];
+		int last = r->nthreads - 1;
 		snprintf(rng, sizeof(rng), "[%.1f..%.1f]", r->cost_p25, r->cost_p75);
-		if (isnan(r->getres_ns))
-			snprintf(gr, sizeof(gr), "-");
-		else
-			snprintf(gr, sizeof(gr), "%.4g", r->getres_ns);
-		if (isnan(r->observed_ns))
-			snprintf(ob, sizeof(ob), "-");
-		else
-			snprintf(ob, sizeof(ob), "%.4g", r->observed_ns);
-		printf("%-36s %9.2f %17s %9s %9s %5.1f%% %9.4g %9.4g %5ld", r->c->name, r->cost_med, rng, gr, ob,
-		       r->samples ? 100.0 * (double)r->zero / (double)r->samples : 0.0, r->d_p50, r->d_p99, r->backward);
-		for (int k = 0; k < r->nthreads; k++)
-			printf(" %11.2f", r->rate[k] / 1e6);
-		if (r->nthreads > 1)
-			printf(" %5.0f%%", 100 * r->eff[r->nthreads - 1]);
-		printf(" %4.0f%%\n", 100 * r->share[r->nthreads - 1]);
+		snprintf(gr, sizeof(gr), isnan(r->getres_ns) ? "-" : "%.4g", r->getres_ns);
+		snprintf(ob, sizeof(ob), isnan(r->observed_ns) ? "-" : "%.4g", r->observed_ns);
+		printf("%-36s %9.2f %17s %7.2f %6.2f %9s %9s %5.1f%% %9.4g %9.4g %5ld", r->c->name, r->cost_med, rng,
+		       r->x_vdso, r->x_ctr, gr, ob, r->samples ? 100.0 * (double)r->zero / (double)r->samples : NAN,
+		       r->d_p50, r->d_p99, r->backward);
+		for (int k = 0; k < B.nthreads; k++)
+			printf(" %11.2f", k < r->nthreads ? r->rate[k] / 1e6 : NAN);
+		printf(" %5.0f%% %4.0f%%\n", last >= 0 ? 100 * r->eff[last] : NAN, last >= 0 ? 100 * r->share[last] : NAN);
 	}
-	if (B.agree.n) {
-		double out_m = 0, out_r = 0, *am = malloc(B.agree.n * sizeof(double)), *ar = malloc(B.agree.n * sizeof(double));
-		for (size_t i = 0; i < B.agree.n; i++) {
-			double om = fabs(B.agree.mono_err[i]) - B.agree.mono_half[i];
-			double orr = fabs(B.agree.real_err[i]) - B.agree.real_half[i];
-			out_m = om > out_m ? om : out_m;
-			out_r = orr > out_r ? orr : out_r;
-			if (am && ar) {
-				am[i] = fabs(B.agree.mono_err[i]);
-				ar[i] = fabs(B.agree.real_err[i]);
-			}
-		}
-		if (am && ar) {
-			stat_sort(am, B.agree.n);
-			stat_sort(ar, B.agree.n);
-			printf("agreement with the kernel, %zu bracketed samples: median |fastclock - kernel midpoint| mono %.0f "
-			       "ns, real %.0f ns; worst outside the kernel's bracket mono %.0f ns, real %.0f ns\n",
-			       B.agree.n, stat_percentile_sorted(am, B.agree.n, 50), stat_percentile_sorted(ar, B.agree.n, 50),
-			       out_m, out_r);
-		}
-		free(am);
-		free(ar);
+	print_agreement_summary();
+	printf("Mops/s@T: calls per second of T threads over one common window; eff: rate(T) / (T x rate(1)) at the "
+	       "largest T; cpu: the threads' CPU time / wall time there (< 100%%: other load)\n");
+}
+
+static void print_markdown(struct result *res, size_t n, const struct fc_status *st)
+{
+	struct utsname u;
+	char cpu[256] = "?", cs[64] = "?";
+	cli_cpu_model(cpu, sizeof(cpu));
+	cli_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, sizeof(cs));
+	printf("%s, %d CPUs, clocksource `%s`, Linux %s; fastclock backend `%s`; %ld rounds x %.3g ms batches\n\n",
+	       cpu, cli_ncpus(), cs, uname(&u) == 0 ? u.release : "?", fc_backend_name(st->backend),
+	       n ? res[0].reps : 0L, B.batch_ns / 1e6);
+	printf("| clock | median ns/call | p25 – p75 | x vDSO MONOTONIC | x counter | counter |\n");
+	printf("|---|---:|---:|---:|---:|---|\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct result *r = &res[i];
+		printf("| `%s` | %.2f | %.2f – %.2f | %.2f | %.2f | `%s` |\n", r->c->name, r->cost_med, r->cost_p25,
+		       r->cost_p75, r->x_vdso, r->x_ctr, base_name(r->c));
 	}
-	printf("Mops/s@T: calls per second summed over T threads; eff: rate(T) / (T x rate(1)) at the largest T; cpu: "
-	       "the threads' CPU time / wall time there (< 100%%: other load)\n");
+	printf("\n| clock |");
+	for (int k = 0; k < B.nthreads; k++)
+		printf(" %d thr: Mcalls/s, eff, cpu |", B.threads[k]);
+	printf("\n|---|");
+	for (int k = 0; k < B.nthreads; k++)
+		printf("---:|");
+	printf("\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct result *r = &res[i];
+		printf("| `%s` |", r->c->name);
+		for (int k = 0; k < B.nthreads; k++)
+			if (k < r->nthreads)
+				printf(" %.1f, %.2f, %.2f |", r->rate[k] / 1e6, r->eff[k], r->share[k]);
+			else
+				printf(" - |");
+		printf("\n");
+	}
 }
 
 static void print_csv(struct result *res, size_t n)
 {
 	printf("clock,stat,value\n");
-#define ROW(NAME, V)                                                                                        \
-	do {                                                                                               \
-		double v_ = (V);                                                                           \
-		if (isfinite(v_))                                                                          \
-			printf("%s,%s,%.10g\n", r->c->name, NAME, v_);                                    \
-		else                                                                                       \
-			printf("%s,%s,\n", r->c->name, NAME);                                              \
-	} while (0)
 	for (size_t i = 0; i < n; i++) {
-		struct result *r = &res[i];
-		ROW("cost_ns", r->cost_med);
-		ROW("cost_p25_ns", r->cost_p25);
-		ROW("cost_p75_ns", r->cost_p75);
-		ROW("cost_min_ns", r->cost_min);
-		ROW("cost_max_ns", r->cost_max);
-		ROW("cost_reps", (double)r->reps);
-		ROW("cost_batch", (double)r->batch);
-		ROW("getres_ns", r->getres_ns);
-		ROW("nominal_resolution_ns", r->c->nominal_res_ns > 0 ? r->c->nominal_res_ns : NAN);
-		ROW("observed_resolution_ns", r->observed_ns);
-		ROW("delta_samples", (double)r->samples);
-		ROW("staleness", r->samples ? (double)r->zero / (double)r->samples : NAN);
-		ROW("backward_steps", (double)r->backward);
-		ROW("delta_min_ns", r->d_min);
-		ROW("delta_p25_ns", r->d_p25);
-		ROW("delta_p50_ns", r->d_p50);
-		ROW("delta_p75_ns", r->d_p75);
-		ROW("delta_p99_ns", r->d_p99);
-		ROW("delta_max_ns", r->d_max);
+		const struct result *r = &res[i];
+		const struct {
+			const char *name;
+			double v;
+		} rows[] = {
+			{"cost_ns", r->cost_med},
+			{"cost_p25_ns", r->cost_p25},
+			{"cost_p75_ns", r->cost_p75},
+			{"cost_min_ns", r->cost_min},
+			{"cost_max_ns", r->cost_max},
+			{"cost_reps", (double)r->reps},
+			{"cost_batch", (double)r->batch},
+			{"x_vdso", r->x_vdso},
+			{"x_counter", r->x_ctr},
+			{"over_counter_ns", r->over_ctr},
+			{"getres_ns", r->getres_ns},
+			{"nominal_resolution_ns", r->c->nominal_res_ns > 0 ? r->c->nominal_res_ns : NAN},
+			{"observed_resolution_ns", r->observed_ns},
+			{"delta_samples", (double)r->samples},
+			{"staleness", r->samples ? (double)r->zero / (double)r->samples : NAN},
+			{"backward_steps", (double)r->backward},
+			{"delta_min_ns", r->d_min},
+			{"delta_p25_ns", r->d_p25},
+			{"delta_p50_ns", r->d_p50},
+			{"delta_p75_ns", r->d_p75},
+			{"delta_p99_ns", r->d_p99},
+			{"delta_max_ns", r->d_max},
+		};
+		for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
+			cli_csv_row(r->c->name, rows[k].name, -1, rows[k].v);
 		for (int k = 0; k < r->nthreads; k++) {
-			char s[48];
-			snprintf(s, sizeof(s), "calls_per_s_t%d", B.threads[k]);
-			ROW(s, r->rate[k]);
-			snprintf(s, sizeof(s), "efficiency_t%d", B.threads[k]);
-			ROW(s, r->eff[k]);
-			snprintf(s, sizeof(s), "cpu_share_t%d", B.threads[k]);
-			ROW(s, r->share[k]);
+			cli_csv_row(r->c->name, "calls_per_s_t", B.threads[k], r->rate[k]);
+			cli_csv_row(r->c->name, "efficiency_t", B.threads[k], r->eff[k]);
+			cli_csv_row(r->c->name, "cpu_share_t", B.threads[k], r->share[k]);
 		}
 	}
-#undef ROW
 }
 
 static void json_fastclock(struct jw *j, const struct fc_status *st)
@@ -528,35 +659,18 @@ static void json_fastclock(struct jw *j, const struct fc_status *st)
 	jw_end_obj(j);
 }
 
-
 void bench_json_host(struct jw *j)
 {
 	struct utsname u;
-	char line[512], model[256] = "", hn[256] = "", cs[64] = "", avail[256] = "";
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (f) {
-		while (fgets(line, sizeof(line), f)) {
-			char *colon = strchr(line, ':');
-			if (colon && !strncmp(line, "model name", 10)) {
-				snprintf(model, sizeof(model), "%s", colon + 2);
-				model[strcspn(model, "\n")] = 0;
-				break;
-			}
-		}
-		fclose(f);
-	}
+	char model[256] = "", hn[256] = "", cs[64] = "", avail[256] = "";
+	cli_cpu_model(model, sizeof(model));
 	gethostname(hn, sizeof(hn) - 1);
 	cli_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, sizeof(cs));
 	cli_read_line("/sys/devices/system/clocksource/clocksource0/available_clocksource", avail, sizeof(avail));
 	jw_obj(j, "host");
 	jw_str(j, "hostname", hn);
-	if (uname(&u) == 0) {
-		jw_str(j, "kernel", u.release);
-		jw_str(j, "machine", u.machine);
-	} else {
-		jw_null(j, "kernel");
-		jw_null(j, "machine");
-	}
+	jw_str(j, "kernel", uname(&u) == 0 ? u.release : NULL);
+	jw_str(j, "machine", uname(&u) == 0 ? u.machine : NULL);
 	jw_str(j, "cpu_model", model);
 	jw_int(j, "ncpus", cli_ncpus());
 	jw_str(j, "clocksource", cs);
@@ -564,22 +678,90 @@ void bench_json_host(struct jw *j)
 	jw_end_obj(j);
 }
 
+/* An array of n numbers on one line, each rounded to 1/scale. */
+static void jw_flat(struct jw *j, const char *key, const double *v, size_t n, double scale)
+{
+	int save = j->pretty;
+	jw_arr(j, key);
+	j->pretty = 0;
+	for (size_t i = 0; i < n; i++)
+		jw_num(j, NULL, round(v[i] * scale) / scale);
+	jw_end_arr(j);
+	j->pretty = save;
+}
+
 void bench_json_agreement(struct jw *j, const struct agree_series *a)
 {
-	const double *cols[] = {a->t_s, a->mono_err, a->mono_half, a->real_err, a->real_half};
-	const size_t n = a->n;
-	const char *names[] = {"t_s", "mono_err_ns", "mono_half_ns", "real_err_ns", "real_half_ns"};
 	jw_obj(j, "agreement");
-	jw_int(j, "samples", (int64_t)n);
-	for (int c = 0; c < 5; c++) {
-		int save = j->pretty;
-		jw_arr(j, names[c]);
-		j->pretty = 0;
-		for (size_t i = 0; i < n; i++)
-			jw_num(j, NULL, c == 0 ? round(cols[c][i] * 1e6) / 1e6 : round(cols[c][i] * 10) / 10);
-		jw_end_arr(j);
-		j->pretty = save;
+	jw_int(j, "samples", (int64_t)a->n);
+	jw_flat(j, "t_s", a->t_s, a->n, 1e6);
+	jw_flat(j, "mono_err_ns", a->mono_err, a->n, 10);
+	jw_flat(j, "mono_half_ns", a->mono_half, a->n, 10);
+	jw_flat(j, "real_err_ns", a->real_err, a->n, 10);
+	jw_flat(j, "real_half_ns", a->real_half, a->n, 10);
+	jw_end_obj(j);
+}
+
+static void json_clock(struct jw *j, const struct result *r)
+{
+	double edges[HIST_NBINS + 1], counts[HIST_NBINS];
+	jw_obj(j, NULL);
+	jw_str(j, "name", r->c->name);
+	jw_str(j, "group", r->c->group);
+	jw_str(j, "timeline", r->c->timeline);
+	jw_str(j, "call", r->c->call);
+	jw_obj(j, "cost");
+	jw_num(j, "median_ns", r->cost_med);
+	jw_num(j, "p25_ns", r->cost_p25);
+	jw_num(j, "p75_ns", r->cost_p75);
+	jw_num(j, "min_ns", r->cost_min);
+	jw_num(j, "max_ns", r->cost_max);
+	jw_num(j, "spread_pct", r->cost_med > 0 ? 100 * (r->cost_p75 - r->cost_p25) / r->cost_med : NAN);
+	jw_int(j, "reps", r->reps);
+	jw_int(j, "batch", r->batch);
+	jw_num(j, "x_vdso", r->x_vdso);
+	jw_num(j, "x_counter", r->x_ctr);
+	jw_str(j, "counter_base", *base_name(r->c) ? base_name(r->c) : NULL);
+	jw_num(j, "over_counter_ns", r->over_ctr);
+	jw_end_obj(j);
+	jw_obj(j, "resolution");
+	jw_num(j, "getres_ns", r->getres_ns);
+	jw_num(j, "nominal_ns", r->c->nominal_res_ns > 0 ? r->c->nominal_res_ns : NAN);
+	jw_num(j, "observed_ns", r->observed_ns);
+	jw_end_obj(j);
+	jw_obj(j, "deltas");
+	jw_int(j, "samples", r->samples);
+	jw_num(j, "zero_share", r->samples ? (double)r->zero / (double)r->samples : NAN);
+	jw_int(j, "backward_steps", r->backward);
+	jw_num(j, "min_ns", r->d_min);
+	jw_num(j, "p25_ns", r->d_p25);
+	jw_num(j, "p50_ns", r->d_p50);
+	jw_num(j, "p75_ns", r->d_p75);
+	jw_num(j, "p99_ns", r->d_p99);
+	jw_num(j, "max_ns", r->d_max);
+	jw_obj(j, "histogram");
+	for (int b = 0; b <= HIST_NBINS; b++) {
+		edges[b] = pow(10.0, HIST_LO_EXP + (double)b / HIST_DECADE_STEPS);
+		edges[b] = edges[b] < 1 ? round(edges[b] * 1e4) / 1e4 : round(edges[b] * 100) / 100;
+		if (b < HIST_NBINS)
+			counts[b] = (double)r->hist[b];
 	}
+	jw_flat(j, "edges_ns", edges, (size_t)HIST_NBINS + 1, 1e4);
+	jw_flat(j, "counts", counts, (size_t)HIST_NBINS, 1);
+	jw_int(j, "zero", r->zero);
+	jw_int(j, "negative", r->backward);
+	jw_end_obj(j);
+	jw_end_obj(j);
+	jw_arr(j, "threads");
+	for (int k = 0; k < r->nthreads; k++) {
+		jw_obj(j, NULL);
+		jw_int(j, "threads", B.threads[k]);
+		jw_num(j, "calls_per_s", round(r->rate[k]));
+		jw_num(j, "efficiency", round(r->eff[k] * 1e4) / 1e4);
+		jw_num(j, "cpu_share", round(r->share[k] * 1e4) / 1e4);
+		jw_end_obj(j);
+	}
+	jw_end_arr(j);
 	jw_end_obj(j);
 }
 
@@ -602,112 +784,44 @@ static void print_json(struct result *res, size_t n, double wall_s, const struct
 		jw_int(&j, NULL, B.threads[k]);
 	jw_end_arr(&j);
 	jw_bool(&j, "updater", B.updater);
-	jw_int(&j, "batch_target_ns", BATCH_NS);
-	jw_str(&j, "method", "cost: median over repeated batches of n calls summed into a volatile sink, each batch "
-			     "timed with clock_gettime(CLOCK_MONOTONIC)");
+	jw_int(&j, "batch_target_ns", (int64_t)B.batch_ns);
+	jw_str(&j, "method", "cost: median over interleaved rounds of one batch of n calls per clock, summed into a "
+			     "volatile sink, timed with clock_gettime(CLOCK_MONOTONIC); ratios taken within each round");
 	jw_end_obj(&j);
 	jw_num(&j, "wall_s", round(wall_s * 1000) / 1000);
+	jw_bool(&j, "interrupted", cli_interrupted != 0);
 	jw_arr(&j, "clocks");
-	for (size_t i = 0; i < n; i++) {
-		struct result *r = &res[i];
-		double edges[HIST_NBINS + 1];
-		jw_obj(&j, NULL);
-		jw_str(&j, "name", r->c->name);
-		jw_str(&j, "group", r->c->group);
-		jw_str(&j, "timeline", r->c->timeline);
-		jw_str(&j, "call", r->c->call);
-		jw_obj(&j, "cost");
-		jw_num(&j, "median_ns", r->cost_med);
-		jw_num(&j, "p25_ns", r->cost_p25);
-		jw_num(&j, "p75_ns", r->cost_p75);
-		jw_num(&j, "min_ns", r->cost_min);
-		jw_num(&j, "max_ns", r->cost_max);
-		jw_num(&j, "spread_pct", r->cost_med > 0 ? 100 * (r->cost_p75 - r->cost_p25) / r->cost_med : NAN);
-		jw_int(&j, "reps", r->reps);
-		jw_int(&j, "batch", r->batch);
-		jw_end_obj(&j);
-		jw_obj(&j, "resolution");
-		jw_num(&j, "getres_ns", r->getres_ns);
-		jw_num(&j, "nominal_ns", r->c->nominal_res_ns > 0 ? r->c->nominal_res_ns : NAN);
-		jw_num(&j, "observed_ns", r->observed_ns);
-		jw_end_obj(&j);
-		jw_obj(&j, "deltas");
-		jw_int(&j, "samples", r->samples);
-		jw_num(&j, "zero_share", r->samples ? (double)r->zero / (double)r->samples : NAN);
-		jw_int(&j, "backward_steps", r->backward);
-		jw_num(&j, "min_ns", r->d_min);
-		jw_num(&j, "p25_ns", r->d_p25);
-		jw_num(&j, "p50_ns", r->d_p50);
-		jw_num(&j, "p75_ns", r->d_p75);
-		jw_num(&j, "p99_ns", r->d_p99);
-		jw_num(&j, "max_ns", r->d_max);
-		jw_obj(&j, "histogram");
-		for (int b = 0; b <= HIST_NBINS; b++)
-			edges[b] = pow(10.0, HIST_LO_EXP + (double)b / HIST_DECADE_STEPS);
-		{
-			int save = j.pretty;
-			jw_arr(&j, "edges_ns");
-			j.pretty = 0;
-			for (int b = 0; b <= HIST_NBINS; b++)
-				jw_num(&j, NULL, edges[b] < 1 ? round(edges[b] * 1e4) / 1e4 : round(edges[b] * 100) / 100);
-			jw_end_arr(&j);
-			j.pretty = save;
-			jw_arr(&j, "counts");
-			j.pretty = 0;
-			for (int b = 0; b < HIST_NBINS; b++)
-				jw_int(&j, NULL, r->hist[b]);
-			jw_end_arr(&j);
-			j.pretty = save;
-		}
-		jw_int(&j, "zero", r->zero);
-		jw_int(&j, "negative", r->backward);
-		jw_end_obj(&j);
-		jw_end_obj(&j);
-		jw_arr(&j, "threads");
-		for (int k = 0; k < r->nthreads; k++) {
-			jw_obj(&j, NULL);
-			jw_int(&j, "threads", B.threads[k]);
-			jw_num(&j, "calls_per_s", round(r->rate[k]));
-			jw_num(&j, "efficiency", round(r->eff[k] * 1e4) / 1e4);
-			jw_num(&j, "cpu_share", round(r->share[k] * 1e4) / 1e4);
-			jw_end_obj(&j);
-		}
-		jw_end_arr(&j);
-		jw_end_obj(&j);
-	}
+	for (size_t i = 0; i < n; i++)
+		json_clock(&j, &res[i]);
 	jw_end_arr(&j);
 	bench_json_agreement(&j, &B.agree);
 	jw_end_obj(&j);
 }
 
-int cmd_bench(int argc, char **argv)
+/* Parse the options into B. Returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv)
 {
-	const struct fcb_clock *all[128], *sel[128];
-	size_t nall = all_clocks(all, 128);
-	struct result *res;
-	struct fc_status st;
-	int n;
-	double per_clock;
-	int64_t tstart;
-
-	memset(&B, 0, sizeof(B));
+	int ncpu = cli_ncpus();
+	char s[16];
+	double batch_ms = DEFAULT_BATCH_MS;
 	B.duration_s = DEFAULT_DURATION_S;
-	{
-		int ncpu = cli_ncpus();
-		char s[16];
-		snprintf(s, sizeof(s), "%d", ncpu > MAX_THREADS ? MAX_THREADS : ncpu);
-		parse_threads(s);
-	}
+	snprintf(s, sizeof(s), "%d", ncpu > MAX_THREADS ? MAX_THREADS : ncpu);
+	parse_threads(s);
 	for (int i = 1; i < argc; i++) {
 		const char *v;
 		int m;
+		static const char *const formats[] = {"--json", "--csv", "--markdown"};
+		int fmt = 0;
+		for (int f = 0; f < 3; f++)
+			if (!strcmp(argv[i], formats[f]))
+				fmt = f + 1;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(bench_help, stdout);
 			return CLI_EXIT_OK;
-		} else if (!strcmp(argv[i], "--json")) {
-			B.json = 1;
-		} else if (!strcmp(argv[i], "--csv")) {
-			B.csv = 1;
+		} else if (fmt) {
+			if (B.out && B.out != fmt)
+				return cli_usage_error("--json, --csv and --markdown are exclusive");
+			B.out = fmt;
 		} else if (!strcmp(argv[i], "--updater")) {
 			B.updater = 1;
 		} else if (!strcmp(argv[i], "--list")) {
@@ -720,70 +834,105 @@ int cmd_bench(int argc, char **argv)
 			if (m < 0)
 				return CLI_EXIT_USAGE;
 			if (parse_threads(v))
-				return cli_usage_error("bad --threads '%s' (a count 1..%d or a list like 1,2,4)", v,
-						       MAX_THREADS);
-		} else if ((m = cli_opt(argc, argv, &i, "--duration", &v)) != 0) {
+				return cli_usage_error("bad --threads '%s' (a count 1..%d, or a list like 1,2,4 of such counts "
+						       "without repeats)", v, MAX_THREADS);
+		} else if ((m = cli_opt_num(argc, argv, &i, "--duration", 0, MAX_DURATION_S, "seconds", &B.duration_s)) ||
+			   (m = cli_opt_num(argc, argv, &i, "--batch-ms", 0, 1000, "milliseconds", &batch_ms))) {
 			if (m < 0)
 				return CLI_EXIT_USAGE;
-			if (cli_parse_double(v, &B.duration_s) || B.duration_s <= 0 || B.duration_s > 86400)
-				return cli_usage_error("bad --duration '%s' (seconds, > 0)", v);
 		} else if (argv[i][0] == '-') {
 			return cli_usage_error("unknown option '%s' (see 'fastclock bench --help')", argv[i]);
 		} else {
 			return cli_usage_error("unexpected argument '%s' (see 'fastclock bench --help')", argv[i]);
 		}
 	}
-	if (B.json && B.csv)
-		return cli_usage_error("--json and --csv are exclusive");
-	n = select_clocks(B.clocks, all, nall, sel);
-	if (n < 0)
+	B.batch_ns = batch_ms * 1e6;
+	return -1;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	const struct fcb_clock *all[MAX_CLOCKS], *sel[MAX_CLOCKS];
+	size_t nall = all_clocks(all);
+	const char *refs[3] = {FCB_VDSO_REF, FCB_CTR_RAW, FCB_CTR_ORDERED};
+	int iref[3] = {-1, -1, -1}, n, m, rc;
+	struct result *res;
+	struct fc_status st;
+	double per_clock;
+
+	memset(&B, 0, sizeof(B));
+	if ((rc = parse_args(argc, argv)) >= 0)
+		return rc;
+	n = select_clocks(B.clocks ? B.clocks : "*", all, nall, sel);
+	if (n <= 0)
 		return CLI_EXIT_USAGE;
 	if (B.list) {
 		for (int i = 0; i < n; i++)
 			printf("%-36s %-14s %-14s %s\n", sel[i]->name, sel[i]->group, sel[i]->timeline, sel[i]->call);
 		return CLI_EXIT_OK;
 	}
+	/* The references of the ratios run in the cost rounds even when not selected (then not reported). */
+	m = n;
+	for (int k = 0; k < 3; k++) {
+		const struct fcb_clock *c = find_clock(all, nall, refs[k]);
+		for (int i = 0; i < m && c; i++)
+			if (sel[i] == c)
+				iref[k] = i;
+		if (c && iref[k] < 0) {
+			iref[k] = m;
+			sel[m++] = c;
+		}
+	}
 	B.progress = isatty(STDERR_FILENO);
+	cli_catch_interrupt();
 	fc_init();
 	if (B.updater && fc_updater_start(0) != 0)
 		cli_error("warning: fc_updater_start failed: %s", strerror(errno));
 	fc_status(&st);
 	B.ns_per_tick = st.backend == FC_BACKEND_COUNTER && st.counter_hz ? 1e9 / (double)st.counter_hz : 1.0;
-	res = n > 0 ? calloc((size_t)n, sizeof(*res)) : NULL;
-	if (!res)
+	res = calloc((size_t)m, sizeof(*res));
+	if (!res) {
+		cli_error("out of memory");
 		return CLI_EXIT_FAIL;
-	tstart = B.t0 = cli_ns(CLOCK_MONOTONIC);
-	per_clock = B.duration_s / n;
-	for (int i = 0; i < n; i++) {
+	}
+	B.t0 = cli_ns(CLOCK_MONOTONIC);
+	per_clock = B.duration_s * (1 - SHARE_COST) / n;
+	for (int i = 0; i < m; i++) {
 		struct result *r = &res[i];
 		struct timespec rs;
 		r->c = sel[i];
-		r->ns_per_unit = sel[i]->ns_per_unit > 0 ? sel[i]->ns_per_unit : B.ns_per_tick;
-		r->getres_ns = NAN;
-		if (sel[i]->clockid >= 0 && clock_getres(sel[i]->clockid, &rs) == 0)
-			r->getres_ns = (double)rs.tv_sec * 1e9 + (double)rs.tv_nsec;
+		r->ns_per_unit = sel[i]->ns_per_unit > 0 ? sel[i]->ns_per_unit
+				 : sel[i]->ns_per_unit == 0 ? B.ns_per_tick
+				 : st.counter_hz ? 1e9 / (double)st.counter_hz
+						 : NAN; /* hardware ticks at an unknown rate: no deltas */
+		r->getres_ns = sel[i]->clockid >= 0 && clock_getres(sel[i]->clockid, &rs) == 0
+				       ? (double)rs.tv_sec * 1e9 + (double)rs.tv_nsec
+				       : NAN;
+		r->observed_ns = r->d_min = r->d_p25 = r->d_p50 = r->d_p75 = r->d_p99 = r->d_max = NAN;
 	}
 	agree_sample();
-	measure_costs(res, n, B.duration_s * SHARE_COST);
-	for (int i = 0; i < n; i++) {
-		struct result *r = &res[i];
+	measure_costs(res, m, B.duration_s * SHARE_COST, iref[0], iref[1], iref[2]);
+	for (int i = 0; i < n && !cli_interrupted; i++) {
 		progress((size_t)i, (size_t)n, sel[i]->name, "deltas");
 		agree_sample();
-		measure_deltas(r, per_clock * SHARE_DELTAS);
+		if (!isnan(res[i].ns_per_unit))
+			measure_deltas(&res[i], per_clock * SHARE_DELTAS / (SHARE_DELTAS + SHARE_THREADS));
 		progress((size_t)i, (size_t)n, sel[i]->name, "threads");
 		agree_sample();
-		measure_threads(r, per_clock * SHARE_THREADS);
+		measure_threads(&res[i], per_clock * SHARE_THREADS / (SHARE_DELTAS + SHARE_THREADS));
 	}
 	agree_sample();
 	if (B.progress)
 		fputs("\r\033[K", stderr);
 	fc_status(&st);
 	{
-		double wall = (double)(cli_ns(CLOCK_MONOTONIC) - tstart) / 1e9;
-		if (B.json)
+		double wall = (double)(cli_ns(CLOCK_MONOTONIC) - B.t0) / 1e9;
+		if (B.out == OUT_JSON)
 			print_json(res, (size_t)n, wall, &st);
-		else if (B.csv)
+		else if (B.out == OUT_CSV)
 			print_csv(res, (size_t)n);
+		else if (B.out == OUT_MARKDOWN)
+			print_markdown(res, (size_t)n, &st);
 		else
 			print_text(res, (size_t)n, wall, &st);
 	}
@@ -791,5 +940,5 @@ int cmd_bench(int argc, char **argv)
 		fc_updater_stop();
 	free(res);
 	agree_free(&B.agree);
-	return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	return cli_interrupted_exit();
 }

@@ -11,7 +11,11 @@
  *             precise read taken after it.
  *   causality a token goes round the threads in a ring (release/acquire handoff); the holder reads
  *             fc_mono_ns() and fc_ticks() and must see values >= those the previous holder published.
- *             Passing the token through every thread exercises every pair of neighbouring cores.
+ *             Passing the token through every thread exercises every pair of neighbouring cores. With one
+ *             thread there is no ring: that thread brackets only, and the output says causality was not
+ *             checked. A run that made no bracketed read fails: it checked nothing.
+ * SIGINT ends the run early: the summary of what was checked is printed with a note (exit 130, or 1 on a
+ * violation). Calls the shared helpers (cli.h) and the public <fastclock.h> only.
  * Self-test: FASTCLOCK_CHECK_INJECT=backstep|bracket|causality perturbs one observed value (thread 0's
  * 10th bracket read, or the 3rd token handoff) so the check must fail; the tests prove it can.
  */
@@ -28,6 +32,7 @@
 #include "cli.h"
 
 #define DEFAULT_DURATION_S 5.0
+#define MAX_DURATION_S 604800.0   /* one week: a soak test, not a mistake */
 #define DEFAULT_SLACK_NS 1000     /* clock_gettime's own granularity on a loaded VM, on top of the bound */
 #define STEP_MARGIN_NS 1000       /* REALTIME - MONOTONIC left its bracketed interval by > 1 us: a step */
 #define INJECT_AT_ITER 10
@@ -93,7 +98,8 @@ static const char check_help[] =
 	"    fc_mono_ns or fc_ticks go back.\n"
 	"\n"
 	"  --duration S    seconds to run (default 5)\n"
-	"  --threads N     threads, each pinned to a CPU (default: the CPUs this process may use, at least 2)\n"
+	"  --threads N     threads 1..256, each pinned to a CPU (default: the CPUs this process may use, at least 2;\n"
+	"                  with 1, no cross-thread causality check)\n"
 	"  --slack-ns NS   tolerance added to the documented bound (default 1000)\n"
 	"  --json          one JSON document on stdout (schema: docs/bench.schema.json, command \"check\")\n"
 	"  --bound         check fc_real_bounded instead: print its source, status and half-width, and whether\n"
@@ -101,7 +107,9 @@ static const char check_help[] =
 	"                  reference known to be CLOCK_REALTIME + N, as the fleet tests build one) at every read\n"
 	"\n"
 	"Self-test: FASTCLOCK_CHECK_INJECT=backstep|bracket|causality perturbs one observed value so the check\n"
-	"must fail (exit 1). Exit codes: 0 no violation, 1 violation, 2 bad usage.\n";
+	"must fail (exit 1). Ctrl-C ends the run early and prints what was checked.\n"
+	"Exit codes: 0 no violation, 1 violation (or nothing checked), 2 bad usage, 3 the output could not be\n"
+	"written, 130 interrupted without a violation.\n";
 
 static void violation(struct tstate *t, int kind, int64_t a, int64_t b)
 {
@@ -162,27 +170,23 @@ static void *checker(void *arg)
 		;
 	while (!__atomic_load_n(&C.stop, __ATOMIC_RELAXED)) {
 		uint64_t turn = __atomic_load_n(&C.turn, __ATOMIC_ACQUIRE);
-		int64_t k1, f, k2, r1, g, r2, k3, bound, slack, off_lo, off_hi, rel, coarse, after;
+		struct bracket b;
+		int64_t k3, bound, slack, off_lo, off_hi, rel, coarse, after;
 		uint64_t tk, tkr;
 		struct fc_interval iv;
-		if (turn % (uint64_t)C.nthreads == (uint64_t)t->idx) {
+		if (C.nthreads > 1 && turn % (uint64_t)C.nthreads == (uint64_t)t->idx) {
 			pingpong(t, turn);
 			continue;
 		}
 		t->iters++;
-		k1 = cli_ns(CLOCK_MONOTONIC);
-		f = fc_mono_ns();
-		k2 = cli_ns(CLOCK_MONOTONIC);
-		r1 = cli_ns(CLOCK_REALTIME);
-		g = fc_real_ns();
-		r2 = cli_ns(CLOCK_REALTIME);
+		bracket_read(&b);
 		k3 = cli_ns(CLOCK_MONOTONIC);
 		if (t->idx == 0 && t->iters == INJECT_AT_ITER) {
 			if (C.inject == INJ_BACKSTEP) {
-				f = (last_mono > INT64_MIN ? last_mono : f) - INJECT_NS;
+				b.f = (last_mono > INT64_MIN ? last_mono : b.f) - INJECT_NS;
 				C.injected = 1;
 			} else if (C.inject == INJ_BRACKET) {
-				f += INJECT_NS;
+				b.f += INJECT_NS;
 				C.injected = 1;
 			}
 		}
@@ -192,12 +196,12 @@ static void *checker(void *arg)
 			t->max_bound = bound;
 		slack = C.slack_ns + bound;
 		/* monotonic against the kernel's bracket */
-		check_read(t, V_MONO_BRACKET, V_MONO_BACK, f, k1, k2, slack, &t->worst_mono_below,
+		check_read(t, V_MONO_BRACKET, V_MONO_BACK, b.f, b.k1, b.k2, slack, &t->worst_mono_below,
 			   &t->worst_mono_above, &last_mono);
 		/* realtime: the kernel's offset REALTIME - MONOTONIC changes only when the clock is stepped (slews
 		 * move both clocks alike). k2 <= r1 <= k3 in time bound it: r1 - k3 <= offset <= r1 - k2. */
-		off_lo = r1 - k3;
-		off_hi = r1 - k2;
+		off_lo = b.r1 - k3;
+		off_hi = b.r1 - b.k2;
 		if (have_off && (off_hi < off_lo_prev - STEP_MARGIN_NS || off_lo > off_hi_prev + STEP_MARGIN_NS)) {
 			grace_until = k3 + C.grace_ns;
 			t->steps_seen++;
@@ -206,8 +210,8 @@ static void *checker(void *arg)
 		off_lo_prev = off_lo;
 		off_hi_prev = off_hi;
 		have_off = 1;
-		if (k2 >= grace_until)
-			check_read(t, V_REAL_BRACKET, V_REAL_BACK, g, r1, r2, slack, &t->worst_real_below,
+		if (b.k2 >= grace_until)
+			check_read(t, V_REAL_BRACKET, V_REAL_BACK, b.g, b.r1, b.r2, slack, &t->worst_real_below,
 				   &t->worst_real_above, &last_real);
 		/* the other readers, each against its own previous value */
 		rel = fc_mono_ns_relaxed();
@@ -229,9 +233,9 @@ static void *checker(void *arg)
 		if (coarse > after)
 			violation(t, V_COARSE_AHEAD, coarse, after);
 		last_coarse = coarse;
-		if (t->idx == 0 && k2 >= next_agree) {
-			agree_push(&C.agree, C.t0, k1, f, k2, r1, g, r2);
-			next_agree = k2 + AGREE_EVERY_NS;
+		if (t->idx == 0 && b.k2 >= next_agree) {
+			agree_push(&C.agree, C.t0, &b);
+			next_agree = b.k2 + AGREE_EVERY_NS;
 		}
 	}
 	return NULL;
@@ -285,7 +289,7 @@ int cmd_check(int argc, char **argv)
 	unsigned long long tot[V_N] = {0}, total = 0, iters = 0, rounds = 0, steps = 0;
 	int64_t wmb = 0, wma = 0, wrb = 0, wra = 0, maxb = 0;
 	const char *inj = getenv("FASTCLOCK_CHECK_INJECT");
-	int started = 0, bound = 0, have_ref = 0;
+	int started = 0, passed, bound = 0, have_ref = 0;
 	long ref_off = 0;
 	double wall;
 
@@ -313,11 +317,9 @@ int cmd_check(int argc, char **argv)
 			if (cli_parse_long(v, &n) || n < -3600000000000L || n > 3600000000000L)
 				return cli_usage_error("bad --reference-offset-ns '%s' (-3.6e12..3.6e12)", v);
 			ref_off = n, have_ref = 1;
-		} else if ((m = cli_opt(argc, argv, &i, "--duration", &v)) != 0) {
+		} else if ((m = cli_opt_num(argc, argv, &i, "--duration", 0, MAX_DURATION_S, "seconds", &C.duration_s))) {
 			if (m < 0)
 				return CLI_EXIT_USAGE;
-			if (cli_parse_double(v, &C.duration_s) || C.duration_s <= 0 || C.duration_s > 86400 * 7)
-				return cli_usage_error("bad --duration '%s' (seconds, > 0)", v);
 		} else if ((m = cli_opt(argc, argv, &i, "--threads", &v)) != 0) {
 			if (m < 0)
 				return CLI_EXIT_USAGE;
@@ -348,8 +350,9 @@ int cmd_check(int argc, char **argv)
 		else
 			return cli_usage_error("unknown FASTCLOCK_CHECK_INJECT '%s' (backstep, bracket, causality)", inj);
 		if (C.inject == INJ_CAUSALITY && C.nthreads < 2)
-			C.nthreads = 2;
+			return cli_usage_error("FASTCLOCK_CHECK_INJECT=causality needs --threads 2 or more (a ring)");
 	}
+	cli_catch_interrupt();
 
 	fc_init();
 	fc_status(&st0);
@@ -377,7 +380,7 @@ int cmd_check(int argc, char **argv)
 	__atomic_store_n(&C.go, 1, __ATOMIC_RELEASE);
 	{
 		struct timespec d = {(time_t)C.duration_s, (long)((C.duration_s - floor(C.duration_s)) * 1e9)};
-		while (nanosleep(&d, &d) != 0 && errno == EINTR)
+		while (nanosleep(&d, &d) != 0 && errno == EINTR && !cli_interrupted)
 			;
 	}
 	__atomic_store_n(&C.stop, 1, __ATOMIC_RELAXED);
@@ -402,6 +405,9 @@ int cmd_check(int argc, char **argv)
 	}
 	if (C.inject && !C.injected)
 		cli_error("self-test: FASTCLOCK_CHECK_INJECT=%s was not applied (run longer); failing", inj);
+	if (iters == 0)
+		cli_error("no bracketed read was made in %.3f s: nothing was checked; failing", wall);
+	passed = total == 0 && !(C.inject && !C.injected) && iters > 0;
 
 	if (C.json) {
 		struct jw j;
@@ -445,7 +451,8 @@ int cmd_check(int argc, char **argv)
 		}
 		jw_end_arr(&j);
 		bench_json_agreement(&j, &C.agree);
-		jw_bool(&j, "passed", total == 0 && !(C.inject && !C.injected));
+		jw_bool(&j, "interrupted", cli_interrupted != 0);
+		jw_bool(&j, "passed", passed);
 		jw_end_obj(&j);
 	} else {
 		printf("fastclock check: %.1f s, %d threads pinned one per CPU; backend %s (%s)%s%s\n", wall, C.nthreads,
@@ -455,7 +462,10 @@ int cmd_check(int argc, char **argv)
 		printf("  worst outside        mono %lld ns below / %lld ns above the kernel's bracket; real %lld / %lld "
 		       "ns\n",
 		       (long long)wmb, (long long)wma, (long long)wrb, (long long)wra);
-		printf("  token handoffs       %llu round the %d threads (causality)\n", rounds, C.nthreads);
+		if (C.nthreads > 1)
+			printf("  token handoffs       %llu round the %d threads (causality)\n", rounds, C.nthreads);
+		else
+			printf("  token handoffs       none: causality is not checked with one thread\n");
 		printf("  re-anchors           %llu, discontinuities %llu, kernel wall-clock steps seen %llu\n",
 		       (unsigned long long)(st.reanchors - st0.reanchors),
 		       (unsigned long long)(st.discontinuities - st0.discontinuities), steps);
@@ -466,9 +476,11 @@ int cmd_check(int argc, char **argv)
 		for (int i = 0; i < C.nrec; i++)
 			printf("    first: %s on thread %d: observed %lld, limit %lld\n", vnames[C.rec[i].kind],
 			       C.rec[i].thread, C.rec[i].a, C.rec[i].b);
-		printf("%s\n", total == 0 && !(C.inject && !C.injected) ? "PASS" : "FAIL");
+		if (cli_interrupted)
+			printf("INTERRUPTED after %.1f of %.1f s: the figures above cover that time only\n", wall,
+			       C.duration_s);
+		printf("%s\n", passed ? "PASS" : "FAIL");
 	}
 	agree_free(&C.agree);
-	fflush(stdout);
-	return total == 0 && !(C.inject && !C.injected) ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	return passed ? cli_interrupted_exit() : CLI_EXIT_FAIL;
 }

@@ -6,14 +6,19 @@
  * holds what they share: argument errors (exit code 2), a small JSON writer, statistics and clock helpers.
  *
  * Exit codes (docs/cli.md): 0 success; 1 the command ran and found a problem (check: a violation; report:
- * the renderer failed); 2 bad usage (unknown command, option or clock, bad value, unreadable file).
+ * the renderer failed); 2 bad usage (unknown command, option or clock, bad value, unreadable or invalid input);
+ * 3 the output could not be written (standard output closed, full, or a broken pipe); 130 interrupted by SIGINT
+ * (what was measured is printed).
  */
 #ifndef FASTCLOCK_CLI_H
 #define FASTCLOCK_CLI_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+
+#include <fastclock.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +27,8 @@ extern "C" {
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAIL 1
 #define CLI_EXIT_USAGE 2
+#define CLI_EXIT_OUTPUT 3
+#define CLI_EXIT_INTERRUPTED 130 /* 128 + SIGINT, as a shell reports a process killed by it */
 
 #ifndef FASTCLOCK_TOOL_VERSION
 #define FASTCLOCK_TOOL_VERSION "0.1.0"
@@ -44,9 +51,27 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * missing; 0 when argv[*i] is another option. */
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
 
+/* cli_opt for a number in (lo, hi]: 1 and *out set, 0 another option, -1 after printing "bad NAME 'v' (unit:
+ * > lo and at most hi)". */
+int cli_opt_num(int argc, char **argv, int *i, const char *name, double lo, double hi, const char *unit, double *out);
+
 /* Strict number parsers: the whole string must be a number in range. Return 0, or -1. */
 int cli_parse_double(const char *s, double *out);
 int cli_parse_long(const char *s, long *out);
+
+/* ---- output and interruption ---- */
+/* Flush and close standard output; on any write error so far print one line naming it and return
+ * CLI_EXIT_OUTPUT, else rc. main() calls it once, after the command. */
+int cli_finish_output(int rc);
+/* Set by SIGINT once cli_catch_interrupt() has installed the handler; long loops poll it. */
+extern volatile sig_atomic_t cli_interrupted;
+void cli_catch_interrupt(void);
+/* CLI_EXIT_INTERRUPTED after a note on stderr if SIGINT came, else CLI_EXIT_OK. */
+int cli_interrupted_exit(void);
+/* One CSV row "clock,stat,value" (stat followed by t when t >= 0; an empty value for NaN). */
+void cli_csv_row(const char *clock, const char *stat, int t, double v);
+/* The CPU's model name from /proc/cpuinfo ("" when absent). */
+void cli_cpu_model(char *buf, size_t n);
 
 /* ---- time ---- */
 static inline int64_t cli_ns(clockid_t id)
@@ -90,11 +115,27 @@ struct agree_series {
 	size_t n, cap;
 	double *t_s, *mono_err, *mono_half, *real_err, *real_half;
 };
-/* Append one bracketed sample: k1 <= f (fc_mono_ns) <= k2 on CLOCK_MONOTONIC, r1 <= g (fc_real_ns) <= r2 on
- * CLOCK_REALTIME; t_s counts from t0. Errors are against the bracket's midpoint. Dropped if out of memory. */
-void agree_push(struct agree_series *a, int64_t t0, int64_t k1, int64_t f, int64_t k2, int64_t r1, int64_t g,
-		int64_t r2);
+/* One bracketed read of each: k1 <= f = fc_mono_ns() <= k2 on CLOCK_MONOTONIC, then r1 <= g = fc_real_ns() <= r2
+ * on CLOCK_REALTIME. */
+struct bracket {
+	int64_t k1, f, k2, r1, g, r2;
+};
+static inline void bracket_read(struct bracket *b)
+{
+	b->k1 = cli_ns(CLOCK_MONOTONIC);
+	b->f = fc_mono_ns();
+	b->k2 = cli_ns(CLOCK_MONOTONIC);
+	b->r1 = cli_ns(CLOCK_REALTIME);
+	b->g = fc_real_ns();
+	b->r2 = cli_ns(CLOCK_REALTIME);
+}
+/* Append one bracketed sample; t_s counts from t0. Errors are against the bracket's midpoint. Dropped if out
+ * of memory. */
+void agree_push(struct agree_series *a, int64_t t0, const struct bracket *b);
 void agree_free(struct agree_series *a);
+/* The engine's batch timing for a quick probe (info): the median ns per call of reps batches of n calls,
+ * each timed with clock_gettime(CLOCK_MONOTONIC) around it (bench.c). reps: 1..28. */
+double bench_batch_median(void (*batch)(long n), long n, int reps);
 /* The JSON members both documents share (bench.c) */
 void bench_json_host(struct jw *j);
 void bench_json_agreement(struct jw *j, const struct agree_series *a);

@@ -5,8 +5,10 @@
  * exactly as an application would inline it, with no function pointer between the loop and the clock:
  *   batch(n)        n reads whose values are summed and stored into a volatile sink (the cost loop);
  *   sample(buf, n)  n consecutive reads stored raw (the deltas: resolution, staleness, backward steps).
- * Values are in the clock's own unit; ns_per_unit converts them (0 for counter ticks: the tool fills in
- * 1e9 / counter_hz at run time).
+ * Values are in the clock's own unit; ns_per_unit converts them (0 for fc_ticks, -1 for the bare counter
+ * reads: the tool fills in 1e9 / counter_hz at run time, or skips the deltas of a counter of unknown rate).
+ * Each clock names the bare counter read it is compared with in the "x ctr" ratio (base): the ordered read
+ * (lfence;rdtsc, isb;mrs) for reads that are ordered like it, the plain read for relaxed, coarse and other reads.
  */
 #ifndef FASTCLOCK_TOOL_CLOCKS_H
 #define FASTCLOCK_TOOL_CLOCKS_H
@@ -18,7 +20,23 @@
 extern "C" {
 #endif
 
-extern volatile int64_t fcb_sink;
+/* Every batch stores its sum here: per thread, so the scaling workers share no written line (and do not race). */
+extern __thread volatile int64_t fcb_sink;
+
+enum { FCB_BASE_RAW, FCB_BASE_ORDERED };
+/* The reference clocks every cost run includes (measured even when --clocks leaves them out): the ratios'
+ * denominators. FCB_CTR_* are empty strings where the architecture has no counter read of its own. */
+#define FCB_VDSO_REF "clock_gettime.MONOTONIC"
+#if defined(__x86_64__)
+#define FCB_CTR_RAW "rdtsc"
+#define FCB_CTR_ORDERED "lfence;rdtsc"
+#elif defined(__aarch64__)
+#define FCB_CTR_RAW "cntvct"
+#define FCB_CTR_ORDERED "isb;cntvct"
+#else
+#define FCB_CTR_RAW ""
+#define FCB_CTR_ORDERED ""
+#endif
 
 struct fcb_clock {
 	const char *name;     /* what --clocks matches (globs, case-insensitive) */
@@ -27,7 +45,8 @@ struct fcb_clock {
 	const char *call;     /* the expression measured, for the documentation and --list */
 	int clockid;          /* for clock_getres, or -1 */
 	double nominal_res_ns; /* resolution of the interface's unit (time(): 1 s), 0 if the unit is ns */
-	double ns_per_unit;   /* 0: counter ticks, converted at run time */
+	double ns_per_unit;   /* 0: fc_ticks units, -1: hardware counter ticks; both converted at run time */
+	int base;             /* FCB_BASE_RAW or FCB_BASE_ORDERED: the counter read of its "x ctr" ratio */
 	void (*batch)(long n);
 	void (*sample)(int64_t *buf, long n);
 };
@@ -41,17 +60,20 @@ struct fcb_clock {
 			acc += (uint64_t)fcb_read_##ID();                                                  \
 		fcb_sink = (int64_t)acc;                                                                   \
 	}                                                                                                  \
-	static __attribute__((noinline)) void fcb_sample_##ID(int64_t *buf, long n)                        \
+	static __attribute__((noinline, unused)) void fcb_sample_##ID(int64_t *buf, long n)                 \
 	{                                                                                                  \
 		for (long i = 0; i < n; i++)                                                               \
 			buf[i] = fcb_read_##ID();                                                          \
 	}
 
-/* Tables: C clocks (clocks.c) and C++ std::chrono / fastclock.hpp clocks (clocks_chrono.cc). */
+/* Tables: C clocks (clocks.c), C++ std::chrono / fastclock.hpp clocks (clocks_chrono.cc), and Abseil's
+ * clocks (clocks_absl.cc, linked only when CMake finds Abseil; FASTCLOCK_CLI_HAVE_ABSL says so). */
 extern const struct fcb_clock fcb_c_clocks[];
 extern const size_t fcb_n_c_clocks;
 extern const struct fcb_clock fcb_cxx_clocks[];
 extern const size_t fcb_n_cxx_clocks;
+extern const struct fcb_clock fcb_absl_clocks[];
+extern const size_t fcb_n_absl_clocks;
 
 #ifdef __cplusplus
 }

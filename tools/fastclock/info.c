@@ -29,6 +29,7 @@
 #include <fastclock.h>
 
 #include "cli.h"
+#include "clocks.h"
 
 #ifndef CLOCK_TAI
 #define CLOCK_TAI 11
@@ -189,54 +190,46 @@ static void read_vm(struct info *in)
 }
 
 /* ---- vDSO, measured ---- */
-static int cmp_d(const void *a, const void *b)
+/* The probes, each inlined into its own batch loop as `fastclock bench` does (clocks.h); the clock id is read
+ * from probe_id, set before each measurement. */
+static clockid_t probe_id;
+
+static inline int64_t probe_libc(void)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	struct timespec ts;
+	clock_gettime(probe_id, &ts);
+	return ts.tv_nsec;
 }
 
-static volatile int64_t g_sink;
-
-/* Median over VDSO_BATCHES of the per-call cost of `how` (0 libc clock_gettime, 1 raw syscall,
- * 2 libc gettimeofday, 3 raw gettimeofday syscall, 4 time(), 5 fc_mono_ns). */
-static double cost_of(int how, clockid_t id)
+static inline int64_t probe_sys(void)
 {
-	double v[VDSO_BATCHES];
-	for (int b = 0; b < VDSO_BATCHES; b++) {
-		struct timespec ts;
-		struct timeval tv;
-		uint64_t acc = 0; /* unsigned: the sum may wrap */
-		int64_t t1 = cli_ns(CLOCK_MONOTONIC);
-		for (int i = 0; i < VDSO_CALLS; i++) {
-			switch (how) {
-			case 0:
-				clock_gettime(id, &ts);
-				acc += (uint64_t)ts.tv_nsec;
-				break;
-			case 1:
-				syscall(SYS_clock_gettime, id, &ts);
-				acc += (uint64_t)ts.tv_nsec;
-				break;
-			case 2:
-				gettimeofday(&tv, NULL);
-				acc += (uint64_t)tv.tv_usec;
-				break;
-			case 3:
-				syscall(SYS_gettimeofday, &tv, NULL);
-				acc += (uint64_t)tv.tv_usec;
-				break;
-			case 4:
-				acc += (uint64_t)time(NULL);
-				break;
-			default:
-				acc += (uint64_t)fc_mono_ns();
-			}
-		}
-		g_sink = (int64_t)acc;
-		v[b] = (double)(cli_ns(CLOCK_MONOTONIC) - t1) / VDSO_CALLS;
-	}
-	qsort(v, VDSO_BATCHES, sizeof(double), cmp_d);
-	return v[VDSO_BATCHES / 2];
+	struct timespec ts;
+	syscall(SYS_clock_gettime, probe_id, &ts);
+	return ts.tv_nsec;
+}
+
+static inline int64_t probe_gtod(int raw)
+{
+	struct timeval tv;
+	if (raw)
+		syscall(SYS_gettimeofday, &tv, NULL);
+	else
+		gettimeofday(&tv, NULL);
+	return tv.tv_usec;
+}
+
+FCB_DEFINE(libc, probe_libc())
+FCB_DEFINE(sys, probe_sys())
+FCB_DEFINE(gtod_libc, probe_gtod(0))
+FCB_DEFINE(gtod_sys, probe_gtod(1))
+FCB_DEFINE(time, time(NULL))
+FCB_DEFINE(fc_mono, fc_mono_ns())
+
+/* Median over VDSO_BATCHES batches of VDSO_CALLS calls: the engine's batch timing (bench_batch_median). */
+static double cost_of(void (*batch)(long n), clockid_t id)
+{
+	probe_id = id;
+	return bench_batch_median(batch, VDSO_CALLS, VDSO_BATCHES);
 }
 
 static void measure_vdso(struct info *in)
@@ -263,16 +256,16 @@ static void measure_vdso(struct info *in)
 		r->getres_ns = r->ok ? (double)res.tv_sec * 1e9 + (double)res.tv_nsec : NAN;
 		if (!r->ok)
 			continue;
-		cost_of(0, r->id); /* warm up: the first call may fault the vDSO data page in */
-		r->libc_ns = cost_of(0, r->id);
-		r->sys_ns = cost_of(1, r->id);
+		cost_of(fcb_batch_libc, r->id); /* warm up: the first call may fault the vDSO data page in */
+		r->libc_ns = cost_of(fcb_batch_libc, r->id);
+		r->sys_ns = cost_of(fcb_batch_sys, r->id);
 		r->is_syscall = r->libc_ns >= SYSCALL_LIKE * r->sys_ns;
 	}
-	in->gtod_libc_ns = cost_of(2, 0);
-	in->gtod_sys_ns = cost_of(3, 0);
-	in->time_libc_ns = cost_of(4, 0);
+	in->gtod_libc_ns = cost_of(fcb_batch_gtod_libc, 0);
+	in->gtod_sys_ns = cost_of(fcb_batch_gtod_sys, 0);
+	in->time_libc_ns = cost_of(fcb_batch_time, 0);
 	fc_mono_ns();
-	in->fc_mono_cost_ns = cost_of(5, 0);
+	in->fc_mono_cost_ns = cost_of(fcb_batch_fc_mono, 0);
 }
 
 /* ---- NTP ---- */

@@ -4,8 +4,9 @@
  * The interpreter: $FASTCLOCK_PYTHON, else <source>/.venv/bin/python (scripts/setup.sh creates it), else
  * python3 on PATH. The script: $FASTCLOCK_REPORT_SCRIPT, else the installed one, <bindir>/FASTCLOCK_REPORT_REL/
  * fastclock_report.py (<bindir>: this executable's directory, so an installed prefix stands alone), else
- * <source>/tools/report/fastclock_report.py (a build tree). <source> is compiled in (FASTCLOCK_SOURCE_DIR). The script's exit status is passed through (0 ok, 1 the
- * rendering failed, 2 a bad input).
+ * <source>/tools/report/fastclock_report.py (a build tree). <source> is compiled in (FASTCLOCK_SOURCE_DIR).
+ * The script's exit status is passed through (0 ok, 1 the rendering failed, 2 a bad input, 3 its output could
+ * not be written); any other status is 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -138,7 +139,7 @@ int cmd_report(int argc, char **argv)
 		int rc = WEXITSTATUS(status);
 		if (rc == 127)
 			return CLI_EXIT_FAIL;
-		return rc == 0 ? CLI_EXIT_OK : rc == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+		return rc == CLI_EXIT_OK || rc == CLI_EXIT_USAGE || rc == CLI_EXIT_OUTPUT ? rc : CLI_EXIT_FAIL;
 	}
 	cli_error("the report script was killed by signal %d", WTERMSIG(status));
 	return CLI_EXIT_FAIL;

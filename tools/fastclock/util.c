@@ -62,6 +62,19 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
 	return 1;
 }
 
+int cli_opt_num(int argc, char **argv, int *i, const char *name, double lo, double hi, const char *unit, double *out)
+{
+	const char *v;
+	int m = cli_opt(argc, argv, i, name, &v);
+	if (m <= 0)
+		return m;
+	if (cli_parse_double(v, out) || !(*out > lo && *out <= hi)) {
+		cli_error("bad %s '%s' (%s: > %g and at most %g)", name, v, unit, lo, hi);
+		return -1;
+	}
+	return 1;
+}
+
 int cli_parse_double(const char *s, double *out)
 {
 	char *end;
@@ -300,8 +313,7 @@ int cli_read_line(const char *path, char *buf, size_t n)
 }
 
 /* ---- agreement series ---- */
-void agree_push(struct agree_series *a, int64_t t0, int64_t k1, int64_t f, int64_t k2, int64_t r1, int64_t g,
-		int64_t r2)
+void agree_push(struct agree_series *a, int64_t t0, const struct bracket *b)
 {
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 1024;
@@ -314,11 +326,11 @@ void agree_push(struct agree_series *a, int64_t t0, int64_t k1, int64_t f, int64
 		}
 		a->cap = cap;
 	}
-	a->t_s[a->n] = (double)(k1 - t0) / 1e9;
-	a->mono_err[a->n] = (double)(f - k1) - (double)(k2 - k1) / 2;
-	a->mono_half[a->n] = (double)(k2 - k1) / 2;
-	a->real_err[a->n] = (double)(g - r1) - (double)(r2 - r1) / 2;
-	a->real_half[a->n] = (double)(r2 - r1) / 2;
+	a->t_s[a->n] = (double)(b->k1 - t0) / 1e9;
+	a->mono_err[a->n] = (double)(b->f - b->k1) - (double)(b->k2 - b->k1) / 2;
+	a->mono_half[a->n] = (double)(b->k2 - b->k1) / 2;
+	a->real_err[a->n] = (double)(b->g - b->r1) - (double)(b->r2 - b->r1) / 2;
+	a->real_half[a->n] = (double)(b->r2 - b->r1) / 2;
 	a->n++;
 }
 
@@ -330,4 +342,77 @@ void agree_free(struct agree_series *a)
 	free(a->real_err);
 	free(a->real_half);
 	*a = (struct agree_series){0};
+}
+
+/* ---- output and interruption ---- */
+int cli_finish_output(int rc)
+{
+	int err = ferror(stdout), e = 0;
+	if (fflush(stdout) != 0) {
+		err = 1;
+		e = errno;
+	}
+	if (fclose(stdout) != 0 && !e) {
+		err = 1;
+		e = errno;
+	}
+	if (!err)
+		return rc;
+	/* A write that failed earlier and then succeeded on the flush still lost output: say so. */
+	cli_error("cannot write to standard output: %s", e ? strerror(e) : "a write failed, the output is incomplete");
+	return CLI_EXIT_OUTPUT;
+}
+
+volatile sig_atomic_t cli_interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	cli_interrupted = 1;
+}
+
+void cli_catch_interrupt(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint; /* no SA_RESTART: a sleep returns early, the loops see the flag */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+int cli_interrupted_exit(void)
+{
+	if (!cli_interrupted)
+		return CLI_EXIT_OK;
+	cli_error("interrupted: printed what was measured until then");
+	return CLI_EXIT_INTERRUPTED;
+}
+
+void cli_csv_row(const char *clock, const char *stat, int t, double v)
+{
+	char tn[16] = "";
+	if (t >= 0)
+		snprintf(tn, sizeof(tn), "%d", t);
+	if (isfinite(v))
+		printf("%s,%s%s,%.10g\n", clock, stat, tn, v);
+	else
+		printf("%s,%s%s,\n", clock, stat, tn);
+}
+
+void cli_cpu_model(char *buf, size_t n)
+{
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	buf[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (colon && (!strncmp(line, "model name", 10) || !strncmp(line, "Model name", 10))) {
+			snprintf(buf, n, "%s", colon + 2);
+			buf[strcspn(buf, "\n")] = '\0';
+			break;
+		}
+	}
+	fclose(f);
 }

@@ -12,7 +12,9 @@ Image sizes are fixed by the data, so a test can check them (pixels, at 100 dpi)
   scaling.png    1200 x 600
   agreement.png  1200 x 600
 report.html embeds every image (base64 data: URIs) and the tables, so it can be mailed or attached alone.
-Exit status: 0 rendered; 1 rendering failed; 2 the input is unreadable or not a fastclock bench/check JSON.
+Exit status: 0 rendered; 1 rendering failed (or matplotlib, pandas, jsonschema missing); 2 the input is
+unreadable, not JSON, or does not match docs/bench.schema.json (validated before anything reads it); 3 the
+list of files written could not be printed (standard output closed or full).
 """
 import argparse
 import base64
@@ -56,6 +58,45 @@ def expected_sizes(doc):
     }
 
 
+def _schema_path():
+    """$FASTCLOCK_SCHEMA; else next to this script (an installed prefix: share/fastclock/); else the source
+    tree's docs/."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for p in (os.environ.get("FASTCLOCK_SCHEMA"), os.path.join(here, "bench.schema.json"),
+              os.path.join(here, "..", "..", "docs", "bench.schema.json")):
+        if p and os.path.exists(p):
+            return p
+    return os.environ.get("FASTCLOCK_SCHEMA") or os.path.join(here, "..", "..", "docs", "bench.schema.json")
+
+
+SCHEMA = _schema_path()
+
+
+def validate(path, doc):
+    """Check doc against docs/bench.schema.json (the definition its `command` names) before anything reads
+    it; exit 2 naming the first problem and where it is."""
+    try:
+        import jsonschema
+    except ImportError:
+        fail(f"jsonschema is not installed for {sys.executable} (run scripts/setup.sh, or set FASTCLOCK_PYTHON)", 1)
+    try:
+        with open(SCHEMA, encoding="utf-8") as f:
+            schema = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"cannot read the schema '{SCHEMA}': {e} (set FASTCLOCK_SCHEMA)", 1)
+    if not isinstance(doc, dict) or doc.get("command") not in ("bench", "check"):
+        got = doc.get("command") if isinstance(doc, dict) else type(doc).__name__
+        fail(f"'{path}' is not the JSON of 'fastclock bench --json' or 'fastclock check --json' "
+             f"(command: {got!r})", 2)
+    sub = dict(schema["$defs"][doc["command"]], **{"$defs": schema["$defs"]})
+    errs = sorted(jsonschema.Draft202012Validator(sub).iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if errs:
+        e = errs[0]
+        where = "/".join(str(p) for p in e.absolute_path) or "(top level)"
+        more = f" (and {len(errs) - 1} more)" if len(errs) > 1 else ""
+        fail(f"'{path}' does not match docs/bench.schema.json at {where}: {e.message[:200]}{more}", 2)
+
+
 def load(path):
     try:
         with open(path, "r", encoding="utf-8") as f:
@@ -64,12 +105,7 @@ def load(path):
         fail(f"cannot read '{path}': {e.strerror}", 2)
     except (ValueError, UnicodeDecodeError) as e:
         fail(f"'{path}' is not JSON: {e}", 2)
-    if not isinstance(doc, dict) or doc.get("command") not in ("bench", "check"):
-        fail(f"'{path}' is not the JSON of 'fastclock bench --json' or 'fastclock check --json'", 2)
-    if doc["command"] == "bench" and not isinstance(doc.get("clocks"), list):
-        fail(f"'{path}': bench JSON without a 'clocks' list", 2)
-    if not isinstance(doc.get("agreement"), dict):
-        fail(f"'{path}': no 'agreement' series", 2)
+    validate(path, doc)
     return doc
 
 
@@ -333,8 +369,13 @@ def main(argv=None):
         write_html(doc, args.output, images, tables)
     except Exception as e:  # a rendering failure: say what, exit 1
         fail(f"rendering failed: {type(e).__name__}: {e}", 1)
-    for name in list(sizes) + ["report.html"]:
-        print(os.path.join(args.output, name))
+    try:
+        for name in list(sizes) + ["report.html"]:
+            print(os.path.join(args.output, name))
+        sys.stdout.flush()
+    except OSError as e:  # docs/cli.md: exit 3 when the output cannot be written
+        sys.stdout = None  # nothing more to flush at exit
+        fail(f"cannot write to standard output: {e.strerror}", 3)
     return 0
 
 
