@@ -58,6 +58,12 @@
 #include <time.h>
 #include <sys/time.h>
 
+/* The inline code below uses C casts; C++ code built with -Wold-style-cast includes it without a warning. */
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#endif
+
 #include "fastclock/fc_counter.h"
 #include "fastclock/fc_hand.h"
 
@@ -65,20 +71,43 @@
 extern "C" {
 #endif
 
+/* Version of these headers (the library's: fc_version()). CMakeLists.txt reads the project version from
+ * these three lines, so they are its only source. */
 #define FASTCLOCK_VERSION_MAJOR 0
 #define FASTCLOCK_VERSION_MINOR 1
 #define FASTCLOCK_VERSION_PATCH 0
+#define FASTCLOCK_VERSION (FASTCLOCK_VERSION_MAJOR * 10000 + FASTCLOCK_VERSION_MINOR * 100 + FASTCLOCK_VERSION_PATCH)
+/* The ABI number, libfastclock.so.FASTCLOCK_ABI (the SONAME). The inline readers compile the layouts of
+ * struct fc_hand, fc_pub, fc__bound, fc_interval and fc_status and the FC__* constants into applications, so
+ * any change to them, or to what an exported fc__ entry point does, bumps it (docs/ABI.md; the check:
+ * tests/abi, fingerprints in cmake/abi-layout.txt). */
+#define FASTCLOCK_ABI 1
+
+/* Exported from the shared library. The library is built with hidden visibility and a version script
+ * generated from cmake/fastclock.api, so a name the headers do not declare with FC_API is not exported. */
+#ifndef FC_API
+#if defined(__GNUC__)
+#define FC_API __attribute__((visibility("default")))
+#else
+#define FC_API
+#endif
+#endif
+
+/* The library's version as "MAJOR.MINOR.PATCH" (compare with FASTCLOCK_VERSION_* of the headers built with). */
+FC_API const char *fc_version(void);
+/* The library's FASTCLOCK_ABI: an application built with these headers may only run with the same. */
+FC_API int fc_abi(void);
 
 /* ---------------------------------------------------------------------------------------------------------
- * Internal entry points used by the inline readers below. Not part of the API.
+ * Internal entry points used by the inline readers below. Not part of the API, but of the ABI.
  */
-extern struct fc_pub fc__pub;
+extern FC_API struct fc_pub fc__pub;
 #define FC__MONO 0
 #define FC__REAL 1
 #define FC__RELAXED 2
-int64_t fc__slow_ns(int how);
+FC_API int64_t fc__slow_ns(int how);
 struct fc_interval;
-int fc__slow_bounded(struct fc_interval *out, int how);
+FC_API int fc__slow_bounded(struct fc_interval *out, int how);
 
 /* ---------------------------------------------------------------------------------------------------------
  * Precise clocks (cost: counter read).
@@ -199,7 +228,7 @@ static inline int fc_mono_bounded(struct fc_interval *out)
 	return 0;
 }
 
-const char *fc_sync_name(int status);
+FC_API const char *fc_sync_name(int status);
 
 /* ---------------------------------------------------------------------------------------------------------
  * TrueTime helpers (Spanner's TT.after / TT.before / commit wait; cost: one bounded read).
@@ -227,14 +256,14 @@ static inline int fc_real_before(int64_t t_ns)
 	return (iv.status == FC_SYNC_SYNCHRONIZED || iv.status == FC_SYNC_FREE_RUNNING) && t_ns > iv.latest_ns;
 }
 
-int fc_commit_wait(int64_t t_ns, int64_t timeout_ns);
+FC_API int fc_commit_wait(int64_t t_ns, int64_t timeout_ns);
 
 /* ---------------------------------------------------------------------------------------------------------
  * Coarse clocks (cost: one load, and a branch taken only while no updater thread keeps the value: the first
  * coarse read, which starts it, or every read with FASTCLOCK_UPDATER=off / after fc_updater_stop(), which
  * then returns a precise value). The value is 0 exactly when nobody keeps it.
  */
-int64_t fc__coarse_init(int how);
+FC_API int64_t fc__coarse_init(int how);
 
 static inline int64_t fc_mono_coarse_ns(void)
 {
@@ -266,7 +295,7 @@ static inline int64_t fc_real_coarse_ns(void)
  * other converts wrongly: the demotion is counted in fc_status().discontinuities. The first fc_ticks() of a
  * process finishes the start-up (up to 1 ms), so start-up never changes a capture's unit.
  */
-uint64_t fc__ticks_kernel(void);
+FC_API uint64_t fc__ticks_kernel(void);
 
 /* Raw counter, ordered. */
 static inline uint64_t fc_ticks(void)
@@ -286,8 +315,8 @@ static inline uint64_t fc_ticks_relaxed(void)
 	return fc__counter_relaxed();
 }
 
-int64_t fc_ticks_to_mono_ns(uint64_t ticks);
-int64_t fc_ticks_to_real_ns(uint64_t ticks);
+FC_API int64_t fc_ticks_to_mono_ns(uint64_t ticks);
+FC_API int64_t fc_ticks_to_real_ns(uint64_t ticks);
 
 /* ---------------------------------------------------------------------------------------------------------
  * Drop-in replacements.
@@ -297,9 +326,13 @@ int64_t fc_ticks_to_real_ns(uint64_t ticks);
  * the kernel rejects.
  * fc_gettimeofday: CLOCK_REALTIME in microseconds; a NULL tv is allowed (as in the kernel); tz, if given,
  * is filled by the kernel.
+ * Declared where <time.h> declares clock_gettime's types: in strict ISO modes (-std=c99/c11/c17, no
+ * _POSIX_C_SOURCE) it hides clockid_t and CLOCK_*, and clock_gettime itself, so these drop-ins are left out
+ * too; define _POSIX_C_SOURCE >= 199309L (or _GNU_SOURCE) before the first #include to have them.
  */
-int fc__clock_gettime_other(clockid_t id, struct timespec *ts); /* every id not served inline; NULL ts */
-int fc__gettimeofday_tz(struct timeval *tv, void *tz);
+#if defined(CLOCK_MONOTONIC) && defined(CLOCK_REALTIME)
+FC_API int fc__clock_gettime_other(clockid_t id, struct timespec *ts); /* every id not served inline; NULL ts */
+FC_API int fc__gettimeofday_tz(struct timeval *tv, void *tz);
 
 /* ns to (s, ns). Division by a constant: compilers emit a multiply and a shift, no divide instruction.
  * Times before 1970 (possible only for CLOCK_REALTIME set to the past) round towards -infinity, as the
@@ -344,6 +377,8 @@ static inline int fc_gettimeofday(struct timeval *tv, void *tz)
 	return 0;
 }
 
+#endif /* CLOCK_MONOTONIC && CLOCK_REALTIME */
+
 /* Valkey-style helpers: CLOCK_REALTIME in us / ms, CLOCK_MONOTONIC in us (counter read). */
 static inline int64_t fc_ustime(void) { return fc_real_ns() / 1000; }
 static inline int64_t fc_mstime(void) { return fc_real_ns() / 1000000; }
@@ -355,10 +390,10 @@ static inline int64_t fc_mono_us(void) { return fc_mono_ns() / 1000; }
 
 /* Initialise now, counter checked and calibrated, instead of on first use (idempotent; about 1 ms the first
  * time: the rate is measured over 1 ms). Returns 0. */
-int fc_init(void);
+FC_API int fc_init(void);
 
 /* Re-anchor period in ns: 1 us .. 1 s. Returns -1/EINVAL (and changes nothing) outside that range. */
-int fc_set_period_ns(int64_t period_ns);
+FC_API int fc_set_period_ns(int64_t period_ns);
 
 /* Background thread that re-anchors every 3/4 of period_ns (0: the clock's period, following
  * fc_set_period_ns) at absolute deadlines,
@@ -368,8 +403,8 @@ int fc_set_period_ns(int64_t period_ns);
  * bad period; EALREADY: already started by fc_updater_start; or pthread_create's error).
  * fc_updater_stop() joins it and keeps coarse reads from starting it again (they then return precise
  * values); returns 0, or -1/ESRCH if none runs. */
-int fc_updater_start(int64_t period_ns);
-int fc_updater_stop(void);
+FC_API int fc_updater_start(int64_t period_ns);
+FC_API int fc_updater_stop(void);
 
 enum fc_backend {
 	FC_BACKEND_COUNTER = 1, /* hardware counter, re-anchored to the kernel */
@@ -429,17 +464,21 @@ struct fc_status {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wshadow"
 #endif
-int fc_status(struct fc_status *out);
+FC_API int fc_status(struct fc_status *out);
 #if defined(__cplusplus) && defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
 
 /* Printable name of a backend / frequency source ("counter", "kernel", "perf", ...). */
-const char *fc_backend_name(int backend);
-const char *fc_freq_source_name(int src);
+FC_API const char *fc_backend_name(int backend);
+FC_API const char *fc_freq_source_name(int src);
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic pop
 #endif
 
 #endif /* FASTCLOCK_H */

@@ -7,7 +7,11 @@ cd "$(dirname "$0")/.."
 PKGS=(cmake ninja-build gcc g++ clang clang-tidy clang-format libclang-rt-14-dev libgtest-dev
       libbenchmark-dev libabsl-dev spin valgrind hyperfine python3-venv util-linux pkg-config strace
       qemu-user-static gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
-      chrony) # chrony: the fleet tests run chronyd -x (its service needs systemd, so it does not start here)
+      gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf man-db dpkg chrony)
+# gcc-arm-linux-gnueabihf: the 32-bit target of the header compile matrix (tests/abi). Not i686: Debian's
+# libc6-dev-i386 / gcc-multilib conflict with the aarch64 cross compilers above. man-db: the package test
+# renders the man page (man -l); dpkg: dpkg-deb for CPack's .deb and its extraction.
+# chrony: the fleet tests run chronyd -x (its service needs systemd, so it does not start here).
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -28,15 +28,20 @@ preset() { # configure, build and ctest one preset
   cmake --preset "$p" >/dev/null && cmake --build --preset "$p" -j "$JOBS" && ctest --preset "$p" -j "$JOBS"
 }
 
-package() { # install into a prefix and build the consumer project against it (find_package + pkg-config)
+package() { # the library as a dependency and the package (issues 10, 17); needs build/dev (phase dev)
   local pre=build/package-prefix
+  [ -x .venv/bin/python ] && export FASTCLOCK_PYTHON=$PWD/.venv/bin/python # matplotlib for `fastclock report`
   rm -rf "$pre" build/consumer build/consumer-pc
+  # install into a prefix and build the consumer project against it (find_package + pkg-config)
   cmake --install build/dev --prefix "$pre" >/dev/null &&
   cmake -S tests/package -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="$PWD/$pre" >/dev/null &&
   cmake --build build/consumer && ./build/consumer/consumer &&
   PKG_CONFIG_PATH="$PWD/$pre/lib/pkgconfig" cc -O2 -o build/consumer-pc tests/package/consumer.c \
      $(PKG_CONFIG_PATH="$PWD/$pre/lib/pkgconfig" pkg-config --cflags --libs fastclock) -Wl,-rpath,"$PWD/$pre/lib" &&
-  ./build/consumer-pc
+  ./build/consumer-pc &&
+  tests/subproject/run.sh . build/subproject &&              # add_subdirectory / FetchContent consumers
+  tests/package/run_standalone.sh . build/standalone &&      # absolute libdir; prefix without source and build
+  tests/package/run_deb.sh build/dev build/deb               # cpack .deb/.tar.gz, extracted and used
 }
 
 lint() { [ -x scripts/lint.sh ] && scripts/lint.sh; }

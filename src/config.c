@@ -25,7 +25,7 @@ static void add_error(char *err, size_t errlen, const char *pre, const char *val
 	fc__str_cat(err, errlen, err[0] ? "; " : "", pre, "'", v, "'", post, (const char *)0);
 }
 
-int fc_config_parse(const char *source, const char *period_us, struct fc_config *out, char *err, size_t errlen)
+int fc__config_parse(const char *source, const char *period_us, struct fc_config *out, char *err, size_t errlen)
 {
 	int nerr = 0;
 	out->backend = 0;
@@ -58,7 +58,7 @@ int fc_config_parse(const char *source, const char *period_us, struct fc_config 
 	return nerr;
 }
 
-int fc_config_parse_updater(const char *v, int *autostart, char *err, size_t errlen)
+int fc__config_parse_updater(const char *v, int *autostart, char *err, size_t errlen)
 {
 	*autostart = 1;
 	if (v == NULL || *v == 0 || !strcmp(v, "auto"))

@@ -45,7 +45,7 @@ static int64_t convert_fresh(const struct fc_clock *c, uint64_t ticks, uint64_t 
 	/* A sample preempted inside its bracket places the kernel's read anywhere in it: take another (a few
 	 * tries) until the bracket is within FRESH_BRACKET_NS. */
 	for (int i = 0;; i++) {
-		if (fc_sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0)
+		if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0)
 			return fc__kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
 		if ((int64_t)fc__scale(s.c_half, mult, 0) <= FRESH_BRACKET_NS / 2 || i == 7)
 			break;
@@ -74,7 +74,7 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 		if (d >= FC__LOAD(cur->stale_ticks) && d <= (FC__LOAD(cur->mask) >> 1)) {
 			if (!reanchored && !fc__in_writer) {
 				reanchored = 1;
-				if (fc_clock_windup(c, cur))
+				if (fc__clock_windup(c, cur))
 					continue;
 			}
 			if (d >= FC__LOAD(cur->valid_ticks))

@@ -18,7 +18,7 @@
 #define FC__WRITER_POINT(n) ((void)0)
 #endif
 
-void fc_hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start)
+void fc__hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start)
 {
 	/* Readers that arrive before the first publish (or threads started before initialisation) load the
 	 * boot hand through pub->current, so its fields are written with relaxed atomic stores, never with a
@@ -42,7 +42,7 @@ void fc_hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start)
 	__atomic_store_n(&pub->current, &h->boot, __ATOMIC_RELEASE);
 }
 
-struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *p)
+struct fc_hand *fc__hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 {
 	/* Only the lock holder stores pub->current, so a relaxed load sees our own last store. */
 	struct fc_hand *cur = __atomic_load_n(&pub->current, __ATOMIC_RELAXED);

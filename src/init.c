@@ -34,13 +34,13 @@ static void global_init(void)
 	struct fc_config cfg;
 
 	c->config_error[0] = 0;
-	fc_config_parse(getenv("FASTCLOCK_SOURCE"), getenv("FASTCLOCK_PERIOD_US"), &cfg, c->config_error,
+	fc__config_parse(getenv("FASTCLOCK_SOURCE"), getenv("FASTCLOCK_PERIOD_US"), &cfg, c->config_error,
 			sizeof(c->config_error));
-	fc_config_parse_updater(getenv("FASTCLOCK_UPDATER"), &c->updater_auto, c->config_error,
+	fc__config_parse_updater(getenv("FASTCLOCK_UPDATER"), &c->updater_auto, c->config_error,
 				sizeof(c->config_error));
 	/* Tests point this at a file of their own to play a machine whose kernel uses another clocksource
 	 * (never change the host's). */
-	fc_trust_set_path(getenv("FASTCLOCK_TEST_CLOCKSOURCE_FILE"));
+	fc__trust_set_path(getenv("FASTCLOCK_TEST_CLOCKSOURCE_FILE"));
 	{
 		/* Test seam: hold the initialisation open so a test can fork while another thread is inside it. */
 		const char *d = getenv("FASTCLOCK_TEST_INIT_DELAY_US");
@@ -51,7 +51,7 @@ static void global_init(void)
 				nanosleep(&ts, NULL); /* async-signal-safe */
 		}
 	}
-	/* The bound source's settings, parsed and opened by the writer on first use (fc_clock_bound_fields_locked). */
+	/* The bound source's settings, parsed and opened by the writer on first use (fc__clock_bound_fields_locked). */
 	c->bound_env[0] = getenv("FASTCLOCK_BOUND_SOURCE");
 	c->bound_env[1] = getenv("FASTCLOCK_CLOCKBOUND_PATH");
 	c->bound_env[2] = getenv("FASTCLOCK_CHRONY_SOCKET");
@@ -60,7 +60,7 @@ static void global_init(void)
 	c->bounder_reopen = 1;
 	c->forced = cfg.backend != 0;
 	c->trust_every = TRUST_EVERY;
-	fc_clock_start(c, &fc__pub, &fc__real_source, cfg.period_ns, cfg.backend);
+	fc__clock_start(c, &fc__pub, &fc__real_source, cfg.period_ns, cfg.backend);
 }
 
 /* In the child after fork(): only the forking thread exists. A writer lock held by another thread would
@@ -106,6 +106,6 @@ int fc__ensure_init(void)
 int fc_init(void)
 {
 	if (fc__ensure_init())
-		fc_clock_start_finish(fc__global_clock()); /* the counter checked and calibrated (~1 ms) */
+		fc__clock_start_finish(fc__global_clock()); /* the counter checked and calibrated (~1 ms) */
 	return 0;
 }

@@ -26,8 +26,8 @@ struct fc_ntp {
 	int64_t esterror_ns;
 };
 /* Classify an adjtimex() result (rc: its return value or -1). Pure. Returns out->sync. */
-int fc_ntp_classify(int rc, int status, long maxerror_us, long esterror_us, struct fc_ntp *out);
-int fc_ntp_read(void *ctx, struct fc_ntp *out); /* adjtimex(modes = 0), classified */
+int fc__ntp_classify(int rc, int status, long maxerror_us, long esterror_us, struct fc_ntp *out);
+int fc__ntp_read(void *ctx, struct fc_ntp *out); /* adjtimex(modes = 0), classified */
 
 /* ---- str.c: async-signal-safe string building (no malloc, no stdio, no locale) --------------------- */
 /* Append the NULL-terminated list of strings to dst (size n, always terminated, truncated if needed).
@@ -47,9 +47,9 @@ struct fc_config {
 };
 /* Parse FASTCLOCK_SOURCE / FASTCLOCK_PERIOD_US values (either may be NULL). Returns the number of errors;
  * each is described in err (naming the bad value) and replaced by the default. */
-int fc_config_parse(const char *source, const char *period_us, struct fc_config *out, char *err, size_t errlen);
+int fc__config_parse(const char *source, const char *period_us, struct fc_config *out, char *err, size_t errlen);
 /* FASTCLOCK_UPDATER=auto|off (NULL: auto): *autostart 1 or 0. Returns 1 (and appends to err) if bad. */
-int fc_config_parse_updater(const char *v, int *autostart, char *err, size_t errlen);
+int fc__config_parse_updater(const char *v, int *autostart, char *err, size_t errlen);
 
 /* ---- injected counter and reference clock ---------------------------------------------------------- */
 struct fc_source {
@@ -72,7 +72,7 @@ struct fc_sample {
 /* Tries per sample. The best of 4 brackets is within a few ns of the narrowest possible on an idle core and
  * survives up to 3 preempted tries; each try costs one counter pair plus one vDSO call (~40 ns here). */
 #define FC_SAMPLE_TRIES 4
-int fc_sample_take(const struct fc_source *src, int tries, struct fc_sample *out);
+int fc__sample_take(const struct fc_source *src, int tries, struct fc_sample *out);
 
 /* ---- track.c: samples in, next hand's parameters out (pure) --------------------------------------- */
 #define FC_TRACK_HIST 8 /* samples kept for the rate estimate: a baseline of 8 periods */
@@ -107,23 +107,23 @@ struct fc_track {
 	int disrupted; /* a discontinuity (or start-up on a hint) and not re-converged since: hands not SYNCHRONIZED */
 };
 
-void fc_track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uint64_t mult_hint);
-void fc_track_set_period(struct fc_track *t, uint64_t period_ticks);
-/* The hint given to fc_track_init was measured between samples a and b (not a CPUID or kernel figure): its
+void fc__track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uint64_t mult_hint);
+void fc__track_set_period(struct fc_track *t, uint64_t period_ticks);
+/* The hint given to fc__track_init was measured between samples a and b (not a CPUID or kernel figure): its
  * noise is known, so the first hand may be SYNCHRONIZED. */
-void fc_track_hint_measured(struct fc_track *t, const struct fc_sample *a, const struct fc_sample *b);
+void fc__track_hint_measured(struct fc_track *t, const struct fc_sample *a, const struct fc_sample *b);
 /* Compute the hand that follows `old` (NULL or a kernel hand at start-up), anchored at counter value
  * t_anchor, from sample s. Fills every parameter field of *out (not gen/next). Pure: no I/O, no globals. */
-void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,
+void fc__track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,
 		     uint64_t t_anchor, struct fc_hand *out);
-/* The sync status of hand h (just made by fc_track_update) given the kernel's NTP state: DISRUPTED while the
+/* The sync status of hand h (just made by fc__track_update) given the kernel's NTP state: DISRUPTED while the
  * tracker is (a discontinuity, or a rate resting on an unmeasured hint) or a pending leap second falls inside
  * the hand's window; otherwise ntp->sync. Pure. */
-int fc_track_sync(const struct fc_track *t, const struct fc_hand *h, const struct fc_ntp *ntp);
+int fc__track_sync(const struct fc_track *t, const struct fc_hand *h, const struct fc_ntp *ntp);
 
 /* The value of a hand at counter t, in 32.32 fixed point (exactly what readers compute, before the shift),
  * with deltas clamped to the hand's validity window [0, valid_ticks]. Shared by track.c and clock.c. */
-__int128 fc_hand_value_fx(const struct fc_hand *h, uint64_t t);
+__int128 fc__hand_value_fx(const struct fc_hand *h, uint64_t t);
 
 /* ---- hands.c: the writer side of the publication protocol ----------------------------------------- */
 struct fc_hands {
@@ -132,7 +132,7 @@ struct fc_hands {
 };
 /* Link the ring, make `boot` a kernel hand and current; generations start at gen_start (tests start them
  * next to the wrap point). */
-void fc_hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start);
+void fc__hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start);
 /* The writer's interleaving points (FC__WRITER_POINT in hands.c; empty in the library, tests/interleave
  * pauses the writer there). */
 #define FC__WP_AFTER_W1 1 /* gen zeroed, no field written */
@@ -140,19 +140,19 @@ void fc_hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start);
 #define FC__WP_AFTER_W2 3 /* every field written, gen still 0 */
 #define FC__WP_AFTER_W3 4 /* new gen published, the hand not current yet */
 /* Publish params as the next hand. The caller holds the writer lock. Returns the published hand. */
-struct fc_hand *fc_hands_publish(struct fc_pub *pub, const struct fc_hand *params);
+struct fc_hand *fc__hands_publish(struct fc_pub *pub, const struct fc_hand *params);
 
 /* ---- trust.c ------------------------------------------------------------------------------------------ */
 /* 1 if the counter may be used (the kernel's clocksource uses it and the CPU says it is invariant), else 0;
  * `why` gets a sentence either way, `cs` the clocksource name. */
-int fc_trust_check(char *why, size_t whylen, char *cs, size_t cslen);
-/* Where fc_trust_check reads the clocksource: the kernel's file, or a test's (FASTCLOCK_TEST_CLOCKSOURCE_FILE,
+int fc__trust_check(char *why, size_t whylen, char *cs, size_t cslen);
+/* Where fc__trust_check reads the clocksource: the kernel's file, or a test's (FASTCLOCK_TEST_CLOCKSOURCE_FILE,
  * read once by the initialisation and passed here; NULL or "": the kernel's). */
-void fc_trust_set_path(const char *path);
+void fc__trust_set_path(const char *path);
 
 /* ---- counter/freq.c: frequency hints ------------------------------------------------------------------ */
 /* Returns the counter frequency in Hz (0 if unknown) and sets *src to an enum fc_freq_source. */
-uint64_t fc_counter_freq_hint(int *src);
+uint64_t fc__counter_freq_hint(int *src);
 
 /* =====================================================================================================
  * The clock core, in floors: a file uses only the floors below it (docs/DESIGN.md, "Module map").
@@ -242,31 +242,31 @@ static inline void fc__cpu_relax(void)
 /* Start a clock over `src` without waiting: its first hand is a kernel hand; unless `want` is
  * FC_BACKEND_KERNEL, the next slow paths check the counter (trust.c; skipped when `want` forces the
  * counter or trust_every is 0), measure its rate over START_BASELINE and publish the first counter hand. */
-void fc_clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
+void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
 		    int want);
 /* Finish the start-up now (waits up to START_BASELINE): for captures (fc_ticks), whose unit must not change
  * after they are taken. */
-void fc_clock_start_finish(struct fc_clock *c);
+void fc__clock_start_finish(struct fc_clock *c);
 /* Build a clock over `src` (pure: no environment, no trust check) with the counter backend, first hand
  * anchored now. Used by tests. */
-int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
+int fc__clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
 		   uint64_t counter_hz, uint32_t gen_start);
 /* Re-anchor now if the current hand is still `seen` (NULL: unconditionally). Takes the lock; returns 1 if
  * a hand was published, 0 if another writer held the lock or already replaced `seen`. */
-int fc_clock_windup(struct fc_clock *c, const struct fc_hand *seen);
+int fc__clock_windup(struct fc_clock *c, const struct fc_hand *seen);
 /* Switch to the kernel backend (trust lost) or back, without a backward step. Caller holds the lock. */
-void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why);
+void fc__clock_set_kernel_locked(struct fc_clock *c, const char *why);
 /* Writer lock for callers that must wait for it (status, period changes): marks the thread as the writer
  * while held, so a signal handler on this thread reading the clock does not wait on its own thread. */
-void fc_clock_lock(struct fc_clock *c);
-void fc_clock_unlock(struct fc_clock *c);
+void fc__clock_lock(struct fc_clock *c);
+void fc__clock_unlock(struct fc_clock *c);
 /* Re-anchor period (caller holds the lock). */
-void fc_clock_set_period_locked(struct fc_clock *c, int64_t period_ns);
+void fc__clock_set_period_locked(struct fc_clock *c, int64_t period_ns);
 /* Refresh the cached NTP state if it is a second old (caller holds the lock). */
-void fc_clock_refresh_ntp_locked(struct fc_clock *c, int64_t now);
+void fc__clock_refresh_ntp_locked(struct fc_clock *c, int64_t now);
 /* Stamp p's bound fields (ntp_err_ns over [now, now + life_ns], utc_corr_ns, sync_status) from the bound source
  * (or the kernel's NTP state when the clock has none). Caller holds the lock. */
-void fc_clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);
+void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);
 
 /* ---- init.c: lazy initialisation of the global clock ------------------------------------------------- */
 /* Initialise the global clock if needed. Returns 1 when it is ready, 0 in a signal handler that interrupted
@@ -275,12 +275,12 @@ int fc__ensure_init(void);
 
 /* ---- read.c: the slow path and the kernel backend -------------------------------------------------- */
 /* The slow path: everything the inline readers do not. how = FC__MONO/FC__REAL | FC__RELAXED. */
-int64_t fc_clock_slow(struct fc_clock *c, int how);
+int64_t fc__clock_slow(struct fc_clock *c, int how);
 /* The same, also filling *b (if not NULL) with the bound of the value returned: the hand's tracking bound at
  * that read (plus a clamp's distance), or on the kernel backend the distance a monotonic read was raised above
  * the kernel's value; and the kernel's NTP error and sync status. fc__slow_bounded is this on the global
  * clock. */
-int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b);
+int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bound *b);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,7 @@
 /* The kernel resets maxerror to NTP_PHASE_LIMIT (16 s) when it is not disciplined (kernel/time/ntp.c). */
 #define UNSYNC_MAXERROR_US 16000000L
 
-int fc_ntp_classify(int rc, int status, long maxerror_us, long esterror_us, struct fc_ntp *out)
+int fc__ntp_classify(int rc, int status, long maxerror_us, long esterror_us, struct fc_ntp *out)
 {
 	out->status = status;
 	out->maxerror_ns = maxerror_us < 0 ? 0 : (int64_t)maxerror_us * 1000;
@@ -26,12 +26,12 @@ int fc_ntp_classify(int rc, int status, long maxerror_us, long esterror_us, stru
 	return out->sync;
 }
 
-int fc_ntp_read(void *ctx, struct fc_ntp *out)
+int fc__ntp_read(void *ctx, struct fc_ntp *out)
 {
 	struct timex tx = {0};
 	int rc;
 	(void)ctx;
 	tx.modes = 0; /* read only */
 	rc = adjtimex(&tx);
-	return fc_ntp_classify(rc, tx.status, tx.maxerror, tx.esterror, out);
+	return fc__ntp_classify(rc, tx.status, tx.maxerror, tx.esterror, out);
 }

@@ -61,8 +61,8 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	b->track_err_ns = (how & FC__REAL) ? 0 : clamp;
 	if (__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 		int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC);
-		fc_clock_refresh_ntp_locked(c, now);
-		fc_clock_bound_fields_locked(c, &p, now, 0);
+		fc__clock_refresh_ntp_locked(c, now);
+		fc__clock_bound_fields_locked(c, &p, now, 0);
 		/* for readers that find the lock taken: three relaxed stores; a reader may pair fields of two
 		 * refreshes a second apart, each a bound of its own, so the error is at most one refresh's growth */
 		__atomic_store_n(&c->kb_err_ns, p.ntp_err_ns, __ATOMIC_RELAXED);
@@ -97,7 +97,7 @@ static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int
 	return v + raised;
 }
 
-int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
+int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 {
 	unsigned spins = 0;
 	int counted = 0, wound = 0;
@@ -146,7 +146,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 			    !fc__in_writer &&
 			    ((how & FC__REAL) ? fc__kernel_ns(c, CLOCK_MONOTONIC) : v) >=
 				    __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
-				fc_clock_windup(c, th);
+				fc__clock_windup(c, th);
 			return v;
 		}
 		t = c->src.counter(c->src.ctx);
@@ -185,7 +185,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 			/* Behind the anchor. A little (skew): clamp. More: the counter went back; re-anchor, or
 			 * clamp while another thread does. The bound adds the clamp's distance. */
 			uint64_t behind = h.mask - d + 1;
-			if (behind >= h.valid_ticks / SKEW_CLAMP_DIV && fc_clock_windup(c, th))
+			if (behind >= h.valid_ticks / SKEW_CLAMP_DIV && fc__clock_windup(c, th))
 				continue;
 			if (b)
 				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(behind, h.mult, 0) + 1;
@@ -198,7 +198,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 			 * value. */
 			return kernel_past_hand(c, &h, how, b);
 		}
-		if (fc_clock_windup(c, th)) {
+		if (fc__clock_windup(c, th)) {
 			wound = 1;
 			continue;
 		}
@@ -219,7 +219,7 @@ int64_t fc_clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 	}
 }
 
-int64_t fc_clock_slow(struct fc_clock *c, int how) { return fc_clock_read(c, how, NULL); }
+int64_t fc__clock_slow(struct fc_clock *c, int how) { return fc__clock_read(c, how, NULL); }
 
 /* ---- the global clock's entry points (called by the inline readers) ------------------------------------ */
 /* A read from a signal handler must leave errno as it found it (the handler's caller may be between a
@@ -230,7 +230,7 @@ static int64_t global_read(int how, struct fc__bound *b)
 	const int saved = errno;
 	int64_t v;
 	if (FC__LIKELY(fc__ensure_init())) {
-		v = fc_clock_read(c, how, b);
+		v = fc__clock_read(c, how, b);
 	} else { /* a signal handler during its own thread's initialisation: the kernel's clock, unbounded */
 		v = fc__kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
 		if (b)
@@ -250,7 +250,7 @@ uint64_t fc__ticks_kernel(void)
 	/* A capture's unit (counter ticks or kernel ns) must not change after it is taken: finish the start-up
 	 * first (up to its 1 ms baseline, once per process, only for a program whose first call is fc_ticks). */
 	if (fc__ensure_init())
-		fc_clock_start_finish(c);
+		fc__clock_start_finish(c);
 	{
 		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
 		t = (FC__LOAD(cur->flags) & FC_HAND_KERNEL) ? (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC)

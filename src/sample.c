@@ -10,7 +10,7 @@
 
 #include "internal.h"
 
-int fc_sample_take(const struct fc_source *src, int tries, struct fc_sample *out)
+int fc__sample_take(const struct fc_source *src, int tries, struct fc_sample *out)
 {
 	uint64_t best = UINT64_MAX, second = UINT64_MAX;
 	int64_t best_off = INT64_MAX;

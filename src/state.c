@@ -29,7 +29,7 @@ static int real_kernel(void *ctx, clockid_t id, int64_t *ns)
 	return 0;
 }
 
-const struct fc_source fc__real_source = {real_counter, real_kernel, fc_ntp_read, NULL, ~(uint64_t)0};
+const struct fc_source fc__real_source = {real_counter, real_kernel, fc__ntp_read, NULL, ~(uint64_t)0};
 
 /* ---- the global clock ------------------------------------------------------------------------------- */
 static struct fc_clock g_clock = {

@@ -21,9 +21,9 @@ int fc_set_period_ns(int64_t period_ns)
 		return -1;
 	}
 	fc__ensure_init();
-	fc_clock_lock(c);
-	fc_clock_set_period_locked(c, period_ns);
-	fc_clock_unlock(c);
+	fc__clock_lock(c);
+	fc__clock_set_period_locked(c, period_ns);
+	fc__clock_unlock(c);
 	return 0;
 }
 
@@ -69,20 +69,20 @@ static void bound_status(struct fc_clock *c, struct fc_status *out)
 		fc__copy_str(out->bound_source, sizeof(out->bound_source), "kernel");
 		return;
 	}
-	fc_clock_lock(c);
+	fc__clock_lock(c);
 	now = fc__kernel_ns(c, CLOCK_MONOTONIC);
-	fc__copy_str(out->bound_source, sizeof(out->bound_source), fc_bound_kind_name(bd->kind));
+	fc__copy_str(out->bound_source, sizeof(out->bound_source), fc__bound_kind_name(bd->kind));
 	fc__copy_str(out->bound_why, sizeof(out->bound_why), bd->why);
 	fc__copy_str(out->bound_reason, sizeof(out->bound_reason), bd->cur.reason);
 	fc__copy_str(out->bound_error, sizeof(out->bound_error), bd->cur.last_error);
 	out->bound_status = bd->cur.status;
 	out->bound_age_ns = bd->cur.as_of_ns ? now - bd->cur.as_of_ns : -1;
-	out->bound_half_ns = fc_bound_half_at(&bd->cur, now);
+	out->bound_half_ns = fc__bound_half_at(&bd->cur, now);
 	out->bound_center_ns = bd->cur.center_ns;
 	out->leap = bd->cur.leap;
 	if (bd->cur.last_error[0])
 		out->bound_error_age_ns = now - bd->cur.last_error_at;
-	fc_clock_unlock(c);
+	fc__clock_unlock(c);
 }
 
 int fc_status(struct fc_status *out)
@@ -95,7 +95,7 @@ int fc_status(struct fc_status *out)
 	fc_init(); /* a settled answer: the start-up's trust check and calibration done */
 	memset(out, 0, sizeof(*out));
 	/* Take the writer lock for a consistent copy of the tracker (a reader never waits on it). */
-	fc_clock_lock(c);
+	fc__clock_lock(c);
 	out->backend = c->backend;
 	fc__copy_str(out->reason, sizeof(out->reason), c->reason);
 	fc__copy_str(out->counter, sizeof(out->counter), FC_COUNTER_NAME);
@@ -117,7 +117,7 @@ int fc_status(struct fc_status *out)
 	out->ntp_maxerror_ns = c->have_ntp && c->ntp.sync != FC_SYNC_UNKNOWN ? c->ntp.maxerror_ns : -1;
 	out->ntp_esterror_ns = c->ntp.esterror_ns;
 	out->ntp_status = c->ntp.status;
-	fc_clock_unlock(c);
+	fc__clock_unlock(c);
 	out->reanchors = __atomic_load_n(&c->reanchors, __ATOMIC_RELAXED);
 	out->slow_paths = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
 	out->waits = __atomic_load_n(&c->waits, __ATOMIC_RELAXED);

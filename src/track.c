@@ -23,7 +23,7 @@
  * uncertainty, at every read of the hand while the kernel's rate against the counter stays within
  * KERNEL_SWING_DIV of the rate the tracker measured (any NTP frequency change, adjtime slew or reversal up to
  * that size, at any instant of the period); a larger change breaks continuity at the next re-anchor and the
- * hands are DISRUPTED until re-converged. fc_track_sync() says which hands are not SYNCHRONIZED (start-up on
+ * hands are DISRUPTED until re-converged. fc__track_sync() says which hands are not SYNCHRONIZED (start-up on
  * an unmeasured hint, a discontinuity, a leap second inside the window). tests/sim checks the bound at every
  * read (the adv_* scenarios: 0 misses while synchronised, at periods 1 us to 1 s).
  */
@@ -113,7 +113,7 @@ static i128 kernel_at(const struct fc_sample *s, uint64_t t, uint64_t mult, uint
 	return fx(s->mono) + (i128)sdelta(t, s->c_mid, mask) * (i128)mult;
 }
 
-i128 fc_hand_value_fx(const struct fc_hand *h, uint64_t t)
+i128 fc__hand_value_fx(const struct fc_hand *h, uint64_t t)
 {
 	uint64_t d = (t - h->base_ticks) & h->mask;
 	if (d > (h->mask >> 1)) /* counter behind the anchor: readers clamp to the anchor */
@@ -123,7 +123,7 @@ i128 fc_hand_value_fx(const struct fc_hand *h, uint64_t t)
 	return fx(h->mono_ns) + (i128)h->frac + (i128)((unsigned __int128)d * h->mult);
 }
 
-void fc_track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uint64_t mult_hint)
+void fc__track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uint64_t mult_hint)
 {
 	*t = (struct fc_track){0};
 	t->mask = mask;
@@ -131,12 +131,12 @@ void fc_track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uin
 	t->mult_hint = mult_hint;
 	/* A hint (CPUID, the kernel's TSC figure) says nothing about how far the kernel's clock runs from it
 	 * (an NTP frequency, a slew in progress: 20000 ppm and more): not SYNCHRONIZED until a re-anchor has
-	 * measured the rate (fc_track_sync), unless the hint itself was measured (fc_track_hint_measured). */
+	 * measured the rate (fc__track_sync), unless the hint itself was measured (fc__track_hint_measured). */
 	t->disrupted = 1;
-	fc_track_set_period(t, period_ticks);
+	fc__track_set_period(t, period_ticks);
 }
 
-void fc_track_set_period(struct fc_track *t, uint64_t period_ticks)
+void fc__track_set_period(struct fc_track *t, uint64_t period_ticks)
 {
 	if (period_ticks < 8)
 		period_ticks = 8;
@@ -146,7 +146,7 @@ void fc_track_set_period(struct fc_track *t, uint64_t period_ticks)
 	t->valid_ticks = period_ticks + period_ticks / 8;
 }
 
-void fc_track_hint_measured(struct fc_track *t, const struct fc_sample *a, const struct fc_sample *b)
+void fc__track_hint_measured(struct fc_track *t, const struct fc_sample *a, const struct fc_sample *b)
 {
 	const int64_t dc = sdelta(b->c_mid, a->c_mid, t->mask);
 	if (dc <= 0)
@@ -310,7 +310,7 @@ static i128 expired_floor(const struct fc_hand *old, uint64_t swing, i128 K_hi, 
 		return end_val;
 	if (!behind && (i128)od - reach <= (i128)old->valid_ticks)
 		return end_val; /* a jump of less than the window may have landed inside it */
-	return fc_hand_value_fx(old, old->base_ticks + (uint64_t)reach);
+	return fc__hand_value_fx(old, old->base_ticks + (uint64_t)reach);
 }
 
 /* Uncertainty of mult_est, fx ns per tick: how far the kernel's rate may be from it over the next period.
@@ -360,7 +360,7 @@ static i128 rate_uncertainty(const struct fc_track *t)
 	return u;
 }
 
-void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,
+void fc__track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,
 		     uint64_t t_anchor, struct fc_hand *out)
 {
 	const uint64_t P = t->period_ticks;
@@ -388,11 +388,11 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 			V = fx(old->floor_ns);
 	} else {
 		uint64_t od = (t_anchor - old->base_ticks) & old->mask;
-		end_val = fc_hand_value_fx(old, old->base_ticks + old->valid_ticks);
+		end_val = fc__hand_value_fx(old, old->base_ticks + old->valid_ticks);
 		if (od < old->valid_ticks) {
 			in_valid = 1;
 			rem = old->valid_ticks - od;
-			V = fc_hand_value_fx(old, t_anchor); /* continuity */
+			V = fc__hand_value_fx(old, t_anchor); /* continuity */
 			t->last_err_ns = fx_floor(V - K);
 			/* The old hand's line was within its own bound of the kernel's here (the sample's half bracket
 			 * allowed for): its bound is honest again, whatever the size of the error. */
@@ -484,7 +484,7 @@ void fc_track_update(struct fc_track *t, const struct fc_hand *old, const struct
 	}
 }
 
-int fc_track_sync(const struct fc_track *t, const struct fc_hand *h, const struct fc_ntp *ntp)
+int fc__track_sync(const struct fc_track *t, const struct fc_hand *h, const struct fc_ntp *ntp)
 {
 	if (t->disrupted)
 		return FC_SYNC_DISRUPTED;

@@ -27,7 +27,7 @@
 
 static char g_path[256]; /* a test's clocksource file ("" : the kernel's) */
 
-void fc_trust_set_path(const char *path)
+void fc__trust_set_path(const char *path)
 {
 	g_path[0] = 0;
 	if (path)
@@ -53,7 +53,7 @@ static int read_clocksource(char *cs, size_t cslen)
 	return n > 0 ? 0 : -1;
 }
 
-int fc_trust_check(char *why, size_t whylen, char *cs, size_t cslen)
+int fc__trust_check(char *why, size_t whylen, char *cs, size_t cslen)
 {
 	why[0] = 0;
 	if (read_clocksource(cs, cslen) != 0) {

@@ -13,7 +13,7 @@
  * precise value: never stale, at the cost of a precise read. coarse_mono only grows (fc__coarse_raise), so
  * coarse reads never go back within a thread.
  *
- * A client of the clock: it calls fc_clock_windup() and publishes its state (running, step notifier,
+ * A client of the clock: it calls fc__clock_windup() and publishes its state (running, step notifier,
  * notifications) into the clock object, where status and the drop-ins read it; the clock never calls into
  * this file. Fork: threads do not survive fork(); this file's own fork handler starts a new thread in the
  * child with the same period (fc_updater_stop() there stops it like any other).
@@ -152,7 +152,7 @@ static void *updater_main(void *arg)
 		}
 		if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL) ||
 		    __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE)
-			fc_clock_windup(c, cur);
+			fc__clock_windup(c, cur);
 		refresh_coarse(c, 0);
 		/* Next wake-up at 3/4 of the period after the last one, so the hand is replaced before readers
 		 * find it stale; after a late wake-up (preempted), from now: no burst to catch up. */

@@ -3,12 +3,12 @@
  * next hand -> publish, under the clock's try-lock; and the switch to a kernel hand when the counter is no
  * longer trusted.
  *
- * Flow of one re-anchor: a reader finds its hand stale -> fc_clock_windup() takes the try-lock -> bracketed
+ * Flow of one re-anchor: a reader finds its hand stale -> fc__clock_windup() takes the try-lock -> bracketed
  * kernel samples (sample.c) -> tracker (track.c, pure) -> next hand's parameters -> publish (hands.c) ->
  * unlock. No thread is needed: the first reader past the period does it. The optional updater thread
  * (updater.c) calls the same function.
  *
- * Owns: the writer lock's protocol, the first counter hand (fc_clock_setup), the periodic trust re-check.
+ * Owns: the writer lock's protocol, the first counter hand (fc__clock_setup), the periodic trust re-check.
  * May call: state.c, hands.c, track.c, sample.c, trust.c, ntp.c (through the source), bound/ (the UTC bound).
  */
 #include <sched.h>
@@ -52,21 +52,21 @@ static int try_lock(struct fc_clock *c)
 	return 1;
 }
 
-void fc_clock_unlock(struct fc_clock *c)
+void fc__clock_unlock(struct fc_clock *c)
 {
 	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); /* pairs with try_lock's acquire */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);         /* and only then the mark is lowered */
 	fc__in_writer--;
 }
 
-void fc_clock_lock(struct fc_clock *c)
+void fc__clock_lock(struct fc_clock *c)
 {
 	while (!try_lock(c))
 		sched_yield();
 }
 
 /* ---- NTP state ------------------------------------------------------------------------------------------ */
-void fc_clock_refresh_ntp_locked(struct fc_clock *c, int64_t now)
+void fc__clock_refresh_ntp_locked(struct fc_clock *c, int64_t now)
 {
 	if (c->have_ntp && now - c->ntp_at < NTP_EVERY_NS)
 		return;
@@ -89,11 +89,11 @@ static int near_midnight(int64_t real_from, int64_t real_to)
 	return real_from < prev + LEAP_WINDOW_NS || real_to > next - LEAP_WINDOW_NS;
 }
 
-void fc_clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
+void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
 {
 	const struct fc_bound *b;
 	int64_t coarse = 0, real = 0;
-	fc_clock_refresh_ntp_locked(c, now); /* once a second: fc_status reports the kernel's state beside the source */
+	fc__clock_refresh_ntp_locked(c, now); /* once a second: fc_status reports the kernel's state beside the source */
 	if (!c->bounder) { /* simulated clocks: the kernel's NTP state through the source, grown at 500 ppm */
 		p->ntp_err_ns =
 			c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + life_ns) / NTP_GROWTH_DIV : 0;
@@ -104,18 +104,18 @@ void fc_clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t
 	if (c->bounder_reopen) { /* first use, or a fork child: parse the environment read at start-up, open */
 		struct fc_bound_config cfg;
 		char err[sizeof(c->config_error)] = "";
-		if (fc_bound_config_parse(c->bound_env[0], c->bound_env[1], c->bound_env[2], c->bound_env[3], &cfg, err,
+		if (fc__bound_config_parse(c->bound_env[0], c->bound_env[1], c->bound_env[2], c->bound_env[3], &cfg, err,
 					  sizeof(err)) && !strstr(c->config_error, err))
 			fc__str_cat(c->config_error, sizeof(c->config_error), c->config_error[0] ? "; " : "", err, NULL);
-		fc_bounder_close(c->bounder);
-		fc_bounder_init(c->bounder, &cfg, now);
+		fc__bounder_close(c->bounder);
+		fc__bounder_init(c->bounder, &cfg, now);
 		c->bounder_reopen = 0;
 	}
 	c->src.kernel(c->src.ctx, CLOCK_MONOTONIC_COARSE, &coarse);
 	c->src.kernel(c->src.ctx, CLOCK_REALTIME, &real);
-	b = fc_bounder_poll(c->bounder, now, coarse);
+	b = fc__bounder_poll(c->bounder, now, coarse);
 	/* the half-width at the end of the hand's life: it only grows, so it holds for every read of the hand */
-	p->ntp_err_ns = fc_bound_half_at(b, now + life_ns);
+	p->ntp_err_ns = fc__bound_half_at(b, now + life_ns);
 	if (b->leap != FC_LEAP_NONE && near_midnight(real, real + life_ns))
 		p->ntp_err_ns += NS_PER_SEC;
 	p->utc_corr_ns = b->center_ns;
@@ -126,16 +126,16 @@ void fc_clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t
 static void set_ntp_fields(struct fc_clock *c, struct fc_hand *p, int64_t now)
 {
 	struct fc_ntp n;
-	fc_clock_bound_fields_locked(c, p, now, c->period_ns + c->period_ns / 8);
+	fc__clock_bound_fields_locked(c, p, now, c->period_ns + c->period_ns / 8);
 	/* the tracker's verdict (DISRUPTED while it is, or a kernel leap second inside the hand's window) over the
 	 * source's status */
 	n = c->ntp;
 	n.sync = p->sync_status;
-	p->sync_status = fc_track_sync(&c->track, p, &n);
+	p->sync_status = fc__track_sync(&c->track, p, &n);
 }
 
 /* ---- hands ------------------------------------------------------------------------------------------------ */
-void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why)
+void fc__clock_set_kernel_locked(struct fc_clock *c, const char *why)
 {
 	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
 	struct fc_hand p = {0};
@@ -153,10 +153,10 @@ void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why)
 	if (cur->flags & FC_HAND_KERNEL)
 		p.floor_ns = cur->floor_ns;
 	else
-		p.floor_ns = (int64_t)(fc_hand_value_fx(cur, cur->base_ticks + cur->valid_ticks) >> 32) + 1;
+		p.floor_ns = (int64_t)(fc__hand_value_fx(cur, cur->base_ticks + cur->valid_ticks) >> 32) + 1;
 	p.flags = FC_HAND_KERNEL;
 	p.stale_ticks = 0; /* every read takes the slow path */
-	fc_hands_publish(c->pub, &p);
+	fc__hands_publish(c->pub, &p);
 	if (c->backend == FC_BACKEND_COUNTER)
 		c->track.discontinuities++;
 	__atomic_store_n(&c->backend, FC_BACKEND_KERNEL, __ATOMIC_RELAXED);
@@ -179,7 +179,7 @@ void fc_clock_set_kernel_locked(struct fc_clock *c, const char *why)
 #define START_HINT_TOL_DIV 64
 #define START_RETRIES 3
 
-void fc_clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
+void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
 		    int want)
 {
 	struct fc_hand p = {0};
@@ -188,11 +188,11 @@ void fc_clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_sour
 	c->period_ns = period_ns;
 	c->lock = 0;
 	c->backend = FC_BACKEND_KERNEL;
-	fc_hands_init(&c->hands, pub, 0);
+	fc__hands_init(&c->hands, pub, 0);
 	p.flags = FC_HAND_KERNEL;
 	p.mask = ~(uint64_t)0;
 	p.floor_ns = INT64_MIN;
-	fc_hands_publish(pub, &p);
+	fc__hands_publish(pub, &p);
 	c->reason[0] = 0;
 	if (!FC_HAVE_COUNTER) {
 		fc__str_cat(c->reason, sizeof(c->reason), "no user-readable counter on this architecture", (const char *)0);
@@ -223,7 +223,7 @@ static void start_step(struct fc_clock *c)
 		int ok = 1;
 		why[0] = 0;
 		if (c->trust_every) {
-			ok = fc_trust_check(why, sizeof(why), cs, sizeof(cs));
+			ok = fc__trust_check(why, sizeof(why), cs, sizeof(cs));
 			__atomic_fetch_add(&c->trust_checks, 1, __ATOMIC_RELAXED);
 			fc__copy_str(c->clocksource, sizeof(c->clocksource), cs);
 		}
@@ -238,7 +238,7 @@ static void start_step(struct fc_clock *c)
 				    (const char *)0);
 		else
 			fc__copy_str(c->reason, sizeof(c->reason), why[0] ? why : "counter trusted by the caller");
-		if (fc_sample_take(&c->src, FC_SAMPLE_TRIES, &c->start_s0) != 0) {
+		if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &c->start_s0) != 0) {
 			c->reason[0] = 0;
 			fc__str_cat(c->reason, sizeof(c->reason), "the kernel's clock could not be sampled against the counter",
 				    (const char *)0);
@@ -249,11 +249,11 @@ static void start_step(struct fc_clock *c)
 		__atomic_store_n(&c->start_phase, FC_START_RATE, __ATOMIC_RELAXED);
 		return;
 	}
-	if (fc_sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0 || s.mono - c->start_s0.mono < START_BASELINE_NS)
+	if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0 || s.mono - c->start_s0.mono < START_BASELINE_NS)
 		return;
 	hz = (uint64_t)((unsigned __int128)((s.c_mid - c->start_s0.c_mid) & c->src.mask) * NS_PER_SEC /
 			(uint64_t)(s.mono - c->start_s0.mono));
-	hint = c->src.mask == ~(uint64_t)0 ? fc_counter_freq_hint(&hint_src) : 0;
+	hint = c->src.mask == ~(uint64_t)0 ? fc__counter_freq_hint(&hint_src) : 0;
 	if (hz == 0 || (hint && (hz > hint + hint / START_HINT_TOL_DIV || hz < hint - hint / START_HINT_TOL_DIV) &&
 			++c->start_retries < START_RETRIES)) {
 		/* Disturbed (or a counter that did not move): measure again from this sample. */
@@ -264,21 +264,21 @@ static void start_step(struct fc_clock *c)
 	c->start_retries = 0;
 	c->freq_source = FC_FREQ_MEASURED;
 	c->counter_hz_initial = hz;
-	fc_track_init(&c->track, c->src.mask, 1, mult_from_hz(hz));
-	fc_track_hint_measured(&c->track, &c->start_s0, &s);
-	fc_track_set_period(&c->track, period_ticks(c));
+	fc__track_init(&c->track, c->src.mask, 1, mult_from_hz(hz));
+	fc__track_hint_measured(&c->track, &c->start_s0, &s);
+	fc__track_set_period(&c->track, period_ticks(c));
 	/* From the kernel hand: the tracker starts at the kernel's upper bound, so no kernel read another thread
 	 * made before is ahead of the first counter value (track.c, "Leaving the kernel backend"). */
-	fc_track_update(&c->track, cur, &s, s.c_mid, &p);
+	fc__track_update(&c->track, cur, &s, s.c_mid, &p);
 	c->have_ntp = 0;
 	set_ntp_fields(c, &p, s.mono);
-	fc_hands_publish(c->pub, &p);
+	fc__hands_publish(c->pub, &p);
 	__atomic_store_n(&c->backend, FC_BACKEND_COUNTER, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
 	start_done(c);
 }
 
-void fc_clock_start_finish(struct fc_clock *c)
+void fc__clock_start_finish(struct fc_clock *c)
 {
 	unsigned spins = 0;
 	while (__atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) {
@@ -286,7 +286,7 @@ void fc_clock_start_finish(struct fc_clock *c)
 			return;
 		if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_TRUST ||
 		    fc__kernel_ns(c, CLOCK_MONOTONIC) >= __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
-			fc_clock_windup(c, NULL);
+			fc__clock_windup(c, NULL);
 		if (++spins % 64 == 0)
 			sched_yield();
 		else
@@ -308,52 +308,52 @@ static void windup_locked(struct fc_clock *c)
 
 	if (c->trust_every && ++c->since_trust >= c->trust_every) {
 		char why[160], cs[32];
-		int ok = fc_trust_check(why, sizeof(why), cs, sizeof(cs));
+		int ok = fc__trust_check(why, sizeof(why), cs, sizeof(cs));
 		c->since_trust = 0;
 		__atomic_fetch_add(&c->trust_checks, 1, __ATOMIC_RELAXED);
 		fc__copy_str(c->clocksource, sizeof(c->clocksource), cs);
 		if (!ok && !c->forced && c->backend == FC_BACKEND_COUNTER) {
-			fc_clock_set_kernel_locked(c, why);
+			fc__clock_set_kernel_locked(c, why);
 			return;
 		}
 	}
 	if (c->backend != FC_BACKEND_COUNTER)
 		return;
-	if (fc_sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0) {
-		fc_clock_set_kernel_locked(c, "the kernel's clock could not be sampled against the counter");
+	if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0) {
+		fc__clock_set_kernel_locked(c, "the kernel's clock could not be sampled against the counter");
 		return;
 	}
 	/* Anchor at the sample itself, not at a later counter read: nothing between the two is observed, and a
 	 * suspend or a long preemption there would be extrapolated as running time (found by fuzz_track). */
 	t_a = s.c_mid;
-	fc_track_update(&c->track, cur, &s, t_a, &p);
+	fc__track_update(&c->track, cur, &s, t_a, &p);
 	set_ntp_fields(c, &p, s.mono);
-	fc_hands_publish(c->pub, &p);
+	fc__hands_publish(c->pub, &p);
 	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
 }
 
-int fc_clock_windup(struct fc_clock *c, const struct fc_hand *seen)
+int fc__clock_windup(struct fc_clock *c, const struct fc_hand *seen)
 {
 	/* Never wait: a reader that loses just uses its hand. */
 	if (!try_lock(c))
 		return 0;
 	if (seen && __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED) != seen) {
-		fc_clock_unlock(c);
+		fc__clock_unlock(c);
 		return 0;
 	}
 	windup_locked(c);
-	fc_clock_unlock(c);
+	fc__clock_unlock(c);
 	return 1;
 }
 
-void fc_clock_set_period_locked(struct fc_clock *c, int64_t period_ns)
+void fc__clock_set_period_locked(struct fc_clock *c, int64_t period_ns)
 {
 	__atomic_store_n(&c->period_ns, period_ns, __ATOMIC_RELAXED); /* the updater reads it unlocked */
 	if (c->backend == FC_BACKEND_COUNTER)
-		fc_track_set_period(&c->track, period_ticks(c));
+		fc__track_set_period(&c->track, period_ticks(c));
 }
 
-int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
+int fc__clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
 		   uint64_t counter_hz, uint32_t gen_start)
 {
 	struct fc_sample s, s2;
@@ -366,16 +366,16 @@ int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sourc
 	c->period_ns = period_ns;
 	c->backend = FC_BACKEND_COUNTER;
 	c->lock = 0;
-	fc_hands_init(&c->hands, pub, gen_start);
+	fc__hands_init(&c->hands, pub, gen_start);
 	if (counter_hz == 0) {
 		/* No hint: measure for 200 us against CLOCK_MONOTONIC (bracket noise ~40 ns -> ~200 ppm,
 		 * inside the tracker's 1000 ppm continuity tolerance; it refines from there). */
 		int64_t start;
-		if (fc_sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
+		if (fc__sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
 			return -1;
 		start = s.mono;
 		do {
-			if (fc_sample_take(src, FC_SAMPLE_TRIES, &s2) != 0)
+			if (fc__sample_take(src, FC_SAMPLE_TRIES, &s2) != 0)
 				return -1;
 		} while (s2.mono - start < 200000);
 		counter_hz = (uint64_t)((unsigned __int128)((s2.c_mid - s.c_mid) & src->mask) * NS_PER_SEC /
@@ -386,17 +386,17 @@ int fc_clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sourc
 	if (counter_hz == 0)
 		return -1;
 	c->counter_hz_initial = counter_hz;
-	fc_track_init(&c->track, src->mask, 1, mult_from_hz(counter_hz));
+	fc__track_init(&c->track, src->mask, 1, mult_from_hz(counter_hz));
 	if (measured)
-		fc_track_hint_measured(&c->track, &s, &s2); /* the hint's noise is known: the tracker's, not ours */
-	fc_track_set_period(&c->track, period_ticks(c));
-	if (fc_sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
+		fc__track_hint_measured(&c->track, &s, &s2); /* the hint's noise is known: the tracker's, not ours */
+	fc__track_set_period(&c->track, period_ticks(c));
+	if (fc__sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
 		return -1;
 	t_a = s.c_mid; /* as in windup_locked */
-	fc_track_update(&c->track, NULL, &s, t_a, &p);
+	fc__track_update(&c->track, NULL, &s, t_a, &p);
 	c->have_ntp = 0;
 	set_ntp_fields(c, &p, s.mono);
-	fc_hands_publish(pub, &p);
+	fc__hands_publish(pub, &p);
 	c->reanchors = 1;
 	return 0;
 }

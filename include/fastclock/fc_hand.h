@@ -74,11 +74,36 @@ struct fc_pub {
 	int64_t coarse_real_off; /* real_off_ns of the newest hand */
 } __attribute__((aligned(64)));
 
-/* (delta * mult + frac) >> 32, exact in 128 bits: a 64x64->128 multiply, an add and a shift. */
+/* (delta * mult + frac) >> 32 (low 64 bits of the result), exact in 128 bits. Where the compiler has a 128-bit
+ * type: a 64x64->128 multiply, an add and a shift. __extension__ keeps -Wpedantic quiet about __int128 in
+ * every C and C++ standard. */
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef unsigned __int128 fc__u128;
 FC__ALWAYS_INLINE uint64_t fc__scale(uint64_t delta, uint64_t mult, uint64_t frac)
 {
-	return (uint64_t)(((unsigned __int128)delta * mult + frac) >> 32);
+	return (uint64_t)(((fc__u128)delta * mult + frac) >> 32);
 }
+#endif
+
+/* The same in 32x32->64 products, for targets without a 128-bit type (32-bit targets, which have no user
+ * counter: FC_HAVE_COUNTER is 0 there and only the slow path runs). With a = a1:a0 and b = b1:b0 in 32-bit
+ * halves, a*b + f = p11<<64 + (p01 + p10)<<32 + p00 + f; bits 32..95 are the result. */
+FC__ALWAYS_INLINE uint64_t fc__scale_portable(uint64_t delta, uint64_t mult, uint64_t frac)
+{
+	const uint64_t lo = 0xffffffffu;
+	uint64_t a0 = delta & lo, a1 = delta >> 32, b0 = mult & lo, b1 = mult >> 32;
+	uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	uint64_t carry = ((p00 & lo) + (frac & lo)) >> 32;                               /* into bit 32 */
+	uint64_t mid = (p00 >> 32) + (frac >> 32) + (p01 & lo) + (p10 & lo) + carry; /* < 5 * 2^32 */
+	return (mid & lo) | ((p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32)) << 32);
+}
+
+#if !defined(__SIZEOF_INT128__)
+FC__ALWAYS_INLINE uint64_t fc__scale(uint64_t delta, uint64_t mult, uint64_t frac)
+{
+	return fc__scale_portable(delta, mult, frac);
+}
+#endif
 
 /* Interleaving points for deterministic tests (tests/interleave): a test defines FC__TEST_POINT(n) before
  * including this header and the reader calls it between its steps, where the test runs writer steps. Empty

@@ -2,7 +2,7 @@
  * fastclock — what every bound source shares: a struct fc_bound's half-width at a given time (saturating growth)
  * and the recording of a source's last error.
  *
- * Owns: fc_bound_half_at, fc_bound_error.
+ * Owns: fc__bound_half_at, fc__bound_error.
  * May call: fmt.c.
  */
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 
 #define NS_PER_SEC 1000000000LL
 
-int64_t fc_bound_half_at(const struct fc_bound *b, int64_t mono)
+int64_t fc__bound_half_at(const struct fc_bound *b, int64_t mono)
 {
 	int64_t age = mono - b->as_of_ns, grow;
 	const int64_t cap = INT64_MAX / 4;
@@ -24,12 +24,12 @@ int64_t fc_bound_half_at(const struct fc_bound *b, int64_t mono)
 	return b->half_ns + grow;
 }
 
-void fc_bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...)
+void fc__bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	/* clang-analyzer 14 misreads va_start here (a false positive) */
-	fc_bvfmt(b->last_error, sizeof(b->last_error), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
+	fc__bvfmt(b->last_error, sizeof(b->last_error), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
 	va_end(ap);
 	b->last_error_at = now;
 }

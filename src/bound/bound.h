@@ -13,7 +13,7 @@
  *   kernel.c      adjtimex maxerror, trusted only when the process writing it is known to set it honestly;
  *   select.c      FASTCLOCK_BOUND_SOURCE=auto|clockbound|chrony|kernel|none and the path overrides;
  *   bound.c       the shared helpers (half-width at a time, the last error); fmt.c async-signal-safe formatting.
- * The sources may call libc's async-signal-safe functions, ntp.c (select.c: fc_ntp_read) and each other only
+ * The sources may call libc's async-signal-safe functions, ntp.c (select.c: fc__ntp_read) and each other only
  * downwards (select.c -> the sources -> bound.c -> fmt.c). Nothing of the clock core.
  */
 #ifndef FASTCLOCK_BOUND_H
@@ -55,15 +55,15 @@ struct fc_bound {
 
 /* Async-signal-safe formatting (fmt.c): a printf subset (%s %.Ns %.*s %d %u %x %#x, l/ll/z, %.Nf, %%), and a
  * readable name for an errno value (strerror reads the locale). */
-int fc_bfmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int fc_bvfmt(char *dst, size_t n, const char *fmt, va_list ap);
-const char *fc_errname(int e);
+int fc__bfmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int fc__bvfmt(char *dst, size_t n, const char *fmt, va_list ap);
+const char *fc__errname(int e);
 
 /* half-width at mono (>= as_of), saturating: never wraps for an absurd age or rate. */
-int64_t fc_bound_half_at(const struct fc_bound *b, int64_t mono);
+int64_t fc__bound_half_at(const struct fc_bound *b, int64_t mono);
 
 /* Record an error: formats last_error and stamps it with `now`. */
-void fc_bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void fc__bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- clockbound.c ---------------------------------------------------------------------------------------- */
 #define FC_CLOCKBOUND_PATH "/var/run/clockbound/shm0"
@@ -107,14 +107,14 @@ struct fc_cb {
 };
 /* Open and map `path` read-only, validating the header as ClockBound's client does. Returns 0, or -1 with
  * b->last_error set (the path and what was wrong). */
-int fc_cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t now);
-void fc_cb_close(struct fc_cb *cb);
+int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t now);
+void fc__cb_close(struct fc_cb *cb);
 /* Take a consistent snapshot and compute the bound at mono_coarse (CLOCK_MONOTONIC_COARSE now) exactly as
  * ClockBound's client (status rules, drift growth); center 0. vm_marker: VMClock's disruption marker when
  * the segment says disruption support is on and a VMClock is readable, else NULL. Returns b->status. */
-int fc_cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker, struct fc_bound *b);
-/* The rules alone, on a snapshot (pure; tests and fc_cb_poll). */
-int fc_cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bound *b);
+int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker, struct fc_bound *b);
+/* The rules alone, on a snapshot (pure; tests and fc__cb_poll). */
+int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bound *b);
 
 /* ---- chrony.c -------------------------------------------------------------------------------------------- */
 #define FC_CHRONY_SOCK "/var/run/chrony/chronyd.sock"
@@ -155,25 +155,25 @@ struct fc_chrony {
 	int got; /* replies of the outstanding round: 1 tracking, 2 source data */
 };
 /* Build a tracking request (its padded length, as chronyd requires) into buf; returns its length. Pure. */
-size_t fc_chrony_request(uint32_t seq, uint8_t *buf, size_t len);
+size_t fc__chrony_request(uint32_t seq, uint8_t *buf, size_t len);
 /* Decode a reply to request seq: 0, or -1 with a reason in err (naming the bad field and value). Pure. */
-int fc_chrony_decode(const uint8_t *buf, size_t len, uint32_t seq, struct fc_chrony_tracking *t, char *err,
+int fc__chrony_decode(const uint8_t *buf, size_t len, uint32_t seq, struct fc_chrony_tracking *t, char *err,
 		     size_t errlen);
-size_t fc_chrony_request_source(uint32_t seq, uint8_t *buf, size_t len); /* source data, index 0 */
-int fc_chrony_decode_source(const uint8_t *buf, size_t len, uint32_t seq, struct fc_chrony_source *sd, char *err,
+size_t fc__chrony_request_source(uint32_t seq, uint8_t *buf, size_t len); /* source data, index 0 */
+int fc__chrony_decode_source(const uint8_t *buf, size_t len, uint32_t seq, struct fc_chrony_source *sd, char *err,
 			    size_t errlen);
 /* A decoded report (and the newest measurement, or NULL) to a bound as of `at` (the request's send time: the
  * report is at least that fresh). */
-int fc_chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_source *sd, int64_t at,
+int fc__chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_source *sd, int64_t at,
 		   struct fc_bound *b);
 /* Open a nonblocking datagram socket bound in the directory of `path` (chronyd replies only to a path).
  * Returns 0, or -1 with b->last_error set. */
-int fc_chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now);
-void fc_chrony_close(struct fc_chrony *ch);
+int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now);
+void fc__chrony_close(struct fc_chrony *ch);
 /* Never blocks: collects a reply if one is waiting (updating *b), then sends a new request if none is out
  * and `now - last request >= min_interval`. A request unanswered after FC_CHRONY_TIMEOUT_NS is an error;
  * the previous bound stays (growing) until void. Returns 1 if *b was updated from a new reply, else 0. */
-int fc_chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, struct fc_bound *b);
+int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, struct fc_bound *b);
 
 /* ---- vmclock.c ------------------------------------------------------------------------------------------- */
 #define FC_VMCLOCK_PATH "/dev/vmclock0"
@@ -202,14 +202,14 @@ struct fc_vmc {
 	uint64_t marker_seen;
 	int disrupted; /* the marker moved and no good sample (SYNCHRONIZED, same marker) has been read since */
 };
-int fc_vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t now);
-void fc_vmc_close(struct fc_vmc *v);
+int fc__vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t now);
+void fc__vmc_close(struct fc_vmc *v);
 /* Snapshot under its seq_count; returns 0 (v->snap, v->disrupted updated), or -1 (torn for every try or
  * malformed: b->last_error). */
-int fc_vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now);
+int fc__vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now);
 /* Apply the overlay to a bound from another source: DISRUPTED while v->disrupted, UNKNOWN while VMClock says
  * its clock is unreliable. */
-void fc_vmc_apply(const struct fc_vmc *v, struct fc_bound *b);
+void fc__vmc_apply(const struct fc_vmc *v, struct fc_bound *b);
 
 /* ---- kernel.c -------------------------------------------------------------------------------------------- */
 /* Who writes the kernel's NTP state: only chronyd and ntpd set maxerror to a bound (root distance). */
@@ -221,11 +221,11 @@ enum fc_ntp_writer {
 	FC_WRITER_BUSYBOX = 4,   /* busybox ntpd: leaves maxerror alone */
 	FC_WRITER_OPENNTPD = 5,  /* adjusts with adjtime only */
 };
-const char *fc_ntp_writer_name(int w);
+const char *fc__ntp_writer_name(int w);
 /* Scan proc_root (normally "/proc") for a time daemon by each process's comm and exe. */
-int fc_ntp_writer_scan(const char *proc_root);
+int fc__ntp_writer_scan(const char *proc_root);
 /* The kernel's NTP state and its writer to a bound (pure). */
-int fc_kernel_eval(const struct fc_ntp *n, int writer, int64_t now, struct fc_bound *b);
+int fc__kernel_eval(const struct fc_ntp *n, int writer, int64_t now, struct fc_bound *b);
 
 /* ---- select.c -------------------------------------------------------------------------------------------- */
 struct fc_bound_config {
@@ -234,7 +234,7 @@ struct fc_bound_config {
 };
 /* Parse FASTCLOCK_BOUND_SOURCE and the path overrides FASTCLOCK_CLOCKBOUND_PATH, FASTCLOCK_CHRONY_SOCKET,
  * FASTCLOCK_VMCLOCK_PATH (each may be NULL: the default). Returns the number of errors, described in err. */
-int fc_bound_config_parse(const char *mode, const char *cb_path, const char *chrony_path, const char *vm_path,
+int fc__bound_config_parse(const char *mode, const char *cb_path, const char *chrony_path, const char *vm_path,
 			  struct fc_bound_config *out, char *err, size_t errlen);
 
 struct fc_bounder {
@@ -250,20 +250,20 @@ struct fc_bounder {
 	int64_t kernel_at;      /* when adjtimex was last read */
 	int64_t chosen_at;      /* when the source was chosen (auto re-tries the better ones every 10 s) */
 	struct fc_bound cur;    /* the current bound */
-	/* the kernel's NTP state: injected (tests), else fc_ntp_read */
+	/* the kernel's NTP state: injected (tests), else fc__ntp_read */
 	int (*ntp)(void *ctx, struct fc_ntp *out);
 	void *ntp_ctx;
 	int writer_forced;      /* tests: use `writer` as given, never scan */
 };
 /* Choose a source per cfg (auto: a ClockBound segment that opens, else chronyd's socket if it exists, else
  * the kernel). now: CLOCK_MONOTONIC. */
-void fc_bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now);
-void fc_bounder_close(struct fc_bounder *bd);
+void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now);
+void fc__bounder_close(struct fc_bounder *bd);
 /* Poll the source if due (ClockBound: every call, a memory read; chrony: a request at most once a second,
  * replies collected without blocking; kernel: adjtimex once a second). mono: CLOCK_MONOTONIC,
  * mono_coarse: CLOCK_MONOTONIC_COARSE (ClockBound's time base). Returns &bd->cur. */
-const struct fc_bound *fc_bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse);
-const char *fc_bound_kind_name(int kind);
+const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse);
+const char *fc__bound_kind_name(int kind);
 
 #ifdef __cplusplus
 }

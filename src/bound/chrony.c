@@ -78,12 +78,12 @@ static size_t request(uint16_t cmd, size_t pkt, uint32_t seq, uint8_t *buf, size
 	return pkt;
 }
 
-size_t fc_chrony_request(uint32_t seq, uint8_t *buf, size_t len)
+size_t fc__chrony_request(uint32_t seq, uint8_t *buf, size_t len)
 {
 	return request(CANDM_REQ_TRACKING, CANDM_TRACKING_PKT, seq, buf, len);
 }
 
-size_t fc_chrony_request_source(uint32_t seq, uint8_t *buf, size_t len)
+size_t fc__chrony_request_source(uint32_t seq, uint8_t *buf, size_t len)
 {
 	return request(CANDM_REQ_SOURCE_DATA, CANDM_SOURCE_DATA_PKT, seq, buf, len);
 }
@@ -93,31 +93,31 @@ static int check_reply(const uint8_t *buf, size_t len, uint32_t seq, uint16_t cm
 		       char *err, size_t errlen)
 {
 	if (len < CANDM_RPY_HEAD) {
-		fc_bfmt(err, errlen, "chronyd reply of %zu bytes (header is %d)", len, CANDM_RPY_HEAD);
+		fc__bfmt(err, errlen, "chronyd reply of %zu bytes (header is %d)", len, CANDM_RPY_HEAD);
 		return -1;
 	}
 	if (buf[0] != CANDM_VERSION || buf[1] != CANDM_REPLY) {
-		fc_bfmt(err, errlen, "chronyd reply version %u type %u (want %d, %d)", buf[0], buf[1], CANDM_VERSION,
+		fc__bfmt(err, errlen, "chronyd reply version %u type %u (want %d, %d)", buf[0], buf[1], CANDM_VERSION,
 			 CANDM_REPLY);
 		return -1;
 	}
 	if (get32(buf + 16) != seq) {
-		fc_bfmt(err, errlen, "chronyd reply sequence %u (want %u)", get32(buf + 16), seq);
+		fc__bfmt(err, errlen, "chronyd reply sequence %u (want %u)", get32(buf + 16), seq);
 		return -1;
 	}
 	if (get16(buf + 8) != CANDM_STT_SUCCESS) {
-		fc_bfmt(err, errlen, "chronyd refused request %u: status %u", cmd, get16(buf + 8));
+		fc__bfmt(err, errlen, "chronyd refused request %u: status %u", cmd, get16(buf + 8));
 		return -1;
 	}
 	if (get16(buf + 4) != cmd || get16(buf + 6) != rpy || len < pkt) {
-		fc_bfmt(err, errlen, "chronyd reply command %u reply %u length %zu (want %u %u %zu)", get16(buf + 4),
+		fc__bfmt(err, errlen, "chronyd reply command %u reply %u length %zu (want %u %u %zu)", get16(buf + 4),
 			 get16(buf + 6), len, cmd, rpy, pkt);
 		return -1;
 	}
 	return 0;
 }
 
-int fc_chrony_decode_source(const uint8_t *buf, size_t len, uint32_t seq, struct fc_chrony_source *sd, char *err,
+int fc__chrony_decode_source(const uint8_t *buf, size_t len, uint32_t seq, struct fc_chrony_source *sd, char *err,
 			    size_t errlen)
 {
 	const uint8_t *d = buf + CANDM_RPY_HEAD;
@@ -132,7 +132,7 @@ int fc_chrony_decode_source(const uint8_t *buf, size_t len, uint32_t seq, struct
 	return 0;
 }
 
-int fc_chrony_decode(const uint8_t *buf, size_t len, uint32_t seq, struct fc_chrony_tracking *t, char *err,
+int fc__chrony_decode(const uint8_t *buf, size_t len, uint32_t seq, struct fc_chrony_tracking *t, char *err,
 		     size_t errlen)
 {
 	const uint8_t *d = buf + CANDM_RPY_HEAD;
@@ -177,7 +177,7 @@ static int64_t sec_to_ns_up(double s)
  * clock + c - latest_meas within latest_meas_err. The interval also covers that point, so it widens at the
  * first measurement after a step instead of staying wrong until tracking moves. In steady state latest_meas is
  * within the noise of 0 and adds nothing. */
-int fc_chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_source *sd, int64_t at,
+int fc__chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_source *sd, int64_t at,
 		   struct fc_bound *b)
 {
 	int64_t c = sec_to_ns_up(t->correction), dist, lo, hi;
@@ -208,21 +208,21 @@ int fc_chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_so
 	b->leap = t->leap_status == 1 ? FC_LEAP_INSERT : t->leap_status == 2 ? FC_LEAP_DELETE : FC_LEAP_NONE;
 	if (t->leap_status == 3) {
 		b->status = FC_SYNC_UNKNOWN;
-		fc_bfmt(b->reason, sizeof(b->reason), "chronyd is not synchronised (leap status 3)");
+		fc__bfmt(b->reason, sizeof(b->reason), "chronyd is not synchronised (leap status 3)");
 	} else if (t->ref_time_sec == 0 || t->last_update_interval <= 0) {
 		/* chronyd's first report after a start has no update yet (ClockBound's Unknown with as_of 0) */
 		b->status = FC_SYNC_UNKNOWN;
-		fc_bfmt(b->reason, sizeof(b->reason), "chronyd has not updated the clock yet");
+		fc__bfmt(b->reason, sizeof(b->reason), "chronyd has not updated the clock yet");
 	} else {
 		b->status = FC_SYNC_SYNCHRONIZED;
-		fc_bfmt(b->reason, sizeof(b->reason),
+		fc__bfmt(b->reason, sizeof(b->reason),
 			 "chronyd stratum %d, correction %.6f s, newest measurement %.6f s, root distance %.6f s",
 			 t->stratum, t->correction, sd ? sd->latest_meas : 0.0, t->root_delay / 2 + t->root_dispersion);
 	}
 	return b->status;
 }
 
-void fc_chrony_close(struct fc_chrony *ch)
+void fc__chrony_close(struct fc_chrony *ch)
 {
 	if (ch->fd >= 0) {
 		close(ch->fd);
@@ -232,7 +232,7 @@ void fc_chrony_close(struct fc_chrony *ch)
 	ch->fd = -1;
 }
 
-int fc_chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now)
+int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now)
 {
 	static unsigned serial;
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -243,26 +243,26 @@ int fc_chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, i
 	memset(ch, 0, sizeof(*ch));
 	ch->fd = -1;
 	if (strlen(path) >= sizeof(ch->path)) {
-		fc_bound_error(b, now, "chronyd socket path too long (%zu bytes): %s", strlen(path), path);
+		fc__bound_error(b, now, "chronyd socket path too long (%zu bytes): %s", strlen(path), path);
 		return -1;
 	}
-	fc_bfmt(ch->path, sizeof(ch->path), "%s", path);
+	fc__bfmt(ch->path, sizeof(ch->path), "%s", path);
 	/* chronyd answers a unix-socket request by sending to the requester's path, so ours is bound beside its
 	 * socket (as chronyc does), named by pid and a serial so processes and clocks never collide. */
-	if (fc_bfmt(ch->local, sizeof(ch->local), "%.*s/fastclock.%d.%u.sock", dirlen, slash ? path : ".",
+	if (fc__bfmt(ch->local, sizeof(ch->local), "%.*s/fastclock.%d.%u.sock", dirlen, slash ? path : ".",
 		     (int)getpid(), k) >= (int)sizeof(ch->local)) {
-		fc_bound_error(b, now, "chronyd socket directory too long: %s", path);
+		fc__bound_error(b, now, "chronyd socket directory too long: %s", path);
 		return -1;
 	}
 	ch->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (ch->fd < 0) {
-		fc_bound_error(b, now, "socket(AF_UNIX): %s", fc_errname(errno));
+		fc__bound_error(b, now, "socket(AF_UNIX): %s", fc__errname(errno));
 		return -1;
 	}
 	unlink(ch->local);
 	memcpy(a.sun_path, ch->local, strlen(ch->local) + 1);
 	if (bind(ch->fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		fc_bound_error(b, now, "bind %s: %s", ch->local, fc_errname(errno));
+		fc__bound_error(b, now, "bind %s: %s", ch->local, fc__errname(errno));
 		close(ch->fd);
 		ch->fd = -1;
 		return -1;
@@ -274,7 +274,7 @@ int fc_chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, i
 	return 0;
 }
 
-int fc_chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, struct fc_bound *b)
+int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, struct fc_bound *b)
 {
 	uint8_t buf[512];
 	char err[FC_BOUND_TEXT];
@@ -287,27 +287,27 @@ int fc_chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, stru
 	while (ch->sent_at && (n = recv(ch->fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0) {
 		struct fc_chrony_tracking t;
 		struct fc_chrony_source sd;
-		if (fc_chrony_decode(buf, (size_t)n, ch->seq, &t, err, sizeof(err)) == 0) {
+		if (fc__chrony_decode(buf, (size_t)n, ch->seq, &t, err, sizeof(err)) == 0) {
 			ch->last = t;
 			ch->last_reply = now;
 			ch->tracking_at = ch->sent_at;
 			ch->got |= 1;
-		} else if (fc_chrony_decode_source(buf, (size_t)n, ch->seq + 1, &sd, err, sizeof(err)) == 0) {
+		} else if (fc__chrony_decode_source(buf, (size_t)n, ch->seq + 1, &sd, err, sizeof(err)) == 0) {
 			ch->src = sd;
 			ch->have_src = 1;
 			ch->got |= 2;
 		} else {
-			fc_bound_error(b, now, "%s", err);
+			fc__bound_error(b, now, "%s", err);
 			continue;
 		}
 		if (ch->last_reply)
-			fc_chrony_eval(&ch->last, ch->have_src ? &ch->src : NULL, ch->tracking_at, b);
+			fc__chrony_eval(&ch->last, ch->have_src ? &ch->src : NULL, ch->tracking_at, b);
 		updated = 1;
 		if (ch->got == 3)
 			ch->sent_at = 0;
 	}
 	if (ch->sent_at && now - ch->sent_at >= FC_CHRONY_TIMEOUT_NS) {
-		fc_bound_error(b, now, "no reply from chronyd at %s in %lld ms", ch->path,
+		fc__bound_error(b, now, "no reply from chronyd at %s in %lld ms", ch->path,
 			       (long long)(FC_CHRONY_TIMEOUT_NS / 1000000));
 		ch->sent_at = 0;
 	}
@@ -318,12 +318,12 @@ int fc_chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, stru
 		ch->last_sent = now;
 		ch->seq += 2; /* tracking: seq, source data: seq + 1 */
 		ch->got = 0;
-		len = fc_chrony_request(ch->seq, buf, sizeof(buf));
+		len = fc__chrony_request(ch->seq, buf, sizeof(buf));
 		if (sendto(ch->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len) {
-			fc_bound_error(b, now, "send to chronyd at %s: %s", ch->path, fc_errname(errno));
+			fc__bound_error(b, now, "send to chronyd at %s: %s", ch->path, fc__errname(errno));
 			return updated;
 		}
-		len = fc_chrony_request_source(ch->seq + 1, buf, sizeof(buf));
+		len = fc__chrony_request_source(ch->seq + 1, buf, sizeof(buf));
 		if (sendto(ch->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len)
 			ch->got |= 2; /* no source data this round: tracking alone */
 		ch->sent_at = now;

@@ -30,7 +30,7 @@
 
 static int64_t ts_ns(int64_t sec, int64_t nsec) { return sec * NS_PER_SEC + nsec; }
 
-int fc_cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bound *b)
+int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bound *b)
 {
 	int64_t as_of = ts_ns(s->as_of_sec, s->as_of_nsec), void_after = ts_ns(s->void_after_sec, s->void_after_nsec);
 	b->center_ns = 0;
@@ -40,49 +40,49 @@ int fc_cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bou
 	b->leap = FC_LEAP_NONE; /* the segment carries no leap information */
 	if (s->max_drift_ppb >= CB_MAX_DRIFT_PPB || s->bound_nsec < 0) {
 		b->status = FC_SYNC_UNKNOWN;
-		fc_bfmt(b->reason, sizeof(b->reason), "ClockBound segment malformed (max_drift_ppb %u, bound_nsec %lld)",
+		fc__bfmt(b->reason, sizeof(b->reason), "ClockBound segment malformed (max_drift_ppb %u, bound_nsec %lld)",
 			 s->max_drift_ppb, (long long)s->bound_nsec);
 		return b->status;
 	}
 	if (mono_coarse < as_of - CB_CAUSALITY_BLUR_NS) {
 		b->status = FC_SYNC_UNKNOWN;
-		fc_bfmt(b->reason, sizeof(b->reason), "ClockBound segment as_of %lld ns is after now %lld ns",
+		fc__bfmt(b->reason, sizeof(b->reason), "ClockBound segment as_of %lld ns is after now %lld ns",
 			 (long long)as_of, (long long)mono_coarse);
 		return b->status;
 	}
 	switch (s->clock_status) {
 	case FC_CB_UNKNOWN:
 		b->status = FC_SYNC_UNKNOWN;
-		fc_bfmt(b->reason, sizeof(b->reason), "ClockBound says Unknown");
+		fc__bfmt(b->reason, sizeof(b->reason), "ClockBound says Unknown");
 		break;
 	case FC_CB_DISRUPTED:
 		b->status = FC_SYNC_DISRUPTED;
-		fc_bfmt(b->reason, sizeof(b->reason), "ClockBound says Disrupted");
+		fc__bfmt(b->reason, sizeof(b->reason), "ClockBound says Disrupted");
 		break;
 	case FC_CB_SYNCHRONIZED:
 	case FC_CB_FREE_RUNNING:
 		if (mono_coarse < as_of + CB_GRACE_NS) {
 			b->status = s->clock_status == FC_CB_SYNCHRONIZED ? FC_SYNC_SYNCHRONIZED : FC_SYNC_FREE_RUNNING;
-			fc_bfmt(b->reason, sizeof(b->reason), "ClockBound says %s",
+			fc__bfmt(b->reason, sizeof(b->reason), "ClockBound says %s",
 				 s->clock_status == FC_CB_SYNCHRONIZED ? "Synchronized" : "FreeRunning");
 		} else if (mono_coarse < void_after) {
 			b->status = FC_SYNC_FREE_RUNNING;
-			fc_bfmt(b->reason, sizeof(b->reason), "ClockBound segment not updated for %lld ms",
+			fc__bfmt(b->reason, sizeof(b->reason), "ClockBound segment not updated for %lld ms",
 				 (long long)((mono_coarse - as_of) / 1000000));
 		} else {
 			b->status = FC_SYNC_UNKNOWN;
-			fc_bfmt(b->reason, sizeof(b->reason), "ClockBound segment past void_after (%lld s old)",
+			fc__bfmt(b->reason, sizeof(b->reason), "ClockBound segment past void_after (%lld s old)",
 				 (long long)((mono_coarse - as_of) / NS_PER_SEC));
 		}
 		break;
 	default:
 		b->status = FC_SYNC_UNKNOWN;
-		fc_bfmt(b->reason, sizeof(b->reason), "ClockBound segment has clock_status %d", s->clock_status);
+		fc__bfmt(b->reason, sizeof(b->reason), "ClockBound segment has clock_status %d", s->clock_status);
 	}
 	return b->status;
 }
 
-void fc_cb_close(struct fc_cb *cb)
+void fc__cb_close(struct fc_cb *cb)
 {
 	if (cb->seg)
 		munmap((void *)cb->seg, cb->maplen);
@@ -90,7 +90,7 @@ void fc_cb_close(struct fc_cb *cb)
 	cb->have_snap = 0;
 }
 
-int fc_cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t now)
+int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t now)
 {
 	struct fc_cb_segment h;
 	struct stat st;
@@ -100,22 +100,22 @@ int fc_cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t n
 
 	memset(cb, 0, sizeof(*cb));
 	cb->disrupted_as_of = INT64_MIN;
-	fc_bfmt(cb->path, sizeof(cb->path), "%s", path);
+	fc__bfmt(cb->path, sizeof(cb->path), "%s", path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		fc_bound_error(b, now, "open %s: %s", path, fc_errname(errno));
+		fc__bound_error(b, now, "open %s: %s", path, fc__errname(errno));
 		return -1;
 	}
 	n = read(fd, &h, sizeof(h));
 	if (n < 16 || h.magic[0] != FC_CB_MAGIC0 || h.magic[1] != FC_CB_MAGIC1) {
-		fc_bound_error(b, now, "%s is not a ClockBound segment (%zd bytes, magic %#x %#x)", path, n,
+		fc__bound_error(b, now, "%s is not a ClockBound segment (%zd bytes, magic %#x %#x)", path, n,
 			       n >= 8 ? h.magic[0] : 0, n >= 8 ? h.magic[1] : 0);
 		close(fd);
 		return -1;
 	}
 	if (h.version != FC_CB_VERSION || h.generation == 0 || h.segsize < FC_CB_SIZE || fstat(fd, &st) != 0 ||
 	    st.st_size < (off_t)FC_CB_SIZE) {
-		fc_bound_error(b, now, "%s: ClockBound segment version %u (want %d), generation %u, segsize %u",
+		fc__bound_error(b, now, "%s: ClockBound segment version %u (want %d), generation %u, segsize %u",
 			       path, h.version, FC_CB_VERSION, h.generation, h.segsize);
 		close(fd);
 		return -1;
@@ -123,7 +123,7 @@ int fc_cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t n
 	m = mmap(NULL, FC_CB_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED) {
-		fc_bound_error(b, now, "mmap %s: %s", path, fc_errname(errno));
+		fc__bound_error(b, now, "mmap %s: %s", path, fc__errname(errno));
 		return -1;
 	}
 	cb->seg = m;
@@ -163,15 +163,15 @@ static int cb_snapshot(struct fc_cb *cb)
 	return cb->have_snap ? 0 : -1;
 }
 
-int fc_cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker, struct fc_bound *b)
+int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker, struct fc_bound *b)
 {
 	int64_t as_of;
 	if (!cb->seg || cb_snapshot(cb) != 0) {
 		b->status = FC_SYNC_UNKNOWN;
-		fc_bfmt(b->reason, sizeof(b->reason), "no consistent ClockBound snapshot of %.80s", cb->path);
+		fc__bfmt(b->reason, sizeof(b->reason), "no consistent ClockBound snapshot of %.80s", cb->path);
 		return b->status;
 	}
-	fc_cb_eval(&cb->snap, mono_coarse, b);
+	fc__cb_eval(&cb->snap, mono_coarse, b);
 	as_of = ts_ns(cb->snap.as_of_sec, cb->snap.as_of_nsec);
 	if (!cb->marker_known || cb->snap.disruption_marker != cb->marker_seen) {
 		/* The first snapshot only learns the marker; a change after it is a disruption the daemon reported:
@@ -186,7 +186,7 @@ int fc_cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker,
 			cb->disrupted_as_of = INT64_MIN;
 		} else if (b->status != FC_SYNC_UNKNOWN) {
 			b->status = FC_SYNC_DISRUPTED;
-			fc_bfmt(b->reason, sizeof(b->reason), "ClockBound disruption marker moved to %llu",
+			fc__bfmt(b->reason, sizeof(b->reason), "ClockBound disruption marker moved to %llu",
 				 (unsigned long long)cb->snap.disruption_marker);
 		}
 	}
@@ -194,7 +194,7 @@ int fc_cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker,
 	 * segment has not caught up with a disruption yet, so its status cannot be trusted. */
 	if (vm_marker && cb->snap.disruption_support && *vm_marker != cb->snap.disruption_marker) {
 		b->status = FC_SYNC_UNKNOWN;
-		fc_bfmt(b->reason, sizeof(b->reason), "ClockBound disruption marker %llu behind VMClock's %llu",
+		fc__bfmt(b->reason, sizeof(b->reason), "ClockBound disruption marker %llu behind VMClock's %llu",
 			 (unsigned long long)cb->snap.disruption_marker, (unsigned long long)*vm_marker);
 	}
 	return b->status;

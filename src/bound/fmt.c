@@ -3,7 +3,7 @@
  * which a bounded read's slow path may enter from a signal handler; snprintf may allocate and strerror reads
  * the locale, so their messages are built with these.
  *
- * Owns: fc_bfmt / fc_bvfmt (a printf subset: %s %.Ns %.*s %d %i %u %x %#x with l/ll/z, %.Nf, %%), fc_errname.
+ * Owns: fc__bfmt / fc__bvfmt (a printf subset: %s %.Ns %.*s %d %i %u %x %#x with l/ll/z, %.Nf, %%), fc__errname.
  * May call: nothing beyond the compiler's builtins.
  */
 #include <errno.h>
@@ -65,7 +65,7 @@ static void put_f(struct out *o, double x, int prec)
 	}
 }
 
-int fc_bvfmt(char *dst, size_t n, const char *fmt, va_list ap)
+int fc__bvfmt(char *dst, size_t n, const char *fmt, va_list ap)
 {
 	struct out o = {dst, n, 0};
 	for (const char *f = fmt; *f; f++) {
@@ -132,17 +132,17 @@ int fc_bvfmt(char *dst, size_t n, const char *fmt, va_list ap)
 	return (int)o.len;
 }
 
-int fc_bfmt(char *dst, size_t n, const char *fmt, ...)
+int fc__bfmt(char *dst, size_t n, const char *fmt, ...)
 {
 	va_list ap;
 	int r;
 	va_start(ap, fmt);
-	r = fc_bvfmt(dst, n, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): a clang-analyzer 14 false positive
+	r = fc__bvfmt(dst, n, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): a clang-analyzer 14 false positive
 	va_end(ap);
 	return r;
 }
 
-const char *fc_errname(int e)
+const char *fc__errname(int e)
 {
 	switch (e) {
 	case ENOENT: return "no such file or directory (ENOENT)";

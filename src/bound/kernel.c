@@ -18,7 +18,7 @@
 /* The kernel's maxerror grows by 500 us each second (MAXFREQ, kernel/time/ntp.c): 500 ppm. */
 #define KERNEL_GROWTH_PPB 500000
 
-const char *fc_ntp_writer_name(int w)
+const char *fc__ntp_writer_name(int w)
 {
 	switch (w) {
 	case FC_WRITER_NONE: return "none";
@@ -54,7 +54,7 @@ static int classify_process(const char *dir)
 	char path[320], comm[32], exe[256];
 	const char *base;
 	ssize_t n;
-	fc_bfmt(path, sizeof(path), "%s/comm", dir);
+	fc__bfmt(path, sizeof(path), "%s/comm", dir);
 	if (read_small(path, comm, sizeof(comm)) != 0)
 		return -1;
 	if (strcmp(comm, "chronyd") == 0)
@@ -65,7 +65,7 @@ static int classify_process(const char *dir)
 		return FC_WRITER_OPENNTPD;
 	if (strcmp(comm, "ntpd") != 0)
 		return -1;
-	fc_bfmt(path, sizeof(path), "%s/exe", dir);
+	fc__bfmt(path, sizeof(path), "%s/exe", dir);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	if (n <= 0) /* a test's proc tree keeps the target in a file named exe */
 		n = read_small(path, exe, sizeof(exe)) == 0 ? (ssize_t)strlen(exe) : 0;
@@ -91,7 +91,7 @@ struct linux_dirent64 {
 	char d_name[];
 };
 
-int fc_ntp_writer_scan(const char *proc_root)
+int fc__ntp_writer_scan(const char *proc_root)
 {
 	char buf[4096];
 	long n;
@@ -106,7 +106,7 @@ int fc_ntp_writer_scan(const char *proc_root)
 			off += e->d_reclen;
 			if (e->d_name[0] < '0' || e->d_name[0] > '9')
 				continue;
-			fc_bfmt(dir, sizeof(dir), "%s/%s", proc_root, e->d_name);
+			fc__bfmt(dir, sizeof(dir), "%s/%s", proc_root, e->d_name);
 			w = classify_process(dir);
 			if (w >= 0 && rank(w) > rank(best))
 				best = w;
@@ -116,7 +116,7 @@ int fc_ntp_writer_scan(const char *proc_root)
 	return best;
 }
 
-int fc_kernel_eval(const struct fc_ntp *n, int writer, int64_t now, struct fc_bound *b)
+int fc__kernel_eval(const struct fc_ntp *n, int writer, int64_t now, struct fc_bound *b)
 {
 	b->center_ns = 0;
 	b->half_ns = n->maxerror_ns;
@@ -125,24 +125,24 @@ int fc_kernel_eval(const struct fc_ntp *n, int writer, int64_t now, struct fc_bo
 	b->leap = (n->status & STA_INS) ? FC_LEAP_INSERT : (n->status & STA_DEL) ? FC_LEAP_DELETE : FC_LEAP_NONE;
 	if (n->sync == FC_SYNC_UNKNOWN) {
 		b->status = FC_SYNC_UNKNOWN;
-		fc_bfmt(b->reason, sizeof(b->reason), "adjtimex failed: the kernel's NTP state is unknown");
+		fc__bfmt(b->reason, sizeof(b->reason), "adjtimex failed: the kernel's NTP state is unknown");
 	} else if (n->sync == FC_SYNC_FREE_RUNNING) {
 		b->status = FC_SYNC_FREE_RUNNING;
-		fc_bfmt(b->reason, sizeof(b->reason), "the kernel clock is not disciplined (maxerror %lld us)",
+		fc__bfmt(b->reason, sizeof(b->reason), "the kernel clock is not disciplined (maxerror %lld us)",
 			 (long long)(n->maxerror_ns / 1000));
 	} else if (rank(writer) != 1) {
 		b->status = FC_SYNC_UNKNOWN;
-		fc_bfmt(b->reason, sizeof(b->reason), "kernel maxerror is written by %s, which does not set it to a bound",
-			 writer == FC_WRITER_NONE ? "an unknown process" : fc_ntp_writer_name(writer));
+		fc__bfmt(b->reason, sizeof(b->reason), "kernel maxerror is written by %s, which does not set it to a bound",
+			 writer == FC_WRITER_NONE ? "an unknown process" : fc__ntp_writer_name(writer));
 	} else if (n->maxerror_ns == 0) {
 		/* neither chronyd nor ntpd writes 0 (their root distance is never 0): something else wrote it */
 		b->status = FC_SYNC_UNKNOWN;
-		fc_bfmt(b->reason, sizeof(b->reason), "kernel maxerror is 0 under %s: written by another process",
-			 fc_ntp_writer_name(writer));
+		fc__bfmt(b->reason, sizeof(b->reason), "kernel maxerror is 0 under %s: written by another process",
+			 fc__ntp_writer_name(writer));
 	} else {
 		b->status = FC_SYNC_SYNCHRONIZED;
-		fc_bfmt(b->reason, sizeof(b->reason), "kernel maxerror %lld us from %s (leaves out its correction)",
-			 (long long)(n->maxerror_ns / 1000), fc_ntp_writer_name(writer));
+		fc__bfmt(b->reason, sizeof(b->reason), "kernel maxerror %lld us from %s (leaves out its correction)",
+			 (long long)(n->maxerror_ns / 1000), fc__ntp_writer_name(writer));
 	}
 	return b->status;
 }

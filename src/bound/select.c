@@ -5,7 +5,7 @@
  * FASTCLOCK_VMCLOCK_PATH override the default paths. Called by the writer only (under its lock).
  *
  * Owns: struct fc_bounder (the chosen source, its state, the current bound).
- * May call: clockbound.c, chrony.c, vmclock.c, kernel.c, bound.c, fmt.c, ntp.c (fc_ntp_read), libc (stat).
+ * May call: clockbound.c, chrony.c, vmclock.c, kernel.c, bound.c, fmt.c, ntp.c (fc__ntp_read), libc (stat).
  * Everything here is async-signal-safe: the writer may run inside a signal handler (a bounded read's slow path).
  */
 #include <string.h>
@@ -25,7 +25,7 @@
 #define CHRONY_GRACE_NS (5 * NS_PER_SEC)
 #define CHRONY_VOID_NS (1000 * NS_PER_SEC)
 
-const char *fc_bound_kind_name(int kind)
+const char *fc__bound_kind_name(int kind)
 {
 	switch (kind) {
 	case FC_BOUND_NONE: return "none";
@@ -39,19 +39,19 @@ const char *fc_bound_kind_name(int kind)
 static int set_path(char *dst, size_t n, const char *v, const char *def, const char *var, char *err, size_t errlen)
 {
 	if (!v || !*v) {
-		fc_bfmt(dst, n, "%s", def);
+		fc__bfmt(dst, n, "%s", def);
 		return 0;
 	}
 	if (strlen(v) >= n) {
-		fc_bfmt(err, errlen, "%s is %zu bytes long (at most %zu)", var, strlen(v), n - 1);
-		fc_bfmt(dst, n, "%s", def);
+		fc__bfmt(err, errlen, "%s is %zu bytes long (at most %zu)", var, strlen(v), n - 1);
+		fc__bfmt(dst, n, "%s", def);
 		return 1;
 	}
-	fc_bfmt(dst, n, "%s", v);
+	fc__bfmt(dst, n, "%s", v);
 	return 0;
 }
 
-int fc_bound_config_parse(const char *mode, const char *cb_path, const char *chrony_path, const char *vm_path,
+int fc__bound_config_parse(const char *mode, const char *cb_path, const char *chrony_path, const char *vm_path,
 			  struct fc_bound_config *out, char *err, size_t errlen)
 {
 	static const char *const names[] = {"none", "clockbound", "chrony", "kernel"};
@@ -64,7 +64,7 @@ int fc_bound_config_parse(const char *mode, const char *cb_path, const char *chr
 			if (strcmp(mode, names[k]) == 0)
 				out->mode = k, found = 1;
 		if (!found) {
-			fc_bfmt(err, errlen, "FASTCLOCK_BOUND_SOURCE=%.40s: want auto, clockbound, chrony, kernel or none",
+			fc__bfmt(err, errlen, "FASTCLOCK_BOUND_SOURCE=%.40s: want auto, clockbound, chrony, kernel or none",
 				 mode);
 			errors++;
 		}
@@ -75,16 +75,16 @@ int fc_bound_config_parse(const char *mode, const char *cb_path, const char *chr
 			   err, errlen);
 	errors += set_path(out->vmclock, sizeof(out->vmclock), vm_path, FC_VMCLOCK_PATH, "FASTCLOCK_VMCLOCK_PATH",
 			   err, errlen);
-	fc_bfmt(out->proc, sizeof(out->proc), "/proc");
+	fc__bfmt(out->proc, sizeof(out->proc), "/proc");
 	return errors;
 }
 
 static void close_sources(struct fc_bounder *bd)
 {
 	if (bd->kind == FC_BOUND_CLOCKBOUND)
-		fc_cb_close(&bd->cb);
+		fc__cb_close(&bd->cb);
 	if (bd->kind == FC_BOUND_CHRONY)
-		fc_chrony_close(&bd->ch);
+		fc__chrony_close(&bd->ch);
 }
 
 /* Try one source; 0 if it can be used. */
@@ -93,14 +93,14 @@ static int try_source(struct fc_bounder *bd, int kind, int64_t now)
 	struct stat st;
 	switch (kind) {
 	case FC_BOUND_CLOCKBOUND:
-		return fc_cb_open(&bd->cb, bd->cfg.clockbound, &bd->cur, now);
+		return fc__cb_open(&bd->cb, bd->cfg.clockbound, &bd->cur, now);
 	case FC_BOUND_CHRONY:
 		if (stat(bd->cfg.chrony, &st) != 0 || !S_ISSOCK(st.st_mode)) {
-			fc_bound_error(&bd->cur, now, "no chronyd socket at %.70s", bd->cfg.chrony);
+			fc__bound_error(&bd->cur, now, "no chronyd socket at %.70s", bd->cfg.chrony);
 			bd->ch.fd = -1;
 			return -1;
 		}
-		return fc_chrony_open(&bd->ch, bd->cfg.chrony, &bd->cur, now);
+		return fc__chrony_open(&bd->ch, bd->cfg.chrony, &bd->cur, now);
 	default:
 		return 0;
 	}
@@ -117,21 +117,21 @@ static void choose(struct fc_bounder *bd, int64_t now)
 	if (bd->cfg.mode >= 0) {
 		bd->kind = bd->cfg.mode;
 		if (try_source(bd, bd->kind, now) != 0)
-			fc_bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s, not available (see last error)",
-				 fc_bound_kind_name(bd->kind));
+			fc__bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s, not available (see last error)",
+				 fc__bound_kind_name(bd->kind));
 		else
-			fc_bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s", fc_bound_kind_name(bd->kind));
+			fc__bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s", fc__bound_kind_name(bd->kind));
 		return;
 	}
 	if (try_source(bd, FC_BOUND_CLOCKBOUND, now) == 0) {
 		bd->kind = FC_BOUND_CLOCKBOUND;
-		fc_bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment at %.80s", bd->cfg.clockbound);
+		fc__bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment at %.80s", bd->cfg.clockbound);
 	} else if (try_source(bd, FC_BOUND_CHRONY, now) == 0) {
 		bd->kind = FC_BOUND_CHRONY;
-		fc_bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment; chronyd socket at %.70s", bd->cfg.chrony);
+		fc__bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment; chronyd socket at %.70s", bd->cfg.chrony);
 	} else {
 		bd->kind = FC_BOUND_KERNEL;
-		fc_bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment, no chronyd socket; the kernel's maxerror");
+		fc__bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment, no chronyd socket; the kernel's maxerror");
 	}
 }
 
@@ -145,10 +145,10 @@ static void upgrade(struct fc_bounder *bd, int64_t now)
 	struct stat st;
 	int to = FC_BOUND_NONE;
 	bd->chosen_at = now;
-	if (fc_cb_open(&cb, bd->cfg.clockbound, &scratch, now) == 0)
+	if (fc__cb_open(&cb, bd->cfg.clockbound, &scratch, now) == 0)
 		to = FC_BOUND_CLOCKBOUND;
 	else if (bd->kind == FC_BOUND_KERNEL && stat(bd->cfg.chrony, &st) == 0 && S_ISSOCK(st.st_mode) &&
-		 fc_chrony_open(&ch, bd->cfg.chrony, &scratch, now) == 0)
+		 fc__chrony_open(&ch, bd->cfg.chrony, &scratch, now) == 0)
 		to = FC_BOUND_CHRONY;
 	if (to == FC_BOUND_NONE)
 		return;
@@ -158,18 +158,18 @@ static void upgrade(struct fc_bounder *bd, int64_t now)
 	else
 		bd->ch = ch;
 	bd->kind = to;
-	fc_bfmt(bd->why, sizeof(bd->why), "auto: %s appeared", to == FC_BOUND_CLOCKBOUND ? "a ClockBound segment"
+	fc__bfmt(bd->why, sizeof(bd->why), "auto: %s appeared", to == FC_BOUND_CLOCKBOUND ? "a ClockBound segment"
 											     : "chronyd's socket");
 	bd->cur = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "source changed; no report yet"};
 }
 
-void fc_bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now)
+void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now)
 {
 	int (*ntp)(void *, struct fc_ntp *) = bd->ntp;
 	void *ntp_ctx = bd->ntp_ctx;
 	int forced = bd->writer_forced, writer = bd->writer;
 	memset(bd, 0, sizeof(*bd));
-	bd->ntp = ntp ? ntp : fc_ntp_read;
+	bd->ntp = ntp ? ntp : fc__ntp_read;
 	bd->ntp_ctx = ntp_ctx;
 	bd->writer_forced = forced;
 	bd->writer = forced ? writer : FC_WRITER_NONE;
@@ -178,21 +178,21 @@ void fc_bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, i
 	bd->cfg = *cfg;
 	bd->ch.fd = -1;
 	bd->cur.status = FC_SYNC_UNKNOWN;
-	fc_bfmt(bd->cur.reason, sizeof(bd->cur.reason), "no report from the bound source yet");
-	bd->have_vm = fc_vmc_open(&bd->vm, cfg->vmclock, &(struct fc_bound){0}, now) == 0; /* absent: no error */
+	fc__bfmt(bd->cur.reason, sizeof(bd->cur.reason), "no report from the bound source yet");
+	bd->have_vm = fc__vmc_open(&bd->vm, cfg->vmclock, &(struct fc_bound){0}, now) == 0; /* absent: no error */
 	choose(bd, now);
 }
 
-void fc_bounder_close(struct fc_bounder *bd)
+void fc__bounder_close(struct fc_bounder *bd)
 {
 	close_sources(bd);
 	if (bd->have_vm)
-		fc_vmc_close(&bd->vm);
+		fc__vmc_close(&bd->vm);
 	bd->have_vm = 0;
 	bd->kind = FC_BOUND_NONE;
 }
 
-const struct fc_bound *fc_bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
+const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 {
 	struct fc_bound *b = &bd->cur;
 	if (bd->cfg.mode < 0 && bd->kind != FC_BOUND_CLOCKBOUND && mono - bd->chosen_at >= RESELECT_EVERY_NS) {
@@ -207,44 +207,44 @@ const struct fc_bound *fc_bounder_poll(struct fc_bounder *bd, int64_t mono, int6
 		keep.last_error_at = b->last_error_at;
 		if (bd->kind != was) {
 			keep.status = FC_SYNC_UNKNOWN;
-			fc_bfmt(keep.reason, sizeof(keep.reason), "source changed; no report yet");
+			fc__bfmt(keep.reason, sizeof(keep.reason), "source changed; no report yet");
 		}
 		*b = keep;
 	}
 	if (bd->have_vm)
-		fc_vmc_poll(&bd->vm, b, mono);
+		fc__vmc_poll(&bd->vm, b, mono);
 	switch (bd->kind) {
 	case FC_BOUND_CLOCKBOUND: {
 		uint64_t marker = bd->vm.snap.disruption_marker;
-		fc_cb_poll(&bd->cb, mono_coarse, bd->have_vm && bd->vm.have_snap ? &marker : NULL, b);
+		fc__cb_poll(&bd->cb, mono_coarse, bd->have_vm && bd->vm.have_snap ? &marker : NULL, b);
 		break;
 	}
 	case FC_BOUND_CHRONY:
-		fc_chrony_poll(&bd->ch, mono, POLL_EVERY_NS, b);
+		fc__chrony_poll(&bd->ch, mono, POLL_EVERY_NS, b);
 		if (bd->ch.last_reply == 0) {
 			b->status = FC_SYNC_UNKNOWN;
-			fc_bfmt(b->reason, sizeof(b->reason), "no tracking report from chronyd at %.70s yet", bd->cfg.chrony);
+			fc__bfmt(b->reason, sizeof(b->reason), "no tracking report from chronyd at %.70s yet", bd->cfg.chrony);
 		} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= CHRONY_VOID_NS) {
 			b->status = FC_SYNC_UNKNOWN;
-			fc_bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld s",
+			fc__bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld s",
 				 (long long)((mono - b->as_of_ns) / NS_PER_SEC));
 		} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= CHRONY_GRACE_NS) {
 			b->status = FC_SYNC_FREE_RUNNING;
-			fc_bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld ms",
+			fc__bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld ms",
 				 (long long)((mono - b->as_of_ns) / 1000000));
 		} else if (bd->ch.last_reply && mono - b->as_of_ns < CHRONY_GRACE_NS && b->status == FC_SYNC_FREE_RUNNING) {
-			fc_chrony_eval(&bd->ch.last, bd->ch.have_src ? &bd->ch.src : NULL, b->as_of_ns, b); /* fresh again */
+			fc__chrony_eval(&bd->ch.last, bd->ch.have_src ? &bd->ch.src : NULL, b->as_of_ns, b); /* fresh again */
 		}
 		break;
 	case FC_BOUND_KERNEL:
 		if (mono - bd->kernel_at >= POLL_EVERY_NS) {
 			struct fc_ntp n = {0};
 			if (!bd->writer_forced && mono - bd->writer_at >= WRITER_EVERY_NS) {
-				bd->writer = fc_ntp_writer_scan(bd->cfg.proc);
+				bd->writer = fc__ntp_writer_scan(bd->cfg.proc);
 				bd->writer_at = mono;
 			}
 			bd->ntp(bd->ntp_ctx, &n);
-			fc_kernel_eval(&n, bd->writer, mono, b);
+			fc__kernel_eval(&n, bd->writer, mono, b);
 			bd->kernel_at = mono;
 		}
 		break;
@@ -253,6 +253,6 @@ const struct fc_bound *fc_bounder_poll(struct fc_bounder *bd, int64_t mono, int6
 		return b;
 	}
 	if (bd->have_vm)
-		fc_vmc_apply(&bd->vm, b);
+		fc__vmc_apply(&bd->vm, b);
 	return b;
 }

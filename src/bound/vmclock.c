@@ -37,28 +37,28 @@ static uint64_t le(const uint8_t *p, int n)
 	return v;
 }
 
-void fc_vmc_close(struct fc_vmc *v)
+void fc__vmc_close(struct fc_vmc *v)
 {
 	if (v->map)
 		munmap((void *)v->map, v->maplen);
 	v->map = NULL;
 }
 
-int fc_vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t now)
+int fc__vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t now)
 {
 	struct stat st;
 	void *m;
 	int fd;
 	memset(v, 0, sizeof(*v));
-	fc_bfmt(v->path, sizeof(v->path), "%s", path);
+	fc__bfmt(v->path, sizeof(v->path), "%s", path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		fc_bound_error(b, now, "open %s: %s", path, fc_errname(errno));
+		fc__bound_error(b, now, "open %s: %s", path, fc__errname(errno));
 		return -1;
 	}
 	/* the device reports size 0 to fstat; its mapping is one page */
 	if (fstat(fd, &st) != 0 || (st.st_size != 0 && st.st_size < VMC_LEN)) {
-		fc_bound_error(b, now, "%s: %lld bytes, a VMClock is %d", path, (long long)st.st_size, VMC_LEN);
+		fc__bound_error(b, now, "%s: %lld bytes, a VMClock is %d", path, (long long)st.st_size, VMC_LEN);
 		close(fd);
 		return -1;
 	}
@@ -66,22 +66,22 @@ int fc_vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t 
 	m = mmap(NULL, v->maplen, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED) {
-		fc_bound_error(b, now, "mmap %s: %s", path, fc_errname(errno));
+		fc__bound_error(b, now, "mmap %s: %s", path, fc__errname(errno));
 		return -1;
 	}
 	v->map = m;
 	if (le(v->map + VMC_MAGIC, 4) != FC_VMCLOCK_MAGIC || le(v->map + VMC_VERSION, 2) != 1 ||
 	    le(v->map + VMC_SIZE, 4) < VMC_LEN) {
-		fc_bound_error(b, now, "%s: magic %#llx version %llu size %llu (want %#x, 1, >= %d)", path,
+		fc__bound_error(b, now, "%s: magic %#llx version %llu size %llu (want %#x, 1, >= %d)", path,
 			       (unsigned long long)le(v->map + VMC_MAGIC, 4), (unsigned long long)le(v->map + VMC_VERSION, 2),
 			       (unsigned long long)le(v->map + VMC_SIZE, 4), FC_VMCLOCK_MAGIC, VMC_LEN);
-		fc_vmc_close(v);
+		fc__vmc_close(v);
 		return -1;
 	}
 	return 0;
 }
 
-int fc_vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now)
+int fc__vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now)
 {
 	const uint8_t *m = v->map;
 	struct fc_vmc_snap s;
@@ -111,20 +111,20 @@ int fc_vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now)
 		v->have_snap = 1;
 		return 0;
 	}
-	fc_bound_error(b, now, "%s: no consistent VMClock read in %d tries", v->path, VMC_TRIES);
+	fc__bound_error(b, now, "%s: no consistent VMClock read in %d tries", v->path, VMC_TRIES);
 	return -1;
 }
 
-void fc_vmc_apply(const struct fc_vmc *v, struct fc_bound *b)
+void fc__vmc_apply(const struct fc_vmc *v, struct fc_bound *b)
 {
 	if (!v->have_snap)
 		return;
 	if (v->disrupted) {
 		b->status = FC_SYNC_DISRUPTED;
-		fc_bfmt(b->reason, sizeof(b->reason), "VMClock disruption marker moved to %llu (no good sample since)",
+		fc__bfmt(b->reason, sizeof(b->reason), "VMClock disruption marker moved to %llu (no good sample since)",
 			 (unsigned long long)v->snap.disruption_marker);
 	} else if (v->snap.clock_status == FC_VMC_UNRELIABLE && b->status == FC_SYNC_SYNCHRONIZED) {
 		b->status = FC_SYNC_UNKNOWN;
-		fc_bfmt(b->reason, sizeof(b->reason), "VMClock says the host clock is unreliable");
+		fc__bfmt(b->reason, sizeof(b->reason), "VMClock says the host clock is unreliable");
 	}
 }

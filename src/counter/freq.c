@@ -37,7 +37,7 @@ static uint64_t freq_from_cpuid(void)
 	return 0;
 }
 
-uint64_t fc_counter_freq_hint(int *src)
+uint64_t fc__counter_freq_hint(int *src)
 {
 	uint64_t hz = freq_from_cpuid();
 	*src = hz ? FC_FREQ_CPUID : FC_FREQ_NONE;
@@ -45,7 +45,7 @@ uint64_t fc_counter_freq_hint(int *src)
 }
 
 #elif defined(__aarch64__)
-uint64_t fc_counter_freq_hint(int *src)
+uint64_t fc__counter_freq_hint(int *src)
 {
 	uint64_t hz;
 	__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(hz));
@@ -53,7 +53,7 @@ uint64_t fc_counter_freq_hint(int *src)
 	return hz;
 }
 #else
-uint64_t fc_counter_freq_hint(int *src)
+uint64_t fc__counter_freq_hint(int *src)
 {
 	*src = FC_FREQ_NONE;
 	return 0;

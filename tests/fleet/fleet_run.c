@@ -104,13 +104,13 @@ static void sample(int verbose)
 	last_poll = mono;
 	{
 		int64_t coarse = now_ns(CLOCK_MONOTONIC_COARSE);
-		const struct fc_bound *b = fc_bounder_poll(&chrony_bd, mono, coarse), *c = NULL;
-		int64_t real = now_ns(CLOCK_REALTIME), h = fc_bound_half_at(b, now_ns(CLOCK_MONOTONIC)), hc = 0;
+		const struct fc_bound *b = fc__bounder_poll(&chrony_bd, mono, coarse), *c = NULL;
+		int64_t real = now_ns(CLOCK_REALTIME), h = fc__bound_half_at(b, now_ns(CLOCK_MONOTONIC)), hc = 0;
 		int64_t truth = real + feed.offset_ns;
 		tally_add(&t_src, real + b->center_ns - h, real + b->center_ns + h, 0, truth, b->status);
 		if (with_cb) {
-			c = fc_bounder_poll(&cb_bd, mono, coarse);
-			hc = fc_bound_half_at(c, now_ns(CLOCK_MONOTONIC_COARSE));
+			c = fc__bounder_poll(&cb_bd, mono, coarse);
+			hc = fc__bound_half_at(c, now_ns(CLOCK_MONOTONIC_COARSE));
 			tally_add(&t_cb, real - hc, real + hc, 0, truth, c->status);
 			if (c->status != FC_SYNC_UNKNOWN && b->status != FC_SYNC_UNKNOWN && hc > 0) {
 				int64_t hl = (iv.latest_ns - iv.earliest_ns) / 2;
@@ -154,8 +154,8 @@ static double per_call(int which, struct fc_cb *cb, long n)
 		default: { /* what ClockBoundClient::now does: REALTIME, then MONOTONIC, snapshot, status, growth */
 			struct fc_bound b;
 			int64_t real = now_ns(CLOCK_REALTIME), mono = now_ns(CLOCK_MONOTONIC);
-			fc_cb_poll(cb, mono, NULL, &b);
-			sink += real - fc_bound_half_at(&b, mono);
+			fc__cb_poll(cb, mono, NULL, &b);
+			sink += real - fc__bound_half_at(&b, mono);
 		}
 		}
 	}
@@ -168,7 +168,7 @@ static void perf(void)
 	double v[R_N][RUNS];
 	struct fc_cb cb;
 	struct fc_bound b = {0};
-	if (fc_cb_open(&cb, FC_CLOCKBOUND_PATH, &b, 0) != 0) {
+	if (fc__cb_open(&cb, FC_CLOCKBOUND_PATH, &b, 0) != 0) {
 		printf("perf: %s\n", b.last_error);
 		return;
 	}
@@ -180,7 +180,7 @@ static void perf(void)
 		printf("read %-30s median %.1f ns/call (runs %.1f .. %.1f), %.2fx fc_real_ns\n", r_name[w], v[w][RUNS / 2],
 		       v[w][0], v[w][RUNS - 1], v[w][RUNS / 2] / v[R_REAL][RUNS / 2]);
 	}
-	fc_cb_close(&cb);
+	fc__cb_close(&cb);
 	if (getenv("FLEET_CB_BENCH")) { /* ClockBound's own Rust client in the same namespace, right after */
 		fflush(stdout);
 		if (system(getenv("FLEET_CB_BENCH")) != 0)
@@ -192,7 +192,7 @@ static int wait_synced(struct fc_bounder *bd, int64_t limit_ns)
 {
 	int64_t end = now_ns(CLOCK_MONOTONIC) + limit_ns;
 	while (now_ns(CLOCK_MONOTONIC) < end) {
-		const struct fc_bound *b = fc_bounder_poll(bd, now_ns(CLOCK_MONOTONIC), now_ns(CLOCK_MONOTONIC_COARSE));
+		const struct fc_bound *b = fc__bounder_poll(bd, now_ns(CLOCK_MONOTONIC), now_ns(CLOCK_MONOTONIC_COARSE));
 		if (b->status == FC_SYNC_SYNCHRONIZED)
 			return 0;
 		usleep(20000);
@@ -252,8 +252,8 @@ int main(int argc, char **argv)
 	if (feeder_start(&feed) != 0)
 		return 1;
 	chronyd = chronyd_start(tmp, FC_CHRONY_SOCK);
-	fc_bound_config_parse("chrony", NULL, FC_CHRONY_SOCK, "/nonexistent", &cfg, err, sizeof(err));
-	fc_bounder_init(&chrony_bd, &cfg, now_ns(CLOCK_MONOTONIC));
+	fc__bound_config_parse("chrony", NULL, FC_CHRONY_SOCK, "/nonexistent", &cfg, err, sizeof(err));
+	fc__bounder_init(&chrony_bd, &cfg, now_ns(CLOCK_MONOTONIC));
 	if (wait_synced(&chrony_bd, 30 * SEC) != 0) {
 		snprintf(msg, sizeof(msg), "chronyd not synchronised in 30 s: %s | %s", chrony_bd.cur.reason,
 			 chrony_bd.cur.last_error);
@@ -263,8 +263,8 @@ int main(int argc, char **argv)
 	fc_updater_start(0);
 	if (with_cb) {
 		cbd = clockbound_start(cb_bin);
-		fc_bound_config_parse("clockbound", FC_CLOCKBOUND_PATH, NULL, "/nonexistent", &cfg, err, sizeof(err));
-		fc_bounder_init(&cb_bd, &cfg, now_ns(CLOCK_MONOTONIC));
+		fc__bound_config_parse("clockbound", FC_CLOCKBOUND_PATH, NULL, "/nonexistent", &cfg, err, sizeof(err));
+		fc__bounder_init(&cb_bd, &cfg, now_ns(CLOCK_MONOTONIC));
 		if (wait_synced(&cb_bd, 30 * SEC) != 0) {
 			snprintf(msg, sizeof(msg), "ClockBound not synchronised in 30 s: %s | %s", cb_bd.cur.reason,
 				 cb_bd.cur.last_error);

@@ -71,9 +71,9 @@ TEST(ClockBound, fresh_segment_with_unknown_status_and_no_as_of_promises_nothing
 	g.write();
 	fc_cb cb;
 	fc_bound b{};
-	ASSERT_EQ(fc_cb_open(&cb, g.path.c_str(), &b, 0), 0) << b.last_error;
-	EXPECT_EQ(fc_cb_poll(&cb, 5 * SEC, nullptr, &b), FC_SYNC_UNKNOWN) << b.reason;
-	fc_cb_close(&cb);
+	ASSERT_EQ(fc__cb_open(&cb, g.path.c_str(), &b, 0), 0) << b.last_error;
+	EXPECT_EQ(fc__cb_poll(&cb, 5 * SEC, nullptr, &b), FC_SYNC_UNKNOWN) << b.reason;
+	fc__cb_close(&cb);
 }
 
 TEST(ClockBound, synchronized_bound_grows_at_max_drift_like_the_client)
@@ -84,11 +84,11 @@ TEST(ClockBound, synchronized_bound_grows_at_max_drift_like_the_client)
 	g.write();
 	fc_cb cb;
 	fc_bound b{};
-	ASSERT_EQ(fc_cb_open(&cb, g.path.c_str(), &b, 0), 0) << b.last_error;
-	EXPECT_EQ(fc_cb_poll(&cb, 102 * SEC, nullptr, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
+	ASSERT_EQ(fc__cb_open(&cb, g.path.c_str(), &b, 0), 0) << b.last_error;
+	EXPECT_EQ(fc__cb_poll(&cb, 102 * SEC, nullptr, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
 	EXPECT_EQ(b.center_ns, 0);
-	EXPECT_EQ(fc_bound_half_at(&b, 102 * SEC), 12000); // 10 us + 2 s at 1 ppm (the client's own unit test)
-	fc_cb_close(&cb);
+	EXPECT_EQ(fc__bound_half_at(&b, 102 * SEC), 12000); // 10 us + 2 s at 1 ppm (the client's own unit test)
+	fc__cb_close(&cb);
 }
 
 TEST(ClockBound, stopped_daemon_turns_free_running_after_5s_and_unknown_past_void_after)
@@ -100,12 +100,12 @@ TEST(ClockBound, stopped_daemon_turns_free_running_after_5s_and_unknown_past_voi
 	g.write();
 	fc_cb cb;
 	fc_bound b{};
-	ASSERT_EQ(fc_cb_open(&cb, g.path.c_str(), &b, 0), 0);
-	EXPECT_EQ(fc_cb_poll(&cb, 104 * SEC, nullptr, &b), FC_SYNC_SYNCHRONIZED);
-	EXPECT_EQ(fc_cb_poll(&cb, 106 * SEC, nullptr, &b), FC_SYNC_FREE_RUNNING) << b.reason;
-	EXPECT_EQ(fc_cb_poll(&cb, 108 * SEC, nullptr, &b), FC_SYNC_UNKNOWN) << b.reason;
+	ASSERT_EQ(fc__cb_open(&cb, g.path.c_str(), &b, 0), 0);
+	EXPECT_EQ(fc__cb_poll(&cb, 104 * SEC, nullptr, &b), FC_SYNC_SYNCHRONIZED);
+	EXPECT_EQ(fc__cb_poll(&cb, 106 * SEC, nullptr, &b), FC_SYNC_FREE_RUNNING) << b.reason;
+	EXPECT_EQ(fc__cb_poll(&cb, 108 * SEC, nullptr, &b), FC_SYNC_UNKNOWN) << b.reason;
 	EXPECT_NE(strstr(b.reason, "void_after"), nullptr) << b.reason;
-	fc_cb_close(&cb);
+	fc__cb_close(&cb);
 }
 
 TEST(ClockBound, disruption_marker_bump_is_disrupted_until_a_newer_update)
@@ -115,16 +115,16 @@ TEST(ClockBound, disruption_marker_bump_is_disrupted_until_a_newer_update)
 	g.write();
 	fc_cb cb;
 	fc_bound b{};
-	ASSERT_EQ(fc_cb_open(&cb, g.path.c_str(), &b, 0), 0);
-	EXPECT_EQ(fc_cb_poll(&cb, 100 * SEC, nullptr, &b), FC_SYNC_SYNCHRONIZED);
+	ASSERT_EQ(fc__cb_open(&cb, g.path.c_str(), &b, 0), 0);
+	EXPECT_EQ(fc__cb_poll(&cb, 100 * SEC, nullptr, &b), FC_SYNC_SYNCHRONIZED);
 	g.s.disruption_marker = 7;
 	g.update();
-	EXPECT_EQ(fc_cb_poll(&cb, 100 * SEC + MS, nullptr, &b), FC_SYNC_DISRUPTED) << b.reason;
-	EXPECT_EQ(fc_cb_poll(&cb, 100 * SEC + 2 * MS, nullptr, &b), FC_SYNC_DISRUPTED); // same snapshot
+	EXPECT_EQ(fc__cb_poll(&cb, 100 * SEC + MS, nullptr, &b), FC_SYNC_DISRUPTED) << b.reason;
+	EXPECT_EQ(fc__cb_poll(&cb, 100 * SEC + 2 * MS, nullptr, &b), FC_SYNC_DISRUPTED); // same snapshot
 	g.set_as_of(101 * SEC, 1101 * SEC); // the daemon's next bound, computed after the disruption
 	g.update();
-	EXPECT_EQ(fc_cb_poll(&cb, 101 * SEC, nullptr, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
-	fc_cb_close(&cb);
+	EXPECT_EQ(fc__cb_poll(&cb, 101 * SEC, nullptr, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
+	fc__cb_close(&cb);
 }
 
 TEST(ClockBound, marker_behind_vmclock_is_unknown_when_the_daemon_watches_vmclock)
@@ -137,11 +137,11 @@ TEST(ClockBound, marker_behind_vmclock_is_unknown_when_the_daemon_watches_vmcloc
 	fc_cb cb;
 	fc_bound b{};
 	uint64_t vm = 4;
-	ASSERT_EQ(fc_cb_open(&cb, g.path.c_str(), &b, 0), 0);
-	EXPECT_EQ(fc_cb_poll(&cb, 100 * SEC, &vm, &b), FC_SYNC_UNKNOWN) << b.reason;
+	ASSERT_EQ(fc__cb_open(&cb, g.path.c_str(), &b, 0), 0);
+	EXPECT_EQ(fc__cb_poll(&cb, 100 * SEC, &vm, &b), FC_SYNC_UNKNOWN) << b.reason;
 	vm = 3;
-	EXPECT_EQ(fc_cb_poll(&cb, 100 * SEC, &vm, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
-	fc_cb_close(&cb);
+	EXPECT_EQ(fc__cb_poll(&cb, 100 * SEC, &vm, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
+	fc__cb_close(&cb);
 }
 
 TEST(ClockBound, update_in_progress_keeps_the_last_consistent_snapshot)
@@ -152,14 +152,14 @@ TEST(ClockBound, update_in_progress_keeps_the_last_consistent_snapshot)
 	g.write();
 	fc_cb cb;
 	fc_bound b{};
-	ASSERT_EQ(fc_cb_open(&cb, g.path.c_str(), &b, 0), 0);
-	fc_cb_poll(&cb, 100 * SEC, nullptr, &b);
+	ASSERT_EQ(fc__cb_open(&cb, g.path.c_str(), &b, 0), 0);
+	fc__cb_poll(&cb, 100 * SEC, nullptr, &b);
 	g.s.generation = (uint16_t)(g.s.generation + 1); // odd: the writer is half way through
 	g.s.bound_nsec = 999999999;
 	g.write();
-	fc_cb_poll(&cb, 100 * SEC, nullptr, &b);
+	fc__cb_poll(&cb, 100 * SEC, nullptr, &b);
 	EXPECT_EQ(b.half_ns, 10000);
-	fc_cb_close(&cb);
+	fc__cb_close(&cb);
 }
 
 TEST(ClockBound, malformed_segments_are_refused_or_unknown_with_the_value_named)
@@ -170,18 +170,18 @@ TEST(ClockBound, malformed_segments_are_refused_or_unknown_with_the_value_named)
 	g.write();
 	fc_cb cb;
 	fc_bound b{};
-	EXPECT_EQ(fc_cb_open(&cb, g.path.c_str(), &b, 0), -1);
+	EXPECT_EQ(fc__cb_open(&cb, g.path.c_str(), &b, 0), -1);
 	EXPECT_NE(strstr(b.last_error, g.path.c_str()), nullptr) << b.last_error;
 	EXPECT_NE(strstr(b.last_error, "0xdeadbeef"), nullptr) << b.last_error;
 	Segment h(d);
 	h.s.max_drift_ppb = 1000000000u;
 	h.set_as_of(SEC, 10 * SEC);
 	h.write();
-	ASSERT_EQ(fc_cb_open(&cb, h.path.c_str(), &b, 0), 0);
-	EXPECT_EQ(fc_cb_poll(&cb, 2 * SEC, nullptr, &b), FC_SYNC_UNKNOWN);
+	ASSERT_EQ(fc__cb_open(&cb, h.path.c_str(), &b, 0), 0);
+	EXPECT_EQ(fc__cb_poll(&cb, 2 * SEC, nullptr, &b), FC_SYNC_UNKNOWN);
 	EXPECT_NE(strstr(b.reason, "1000000000"), nullptr) << b.reason;
-	fc_cb_close(&cb);
-	EXPECT_EQ(fc_cb_open(&cb, (d + "/absent").c_str(), &b, 0), -1);
+	fc__cb_close(&cb);
+	EXPECT_EQ(fc__cb_open(&cb, (d + "/absent").c_str(), &b, 0), -1);
 	EXPECT_NE(strstr(b.last_error, "absent"), nullptr) << b.last_error;
 }
 
@@ -220,10 +220,10 @@ size_t tracking_reply(uint8_t *buf, uint32_t seq, double corr, double delay, dou
 TEST(Chrony, requests_are_padded_to_their_reply_length)
 {
 	uint8_t buf[512];
-	EXPECT_EQ(fc_chrony_request(9, buf, sizeof(buf)), 104u); // 28-byte reply header + RPY_Tracking (76)
+	EXPECT_EQ(fc__chrony_request(9, buf, sizeof(buf)), 104u); // 28-byte reply header + RPY_Tracking (76)
 	EXPECT_EQ(buf[0], 6);
 	EXPECT_EQ(buf[5], 33);
-	EXPECT_EQ(fc_chrony_request_source(9, buf, sizeof(buf)), 76u); // + RPY_Source_Data (48)
+	EXPECT_EQ(fc__chrony_request_source(9, buf, sizeof(buf)), 76u); // + RPY_Source_Data (48)
 	EXPECT_EQ(buf[5], 15);
 }
 
@@ -234,16 +234,16 @@ TEST(Chrony, interval_covers_the_uncorrected_and_corrected_clock_and_the_root_di
 	fc_chrony_tracking t;
 	fc_bound b{};
 	tracking_reply(buf, 5, 0.050, 0.000020, 0.000010, 0);
-	ASSERT_EQ(fc_chrony_decode(buf, 104, 5, &t, err, sizeof(err)), 0) << err;
+	ASSERT_EQ(fc__chrony_decode(buf, 104, 5, &t, err, sizeof(err)), 0) << err;
 	EXPECT_NEAR(t.correction, 0.050, 1e-8);
-	EXPECT_EQ(fc_chrony_eval(&t, nullptr, 0, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
+	EXPECT_EQ(fc__chrony_eval(&t, nullptr, 0, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
 	// [0, 50 ms] widened by 20 us / 2 + 10 us
 	EXPECT_LE(b.center_ns - b.half_ns, -20000 + 2);
 	EXPECT_GE(b.center_ns + b.half_ns, 50 * MS + 20000 - 2);
 	EXPECT_LE(b.half_ns, 25 * MS + 20000 + 4);
 	// the newest measurement says the source is 30 ms further ahead: the interval reaches it
 	fc_chrony_source sd{0, 0377, 1, -0.030, 0.0001};
-	fc_chrony_eval(&t, &sd, 0, &b);
+	fc__chrony_eval(&t, &sd, 0, &b);
 	EXPECT_GE(b.center_ns + b.half_ns, 80 * MS + 100000);
 }
 
@@ -254,12 +254,12 @@ TEST(Chrony, unsynchronised_or_not_yet_updated_chronyd_is_unknown)
 	fc_chrony_tracking t;
 	fc_bound b{};
 	tracking_reply(buf, 5, 0.0, 0.0, 0.0, 3);
-	ASSERT_EQ(fc_chrony_decode(buf, 104, 5, &t, err, sizeof(err)), 0);
-	EXPECT_EQ(fc_chrony_eval(&t, nullptr, 0, &b), FC_SYNC_UNKNOWN);
+	ASSERT_EQ(fc__chrony_decode(buf, 104, 5, &t, err, sizeof(err)), 0);
+	EXPECT_EQ(fc__chrony_eval(&t, nullptr, 0, &b), FC_SYNC_UNKNOWN);
 	tracking_reply(buf, 5, 0.0, 0.0, 0.0, 0);
 	put32(buf + 28 + 72, 0); // last update interval 0: chronyd's first report
-	ASSERT_EQ(fc_chrony_decode(buf, 104, 5, &t, err, sizeof(err)), 0);
-	EXPECT_EQ(fc_chrony_eval(&t, nullptr, 0, &b), FC_SYNC_UNKNOWN) << b.reason;
+	ASSERT_EQ(fc__chrony_decode(buf, 104, 5, &t, err, sizeof(err)), 0);
+	EXPECT_EQ(fc__chrony_eval(&t, nullptr, 0, &b), FC_SYNC_UNKNOWN) << b.reason;
 }
 
 TEST(Chrony, bad_replies_are_rejected_naming_the_field)
@@ -268,12 +268,12 @@ TEST(Chrony, bad_replies_are_rejected_naming_the_field)
 	char err[160];
 	fc_chrony_tracking t;
 	tracking_reply(buf, 5, 0.01, 0, 0, 0);
-	EXPECT_EQ(fc_chrony_decode(buf, 104, 6, &t, err, sizeof(err)), -1);
+	EXPECT_EQ(fc__chrony_decode(buf, 104, 6, &t, err, sizeof(err)), -1);
 	EXPECT_NE(strstr(err, "sequence 5"), nullptr) << err;
-	EXPECT_EQ(fc_chrony_decode(buf, 60, 5, &t, err, sizeof(err)), -1);
+	EXPECT_EQ(fc__chrony_decode(buf, 60, 5, &t, err, sizeof(err)), -1);
 	EXPECT_NE(strstr(err, "length 60"), nullptr) << err;
 	put16(buf + 8, 2);
-	EXPECT_EQ(fc_chrony_decode(buf, 104, 5, &t, err, sizeof(err)), -1);
+	EXPECT_EQ(fc__chrony_decode(buf, 104, 5, &t, err, sizeof(err)), -1);
 	EXPECT_NE(strstr(err, "status 2"), nullptr) << err;
 }
 
@@ -288,26 +288,26 @@ TEST(Chrony, poll_never_blocks_collects_the_reply_later_and_times_out_a_silent_d
 	ASSERT_EQ(bind(srv, (sockaddr *)&a, sizeof(a)), 0);
 	fc_chrony ch;
 	fc_bound b{};
-	ASSERT_EQ(fc_chrony_open(&ch, path.c_str(), &b, 0), 0) << b.last_error;
-	EXPECT_EQ(fc_chrony_poll(&ch, 1 * SEC, SEC, &b), 0); // sends, returns at once
+	ASSERT_EQ(fc__chrony_open(&ch, path.c_str(), &b, 0), 0) << b.last_error;
+	EXPECT_EQ(fc__chrony_poll(&ch, 1 * SEC, SEC, &b), 0); // sends, returns at once
 	uint8_t buf[512];
 	sockaddr_un from{};
 	socklen_t fl = sizeof(from);
 	ssize_t n = recvfrom(srv, buf, sizeof(buf), 0, (sockaddr *)&from, &fl);
 	ASSERT_EQ(n, 104);
 	uint32_t seq = (uint32_t)buf[8] << 24 | buf[9] << 16 | buf[10] << 8 | buf[11];
-	EXPECT_EQ(fc_chrony_poll(&ch, 1 * SEC + MS, SEC, &b), 0); // nothing yet: no wait
+	EXPECT_EQ(fc__chrony_poll(&ch, 1 * SEC + MS, SEC, &b), 0); // nothing yet: no wait
 	size_t len = tracking_reply(buf, seq, -0.002, 0.0001, 0.00005, 0);
 	ASSERT_EQ(sendto(srv, buf, len, 0, (sockaddr *)&from, fl), (ssize_t)len);
-	EXPECT_EQ(fc_chrony_poll(&ch, 1 * SEC + 2 * MS, SEC, &b), 1);
+	EXPECT_EQ(fc__chrony_poll(&ch, 1 * SEC + 2 * MS, SEC, &b), 1);
 	EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
 	EXPECT_EQ(b.as_of_ns, 1 * SEC); // as of the request
 	EXPECT_LE(b.center_ns - b.half_ns, -2 * MS - 100000);
 	// the source-data request is left unanswered: after a second it counts as lost, with the path named
-	fc_chrony_poll(&ch, 2 * SEC + 2 * MS, SEC, &b);
+	fc__chrony_poll(&ch, 2 * SEC + 2 * MS, SEC, &b);
 	EXPECT_NE(strstr(b.last_error, "no reply"), nullptr) << b.last_error;
 	EXPECT_NE(strstr(b.last_error, path.c_str()), nullptr) << b.last_error;
-	fc_chrony_close(&ch);
+	fc__chrony_close(&ch);
 	close(srv);
 }
 
@@ -316,16 +316,16 @@ TEST(Kernel, timesyncd_style_maxerror_zero_is_never_synchronized)
 {
 	fc_ntp n{FC_SYNC_SYNCHRONIZED, 0, 0, 0};
 	fc_bound b{};
-	EXPECT_EQ(fc_kernel_eval(&n, FC_WRITER_TIMESYNCD, 0, &b), FC_SYNC_UNKNOWN);
+	EXPECT_EQ(fc__kernel_eval(&n, FC_WRITER_TIMESYNCD, 0, &b), FC_SYNC_UNKNOWN);
 	EXPECT_NE(strstr(b.reason, "systemd-timesyncd"), nullptr) << b.reason;
-	EXPECT_EQ(fc_kernel_eval(&n, FC_WRITER_CHRONYD, 0, &b), FC_SYNC_UNKNOWN) << b.reason; // 0 is not chronyd's
+	EXPECT_EQ(fc__kernel_eval(&n, FC_WRITER_CHRONYD, 0, &b), FC_SYNC_UNKNOWN) << b.reason; // 0 is not chronyd's
 	n.maxerror_ns = 5 * MS;
-	EXPECT_EQ(fc_kernel_eval(&n, FC_WRITER_CHRONYD, 0, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
-	EXPECT_EQ(fc_bound_half_at(&b, SEC), 5 * MS + 500000); // + 500 ppm for 1 s, the kernel's rule
-	EXPECT_EQ(fc_kernel_eval(&n, FC_WRITER_BUSYBOX, 0, &b), FC_SYNC_UNKNOWN);
-	EXPECT_EQ(fc_kernel_eval(&n, FC_WRITER_NONE, 0, &b), FC_SYNC_UNKNOWN);
+	EXPECT_EQ(fc__kernel_eval(&n, FC_WRITER_CHRONYD, 0, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
+	EXPECT_EQ(fc__bound_half_at(&b, SEC), 5 * MS + 500000); // + 500 ppm for 1 s, the kernel's rule
+	EXPECT_EQ(fc__kernel_eval(&n, FC_WRITER_BUSYBOX, 0, &b), FC_SYNC_UNKNOWN);
+	EXPECT_EQ(fc__kernel_eval(&n, FC_WRITER_NONE, 0, &b), FC_SYNC_UNKNOWN);
 	n.status = STA_INS;
-	fc_kernel_eval(&n, FC_WRITER_NTPD, 0, &b);
+	fc__kernel_eval(&n, FC_WRITER_NTPD, 0, &b);
 	EXPECT_EQ(b.leap, FC_LEAP_INSERT);
 }
 
@@ -347,17 +347,17 @@ TEST(Kernel, writer_scan_names_the_daemon_and_a_dishonest_one_wins)
 {
 	std::string root = tmpdir();
 	proc_entry(root, 1, "init", nullptr);
-	EXPECT_EQ(fc_ntp_writer_scan(root.c_str()), FC_WRITER_NONE);
+	EXPECT_EQ(fc__ntp_writer_scan(root.c_str()), FC_WRITER_NONE);
 	proc_entry(root, 40, "chronyd", nullptr);
-	EXPECT_EQ(fc_ntp_writer_scan(root.c_str()), FC_WRITER_CHRONYD);
+	EXPECT_EQ(fc__ntp_writer_scan(root.c_str()), FC_WRITER_CHRONYD);
 	proc_entry(root, 41, "ntpd", "/bin/busybox");
-	EXPECT_EQ(fc_ntp_writer_scan(root.c_str()), FC_WRITER_BUSYBOX);
+	EXPECT_EQ(fc__ntp_writer_scan(root.c_str()), FC_WRITER_BUSYBOX);
 	std::string r2 = tmpdir();
 	proc_entry(r2, 7, "systemd-timesyn", nullptr);
-	EXPECT_EQ(fc_ntp_writer_scan(r2.c_str()), FC_WRITER_TIMESYNCD);
+	EXPECT_EQ(fc__ntp_writer_scan(r2.c_str()), FC_WRITER_TIMESYNCD);
 	std::string r3 = tmpdir();
 	proc_entry(r3, 8, "ntpd", "/usr/sbin/ntpd");
-	EXPECT_EQ(fc_ntp_writer_scan(r3.c_str()), FC_WRITER_NTPD);
+	EXPECT_EQ(fc__ntp_writer_scan(r3.c_str()), FC_WRITER_NTPD);
 }
 
 // ---- VMClock ---------------------------------------------------------------------------------------------
@@ -386,28 +386,28 @@ TEST(VmClock, marker_move_is_disrupted_until_a_good_sample)
 	VmFile f(tmpdir());
 	fc_vmc v;
 	fc_bound b{};
-	ASSERT_EQ(fc_vmc_open(&v, f.path.c_str(), &b, 0), 0) << b.last_error;
-	ASSERT_EQ(fc_vmc_poll(&v, &b, 0), 0);
+	ASSERT_EQ(fc__vmc_open(&v, f.path.c_str(), &b, 0), 0) << b.last_error;
+	ASSERT_EQ(fc__vmc_poll(&v, &b, 0), 0);
 	b.status = FC_SYNC_SYNCHRONIZED;
-	fc_vmc_apply(&v, &b);
+	fc__vmc_apply(&v, &b);
 	EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED);
 	f.marker(99);
 	f.m[34] = FC_VMC_FREERUNNING; // the host has not re-synchronised yet
 	f.write();
-	fc_vmc_poll(&v, &b, 0);
-	fc_vmc_apply(&v, &b);
+	fc__vmc_poll(&v, &b, 0);
+	fc__vmc_apply(&v, &b);
 	EXPECT_EQ(b.status, FC_SYNC_DISRUPTED) << b.reason;
-	fc_vmc_poll(&v, &b, 0); // same marker, still free running: not a good sample
+	fc__vmc_poll(&v, &b, 0); // same marker, still free running: not a good sample
 	b.status = FC_SYNC_SYNCHRONIZED;
-	fc_vmc_apply(&v, &b);
+	fc__vmc_apply(&v, &b);
 	EXPECT_EQ(b.status, FC_SYNC_DISRUPTED);
 	f.m[34] = FC_VMC_SYNCHRONIZED;
 	f.write();
-	fc_vmc_poll(&v, &b, 0);
+	fc__vmc_poll(&v, &b, 0);
 	b.status = FC_SYNC_SYNCHRONIZED;
-	fc_vmc_apply(&v, &b);
+	fc__vmc_apply(&v, &b);
 	EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
-	fc_vmc_close(&v);
+	fc__vmc_close(&v);
 }
 
 TEST(VmClock, wrong_magic_is_refused_naming_it)
@@ -417,7 +417,7 @@ TEST(VmClock, wrong_magic_is_refused_naming_it)
 	f.write();
 	fc_vmc v;
 	fc_bound b{};
-	EXPECT_EQ(fc_vmc_open(&v, f.path.c_str(), &b, 0), -1);
+	EXPECT_EQ(fc__vmc_open(&v, f.path.c_str(), &b, 0), -1);
 	EXPECT_NE(strstr(b.last_error, "magic"), nullptr) << b.last_error;
 }
 
@@ -426,11 +426,11 @@ TEST(Select, bad_source_name_is_reported_with_the_value)
 {
 	fc_bound_config c;
 	char err[200] = "";
-	EXPECT_EQ(fc_bound_config_parse("sundial", nullptr, nullptr, nullptr, &c, err, sizeof(err)), 1);
+	EXPECT_EQ(fc__bound_config_parse("sundial", nullptr, nullptr, nullptr, &c, err, sizeof(err)), 1);
 	EXPECT_NE(strstr(err, "FASTCLOCK_BOUND_SOURCE=sundial"), nullptr) << err;
 	EXPECT_EQ(c.mode, -1); // auto
 	EXPECT_STREQ(c.clockbound, FC_CLOCKBOUND_PATH);
-	EXPECT_EQ(fc_bound_config_parse("kernel", "/x/shm", "/x/sock", nullptr, &c, err, sizeof(err)), 0);
+	EXPECT_EQ(fc__bound_config_parse("kernel", "/x/shm", "/x/sock", nullptr, &c, err, sizeof(err)), 0);
 	EXPECT_EQ(c.mode, FC_BOUND_KERNEL);
 	EXPECT_STREQ(c.chrony, "/x/sock");
 }
@@ -446,27 +446,27 @@ TEST(Select, auto_falls_back_to_chrony_then_kernel_and_timesyncd_maxerror_zero_i
 	std::string d = tmpdir();
 	fc_bound_config c;
 	char err[200];
-	fc_bound_config_parse(nullptr, (d + "/none").c_str(), (d + "/none.sock").c_str(), (d + "/novm").c_str(), &c,
+	fc__bound_config_parse(nullptr, (d + "/none").c_str(), (d + "/none.sock").c_str(), (d + "/novm").c_str(), &c,
 			      err, sizeof(err));
 	fc_bounder bd{};
 	bd.ntp = fake_ntp_maxerror0;
 	bd.writer_forced = 1;
 	bd.writer = FC_WRITER_TIMESYNCD;
-	fc_bounder_init(&bd, &c, 0);
+	fc__bounder_init(&bd, &c, 0);
 	EXPECT_EQ(bd.kind, FC_BOUND_KERNEL) << bd.why;
-	const fc_bound *b = fc_bounder_poll(&bd, SEC, SEC);
+	const fc_bound *b = fc__bounder_poll(&bd, SEC, SEC);
 	EXPECT_EQ(b->status, FC_SYNC_UNKNOWN) << b->reason;
 	EXPECT_NE(strstr(b->reason, "systemd-timesyncd"), nullptr) << b->reason;
-	fc_bounder_close(&bd);
+	fc__bounder_close(&bd);
 
 	Segment g(d); // a ClockBound segment at start: auto takes it
 	g.set_as_of(SEC, 1001 * SEC);
 	g.write();
-	fc_bound_config_parse(nullptr, g.path.c_str(), nullptr, (d + "/novm").c_str(), &c, err, sizeof(err));
-	fc_bounder_init(&bd, &c, 0);
+	fc__bound_config_parse(nullptr, g.path.c_str(), nullptr, (d + "/novm").c_str(), &c, err, sizeof(err));
+	fc__bounder_init(&bd, &c, 0);
 	EXPECT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
-	EXPECT_EQ(fc_bounder_poll(&bd, 2 * SEC, 2 * SEC)->status, FC_SYNC_SYNCHRONIZED);
-	fc_bounder_close(&bd);
+	EXPECT_EQ(fc__bounder_poll(&bd, 2 * SEC, 2 * SEC)->status, FC_SYNC_SYNCHRONIZED);
+	fc__bounder_close(&bd);
 }
 
 TEST(Select, auto_upgrades_to_a_clockbound_segment_that_appears_later)
@@ -475,33 +475,33 @@ TEST(Select, auto_upgrades_to_a_clockbound_segment_that_appears_later)
 	fc_bound_config c;
 	char err[200];
 	Segment g(d);
-	fc_bound_config_parse(nullptr, g.path.c_str(), (d + "/none.sock").c_str(), (d + "/novm").c_str(), &c, err,
+	fc__bound_config_parse(nullptr, g.path.c_str(), (d + "/none.sock").c_str(), (d + "/novm").c_str(), &c, err,
 			      sizeof(err));
 	fc_bounder bd{};
 	bd.ntp = fake_ntp_maxerror0;
 	bd.writer_forced = 1;
-	fc_bounder_init(&bd, &c, 0);
+	fc__bounder_init(&bd, &c, 0);
 	ASSERT_EQ(bd.kind, FC_BOUND_KERNEL) << bd.why;
 	g.set_as_of(10 * SEC, 1010 * SEC);
 	g.write();
-	fc_bounder_poll(&bd, 5 * SEC, 5 * SEC);
+	fc__bounder_poll(&bd, 5 * SEC, 5 * SEC);
 	EXPECT_EQ(bd.kind, FC_BOUND_KERNEL); // looked for every 10 s, not at every poll
-	const fc_bound *b = fc_bounder_poll(&bd, 10 * SEC, 10 * SEC);
+	const fc_bound *b = fc__bounder_poll(&bd, 10 * SEC, 10 * SEC);
 	EXPECT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
 	EXPECT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason;
-	fc_bounder_close(&bd);
+	fc__bounder_close(&bd);
 }
 
 TEST(Format, messages_are_built_without_snprintf_and_match_it)
 {
 	char a[128], b[128];
-	fc_bfmt(a, sizeof(a), "%s|%.3s|%d|%lld|%u|%#x|%zu|%zd|%.6f|%.3f|%%", "path", "abcdef", -42, -9000000000LL, 7u,
+	fc__bfmt(a, sizeof(a), "%s|%.3s|%d|%lld|%u|%#x|%zu|%zd|%.6f|%.3f|%%", "path", "abcdef", -42, -9000000000LL, 7u,
 		0xbeefu, (size_t)12, (ssize_t)-3, -0.0500014, 2.0006);
 	snprintf(b, sizeof(b), "%s|%.3s|%d|%lld|%u|%#x|%zu|%zd|%.6f|%.3f|%%", "path", "abcdef", -42, -9000000000LL, 7u,
 		 0xbeefu, (size_t)12, (ssize_t)-3, -0.0500014, 2.0006);
 	EXPECT_STREQ(a, b);
 	char small[8];
-	EXPECT_EQ(fc_bfmt(small, sizeof(small), "%s", "0123456789"), 10); // truncated, terminated, full length returned
+	EXPECT_EQ(fc__bfmt(small, sizeof(small), "%s", "0123456789"), 10); // truncated, terminated, full length returned
 	EXPECT_STREQ(small, "0123456");
 }
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_config: the environment parser and the clock_gettime drop-in with arbitrary input.
- *   - fc_config_parse(source, period_us) with two arbitrary strings and an arbitrary error-buffer size,
+ *   - fc__config_parse(source, period_us) with two arbitrary strings and an arbitrary error-buffer size,
  *     against a reference written from the documented grammar (FASTCLOCK_SOURCE: "", auto, counter,
  *     kernel; FASTCLOCK_PERIOD_US: "" or decimal digits only, value 1..1000000): same error count, same
  *     backend and period, error text terminated inside the buffer and empty when there is no error;
@@ -90,7 +90,7 @@ static void fuzz_parse(const uint8_t *data, size_t size)
 		per = b;
 
 	memset(err, 'x', sizeof(err));
-	nerr = fc_config_parse(src, per, &cfg, err, errlen);
+	nerr = fc__config_parse(src, per, &cfg, err, errlen);
 	want_err = !ref_source(src, &want_backend) + !ref_period(per, &want_period);
 	CHECK(nerr == want_err, "source '%s' period '%s': %d errors, want %d", src ? src : "(null)",
 	      per ? per : "(null)", nerr, want_err);

@@ -10,7 +10,7 @@
  * or counter jump) comes at least DISC_SPACING re-anchors after the previous one; one that would come
  * sooner is turned into time passing. The counter never goes back (a jump is less than half its range).
  * Checked after every step: the monotonic value a reader gets (inline fc__hand_read() over the current
- * hand, falling back to fc_clock_slow() as fc_mono_ns() does) never decreases; no crash, no sanitizer
+ * hand, falling back to fc__clock_slow() as fc_mono_ns() does) never decreases; no crash, no sanitizer
  * report (built with -fsanitize=fuzzer,address,undefined); no reader spins forever (a read that makes a
  * million counter reads aborts). FUZZ_TRACE=1 prints every step of a reproducer.
  * Input: 12 header bytes (counter Hz, period, first generation, counter width, start), then steps of
@@ -116,7 +116,7 @@ static int64_t read_mono(void)
 	g_sim.reads = 0;
 	if (fc__hand_read(&g_pub, sim_counter_noctx, &m, NULL, NULL))
 		return m;
-	return fc_clock_slow(&g_c, FC__MONO);
+	return fc__clock_slow(&g_c, FC__MONO);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -154,7 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	src.ntp = NULL;
 	src.ctx = &g_sim;
 	src.mask = g_sim.mask;
-	if (fc_clock_setup(&g_c, &g_pub, &src, period_ns, hz, gen_start) != 0)
+	if (fc__clock_setup(&g_c, &g_pub, &src, period_ns, hz, gen_start) != 0)
 		return 0;
 
 	while (n > 0 && step++ < 4096) {
@@ -180,7 +180,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 3: /* a forced re-anchor (the updater thread, or a reader that found its hand stale) */
 			g_sim.reads = 0;
-			fc_clock_windup(&g_c, NULL);
+			fc__clock_windup(&g_c, NULL);
 			break;
 		case 4: /* the kernel's clock fails for the next few reads: the counter is given up */
 			g_sim.fail_kernel = (int)(op >> 4) % 8;
@@ -190,9 +190,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 6: /* the other readers */
 			g_sim.reads = 0;
-			(void)fc_clock_slow(&g_c, FC__REAL);
+			(void)fc__clock_slow(&g_c, FC__REAL);
 			g_sim.reads = 0;
-			(void)fc_clock_slow(&g_c, FC__MONO | FC__RELAXED);
+			(void)fc__clock_slow(&g_c, FC__MONO | FC__RELAXED);
 			break;
 		case 7: /* the counter jumps forward alone (VM migration): any distance up to half its range */
 			if (!disc_ok) {

@@ -1,8 +1,8 @@
 /*
  * Deterministic interleavings of the timehands protocol (issue 11).
  *
- * The reader (the inline fc__hand_read of fc_hand.h, and the slow path's fc_clock_read in src/read.c) and the
- * writer (fc_hands_publish in src/hands.c) are compiled here with their interleaving points turned into calls
+ * The reader (the inline fc__hand_read of fc_hand.h, and the slow path's fc__clock_read in src/read.c) and the
+ * writer (fc__hands_publish in src/hands.c) are compiled here with their interleaving points turned into calls
  * of this file (FC__TEST_POINT / FC__WRITER_POINT; empty in the library). A reader thread and a writer thread
  * pass a baton at scripted points, so each interleaving the model (tests/model/timehands.pml) shows to be
  * dangerous runs exactly, every time: a test fails deterministically when the step that guards against it is
@@ -141,7 +141,7 @@ static void publish_next(void)
 {
 	struct fc_hand p = hand_k(++g_next_k);
 	published[npublished++] = g_next_k;
-	fc_hands_publish(PUB, &p);
+	fc__hands_publish(PUB, &p);
 }
 
 /* The k of the hand pub->current points to now (the writer is paused or done). */
@@ -174,14 +174,14 @@ static void *writer_main(void *arg)
 }
 
 /* ---- the readers under test ------------------------------------------------------------------------------ */
-static int use_slow_path; /* 0: the inline fc__hand_read; 1: fc_clock_read (src/read.c) */
+static int use_slow_path; /* 0: the inline fc__hand_read; 1: fc__clock_read (src/read.c) */
 
 static int64_t read_mono(void)
 {
 	int64_t m = 0;
 	retries = 0;
 	if (use_slow_path)
-		return fc_clock_read(&C, FC__MONO, NULL);
+		return fc__clock_read(&C, FC__MONO, NULL);
 	if (!fc__hand_read(PUB, sim_counter, &m, NULL, NULL)) {
 		fprintf(stderr, "interleave: the inline reader took the slow path unexpectedly\n");
 		exit(1);
@@ -198,7 +198,7 @@ static void reset(int initial, uint64_t t)
 	C.src = (struct fc_source){sim_counter_ctx, sim_kernel, NULL, NULL, ~(uint64_t)0};
 	C.backend = FC_BACKEND_COUNTER;
 	C.period_ns = 1000000;
-	fc_hands_init(&C.hands, PUB, 0);
+	fc__hands_init(&C.hands, PUB, 0);
 	g_next_k = 0;
 	npublished = 0;
 	for (int i = 0; i < initial; i++)
@@ -384,18 +384,18 @@ static void t_startup_switch(void)
 	memset(PUB, 0, sizeof(*PUB));
 	g_ticks = 10000000;
 	g_step = 100;
-	fc_clock_start(&C, PUB, &src, 1000000, 0);
+	fc__clock_start(&C, PUB, &src, 1000000, 0);
 	/* trust_every 0: no trust check (the simulated machine has no clocksource file). */
 	for (int i = 0; i < 200000 && __atomic_load_n(&C.start_phase, __ATOMIC_RELAXED) != FC_START_DONE; i++) {
 		retries = 0;
-		k = fc_clock_read(&C, FC__MONO, NULL);
+		k = fc__clock_read(&C, FC__MONO, NULL);
 		CHECK(k >= last, "start-up: time went back by %lld ns on the kernel hand", (long long)(last - k));
 		last = k;
 	}
 	CHECK(__atomic_load_n(&C.start_phase, __ATOMIC_RELAXED) == FC_START_DONE, "start-up never finished");
 	g_step = 0; /* time frozen: a kernel read and a counter read at the same instant */
 	k = (int64_t)g_ticks;
-	v = fc_clock_read(&C, FC__MONO, NULL);
+	v = fc__clock_read(&C, FC__MONO, NULL);
 	CHECK(v >= last && v >= k, "the first counter value %lld is below a kernel read made before it (%lld, last %lld)",
 	      (long long)v, (long long)k, (long long)last);
 }
@@ -413,15 +413,15 @@ static void t_slow_path_stale_check(void)
 	if (use_slow_path) { /* across a 32-bit counter's wrap, the slow path too */
 		p.mask = 0xffffffffu;
 		p.base_ticks = 0xfffffff0u;
-		fc_hands_publish(PUB, &p);
+		fc__hands_publish(PUB, &p);
 		__atomic_store_n(&g_ticks, 0x10u, __ATOMIC_RELAXED);
-		m = fc_clock_read(&C, FC__MONO, NULL);
+		m = fc__clock_read(&C, FC__MONO, NULL);
 		CHECK(m == p.mono_ns + (int64_t)fc__scale(32, p.mult, p.frac),
 		      "a slow-path read across the counter's wrap returned %lld, not the anchor + 32 ticks", (long long)m);
 		return;
 	}
 	p.stale_ticks = 1000;
-	fc_hands_publish(PUB, &p);
+	fc__hands_publish(PUB, &p);
 	__atomic_store_n(&g_ticks, p.base_ticks + 999, __ATOMIC_RELAXED);
 	CHECK(fc__hand_read(PUB, sim_counter, &m, NULL, NULL) == 1, "a read within the period took the slow path");
 	__atomic_store_n(&g_ticks, p.base_ticks + 1000, __ATOMIC_RELAXED);
@@ -429,7 +429,7 @@ static void t_slow_path_stale_check(void)
 	/* A counter that wrapped past the mask: the delta is taken modulo mask + 1 (a 32-bit counter here). */
 	p.mask = 0xffffffffu;
 	p.base_ticks = 0xfffffff0u;
-	fc_hands_publish(PUB, &p);
+	fc__hands_publish(PUB, &p);
 	__atomic_store_n(&g_ticks, 0x10u, __ATOMIC_RELAXED); /* 32 ticks after the anchor, across the wrap */
 	CHECK(fc__hand_read(PUB, sim_counter, &m, NULL, NULL) == 1 && m == p.mono_ns + (int64_t)fc__scale(32, p.mult, p.frac),
 	      "a read across the counter's wrap returned %lld, not the anchor + 32 ticks", (long long)m);
@@ -454,14 +454,14 @@ static void t_demotion_floor(void)
 	p.frac = 0;
 	p.stale_ticks = 1000000;
 	p.valid_ticks = 1125000;
-	fc_hands_publish(PUB, &p);
-	v1 = fc_clock_read(&C, FC__MONO, NULL);
-	fc_clock_set_kernel_locked(&C, "test: trust lost");
-	v2 = fc_clock_read(&C, FC__MONO, NULL); /* same counter, same kernel time */
+	fc__hands_publish(PUB, &p);
+	v1 = fc__clock_read(&C, FC__MONO, NULL);
+	fc__clock_set_kernel_locked(&C, "test: trust lost");
+	v2 = fc__clock_read(&C, FC__MONO, NULL); /* same counter, same kernel time */
 	CHECK(v2 >= v1, "after the demotion a kernel read went back by %lld ns below the counter hand's value",
 	      (long long)(v1 - v2));
 	__atomic_store_n(&g_ticks, t + 2000000, __ATOMIC_RELAXED); /* past the old hand's window: the kernel's own */
-	v2 = fc_clock_read(&C, FC__MONO, NULL);
+	v2 = fc__clock_read(&C, FC__MONO, NULL);
 	CHECK(v2 == (int64_t)(t + 2000000), "once the kernel passed the floor, reads are the kernel's (%lld, not %lld)",
 	      (long long)v2, (long long)(t + 2000000));
 }

@@ -4,7 +4,7 @@
 The C code labels each barrier of the protocol with a comment that starts with the step's name:
 "/* W2: ..." in src/hands.c, "/* R1: ..." in include/fastclock/fc_hand.h, "/* R1 */" in src/read.c.
 The model (tests/model/timehands.pml) starts the comment at each step with the same name followed by the C
-functions that perform it: "/* W2: fc_hands_publish() writes the fields ...".
+functions that perform it: "/* W2: fc__hands_publish() writes the fields ...".
 
 Fails (exit 1) when
   - a step is named on one side and not on the other;

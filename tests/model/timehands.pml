@@ -1,8 +1,8 @@
 /*
  * fastclock — the timehands publication protocol, modelled in Promela under C11 release/acquire/relaxed
- * semantics. Writer: src/hands.c fc_hands_publish() (steps W1..W4) under the try-lock of
- * src/windup.c fc_clock_windup(). Reader: include/fastclock/fc_hand.h fc__hand_read() (steps R1..R5; the slow
- * path fc_clock_read() in src/read.c spells out the same four steps). tests/model/check_steps.py checks that
+ * semantics. Writer: src/hands.c fc__hands_publish() (steps W1..W4) under the try-lock of
+ * src/windup.c fc__clock_windup(). Reader: include/fastclock/fc_hand.h fc__hand_read() (steps R1..R5; the slow
+ * path fc__clock_read() in src/read.c spells out the same four steps). tests/model/check_steps.py checks that
  * this file and the C code name the same steps at the same functions.
  *
  * Properties (assertions, checked in every reachable state of every interleaving and every memory choice):
@@ -36,11 +36,11 @@
  *      writer stores, and it never loads what readers store (readers store nothing shared), so no LB cycle
  *      through this protocol exists;
  *   A2 the try-lock is one location read and written by atomic read-modify-writes (they read the newest
- *      message): acquire on success, release on unlock, as in fc_clock_windup();
+ *      message): acquire on success, release on unlock, as in fc__clock_windup();
  *   A3 eventual visibility, collapsed: once every writer has stopped (finished, or stalled for good), loads
  *      return the newest message. C11 asks stores to become visible "within a reasonable amount of time"
  *      (7.17.3); without this no reader of any protocol could be shown to make progress;
- *   A4 generations: 1..GM-1 (GM is the model's 2^32), skipping 0 on wrap as fc_hands_publish() does, and
+ *   A4 generations: 1..GM-1 (GM is the model's 2^32), skipping 0 on wrap as fc__hands_publish() does, and
  *      starting at GM-1 so that the first rewrite of each hand wraps. U updates are chosen so that no hand is
  *      rewritten GM-1 times in a run: a reader descheduled for (GM-1)*N updates between R2 and R4 would see
  *      the same generation again (ABA). In the C code that is 2^32-1 rewrites of one hand (2^32-1 x 8
@@ -50,7 +50,7 @@
  *      the counter are not modelled (their monotonicity across hands is the dominance rule of track.c,
  *      tested by tests/unit, tests/sim and fuzzed by tests/fuzz/fuzz_track). The early returns of
  *      fc__hand_read() (kernel hand, stale delta) go to the slow path, which runs this same protocol;
- *   A6 the boot hand of fc_hands_init() is modelled as the ring hand N-1 holding update 0, current at start,
+ *   A6 the boot hand of fc__hands_init() is modelled as the ring hand N-1 holding update 0, current at start,
  *      so the first publish writes ring hand 0 as in the C code.
  *
  * Variants (spin -D...). The good model must pass; each broken one must make spin report a violation:
@@ -127,7 +127,7 @@
 #define CUR 0
 #define GEN(h) (1 + (h) * (1 + F))
 #define FLD(h, i) (2 + (h) * (1 + F) + (i))
-#define GSTART (GM - 1)             /* fc_hands_init(gen_start) next to the wrap, as the unit tests do */
+#define GSTART (GM - 1)             /* fc__hands_init(gen_start) next to the wrap, as the unit tests do */
 
 /* ---- memory ---------------------------------------------------------------------------------------- */
 byte cnt[L];              /* messages per location (length of its modification order) */
@@ -273,7 +273,7 @@ inline lock_release(t)
 	locked = 0
 }
 
-/* fc_hands_publish(): pick the hand after the current one and its next generation. Only the lock holder
+/* fc__hands_publish(): pick the hand after the current one and its next generation. Only the lock holder
  * stores pub->current, so (with the lock) its relaxed load sees the newest store; th->gen likewise. */
 inline pick_hand(t)
 {
@@ -298,7 +298,7 @@ proctype writer(byte t)
 		MAY_STALL;
 #ifndef NO_LOCK
 		atomic {
-			/* fc_clock_windup(): try-lock, acquire on success (A2); a writer that loses skips this
+			/* fc__clock_windup(): try-lock, acquire on success (A2); a writer that loses skips this
 			 * re-anchor (its reader uses its hand) */
 			if
 			:: locked -> k++; goto next
@@ -327,7 +327,7 @@ proctype writer(byte t)
 #endif
 #ifndef NO_MARK
 		MAY_STALL;
-		/* W1: fc_hands_publish() marks the hand as being written (gen = 0, relaxed), then a release fence
+		/* W1: fc__hands_publish() marks the hand as being written (gen = 0, relaxed), then a release fence
 		 * orders the mark before every field store (one step: the fence changes nothing others can see
 		 * until the writer's next store) */
 		atomic {
@@ -338,7 +338,7 @@ proctype writer(byte t)
 			printf("MSC: writer %d W1 hand %d update %d: gen 0\n", t, th, u)
 		}
 #endif
-		/* W2: fc_hands_publish() writes the fields, relaxed; each store is a step, and the writer may stall
+		/* W2: fc__hands_publish() writes the fields, relaxed; each store is a step, and the writer may stall
 		 * between any two */
 		x = 0;
 		do
@@ -349,7 +349,7 @@ proctype writer(byte t)
 		:: else -> x = 0; break
 		od;
 		MAY_STALL;
-		/* W3: fc_hands_publish() publishes the generation with release (pairs with R2) */
+		/* W3: fc__hands_publish() publishes the generation with release (pairs with R2) */
 #ifdef RELAXED_W3
 		store(t, GEN(th), g, 0);
 #else
@@ -359,7 +359,7 @@ proctype writer(byte t)
 		MAY_STALL;
 		atomic {
 #ifndef PTR_FIRST
-			/* W4: fc_hands_publish() makes the hand current with release (pairs with R1) */
+			/* W4: fc__hands_publish() makes the hand current with release (pairs with R1) */
 #ifdef RELAXED_W4
 			store(t, CUR, th, 0);
 #else
@@ -368,7 +368,7 @@ proctype writer(byte t)
 			printf("MSC: writer %d W4 hand %d update %d: current\n", t, th, u);
 #endif
 #ifndef NO_LOCK
-			/* fc_clock_windup(): unlock, release */
+			/* fc__clock_windup(): unlock, release */
 			lock_release(t);
 #endif
 			k++; h = 0; th = 0; g = 0; u = 0
@@ -389,7 +389,7 @@ proctype reader(byte t)
 	do
 	:: n < READS ->
 retry:
-		/* R1: fc__hand_read() and fc_clock_read() load pub->current with acquire (pairs with W4) */
+		/* R1: fc__hand_read() and fc__clock_read() load pub->current with acquire (pairs with W4) */
 		atomic {
 			after_stop = stopped;
 #ifdef RELAXED_R1
@@ -398,7 +398,7 @@ retry:
 			load(t, CUR, 1, h)
 #endif
 		}
-		/* R2: fc__hand_read() and fc_clock_read() load the generation with acquire (pairs with W3) */
+		/* R2: fc__hand_read() and fc__clock_read() load the generation with acquire (pairs with W3) */
 #ifdef RELAXED_R2
 		load(t, GEN(h), 0, g);
 #else
@@ -411,12 +411,12 @@ retry:
 		:: else -> x = 0; break
 		od;
 		atomic {
-			/* R3: fc__hand_read() and fc_clock_read() issue an acquire fence (pairs with W1's release
+			/* R3: fc__hand_read() and fc__clock_read() issue an acquire fence (pairs with W1's release
 			 * fence; one step with R4: the fence only changes what this reader's next load may see) */
 #ifndef NO_R3_FENCE
 			fence_acquire(t);
 #endif
-			/* R4: fc__hand_read() and fc_clock_read() reload the generation (relaxed) and retry on 0 or
+			/* R4: fc__hand_read() and fc__clock_read() reload the generation (relaxed) and retry on 0 or
 			 * on a change */
 			load(t, GEN(h), 0, g2);
 			printf("MSC: reader %d hand %d gen %d..%d fields %d %d\n", t, h, g, g2, v[0], v[F - 1]);
@@ -433,7 +433,7 @@ retry:
 			fi
 		}
 #ifndef NO_R5
-		/* R5: fc__hand_read() and fc_clock_read() reload pub->current (relaxed, after R3) and retry if it no
+		/* R5: fc__hand_read() and fc__clock_read() reload pub->current (relaxed, after R3) and retry if it no
 		 * longer points at this hand: a hand recycled under the reader may hold an update whose W4 the
 		 * reader does not see yet, so its next R1 could load the previous (older) hand */
 		atomic {

@@ -169,7 +169,7 @@ std::vector<Scenario> make()
 		});
 	}
 	add(v, "adv_hint_measured",
-	    "no hint: fc_clock_setup measures the rate over 200 us while the kernel slews at +500 ppm and reverses "
+	    "no hint: fc__clock_setup measures the rate over 200 us while the kernel slews at +500 ppm and reverses "
 	    "to -500 ppm 100 us in",
 	    [](Run &r) {
 		    r.hint_measure = true;

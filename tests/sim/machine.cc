@@ -106,7 +106,7 @@ static uint64_t src_counter(void *) { return M.read_counter(false); }
 static int src_kernel(void *, clockid_t id, int64_t *ns) { return M.read_kernel(id, ns); }
 static int src_ntp(void *, fc_ntp *out)
 {
-	return fc_ntp_classify(0, M.ntp_status, M.ntp_maxerror_us, M.ntp_esterror_us, out);
+	return fc__ntp_classify(0, M.ntp_status, M.ntp_maxerror_us, M.ntp_esterror_us, out);
 }
 
 const fc_source source_template = {src_counter, src_kernel, src_ntp, nullptr, ~0ull};

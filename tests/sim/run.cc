@@ -42,7 +42,7 @@ void Run::notify_step()
 	// updater.c: on a CANCEL_ON_SET wake-up the loop re-anchors at once, exactly like its periodic turn.
 	const fc_hand *cur = __atomic_load_n(&SIM_PUB.current, __ATOMIC_ACQUIRE);
 	if (SIM_CLOCK.backend == FC_BACKEND_COUNTER)
-		fc_clock_windup(&SIM_CLOCK, cur);
+		fc__clock_windup(&SIM_CLOCK, cur);
 }
 
 void Run::exempt_real_until_seen()
@@ -58,7 +58,7 @@ void Run::demote(const char *why)
 		r_.failures.push_back("demote: writer lock busy");
 		return;
 	}
-	fc_clock_set_kernel_locked(&SIM_CLOCK, why);
+	fc__clock_set_kernel_locked(&SIM_CLOCK, why);
 	unlock_writer();
 }
 
@@ -68,18 +68,18 @@ void Run::stall_writer(long double stall_ns)
 	if (!lock_writer())
 		return;
 	fc_sample s;
-	if (fc_sample_take(&SIM_CLOCK.src, FC_SAMPLE_TRIES, &s) != 0) {
+	if (fc__sample_take(&SIM_CLOCK.src, FC_SAMPLE_TRIES, &s) != 0) {
 		unlock_writer();
 		return;
 	}
 	uint64_t ta = SIM_CLOCK.src.counter(SIM_CLOCK.src.ctx);
 	const fc_hand *cur = __atomic_load_n(&SIM_PUB.current, __ATOMIC_RELAXED);
 	fc_hand p;
-	fc_track_update(&SIM_CLOCK.track, cur, &s, ta, &p);
+	fc__track_update(&SIM_CLOCK.track, cur, &s, ta, &p);
 	p.ntp_err_ns = cur->ntp_err_ns; // set_ntp_fields is clock.c's; the NTP state did not change
-	p.sync_status = fc_track_sync(&SIM_CLOCK.track, &p, &SIM_CLOCK.ntp);
+	p.sync_status = fc__track_sync(&SIM_CLOCK.track, &p, &SIM_CLOCK.ntp);
 	M.async.push_back(Machine::Async{M.t + stall_ns, [p]() {
-						 fc_hands_publish(&SIM_PUB, &p);
+						 fc__hands_publish(&SIM_PUB, &p);
 						 __atomic_store_n(&SIM_PUB.coarse_real_off, p.real_off_ns, __ATOMIC_RELAXED);
 						 __atomic_store_n(&SIM_PUB.coarse_mono, p.mono_ns, __ATOMIC_RELAXED);
 						 __atomic_fetch_add(&SIM_CLOCK.reanchors, 1, __ATOMIC_RELAXED);
@@ -109,13 +109,13 @@ int64_t Run::read(int how, bool relaxed, long double *instant)
 	if (fc__hand_read(&SIM_PUB, relaxed ? counter_relaxed : counter_ordered, &m, real ? &off : nullptr, nullptr))
 		v = real ? m + off : m;
 	else
-		v = fc_clock_slow(&SIM_CLOCK, how | (relaxed ? FC__RELAXED : 0));
+		v = fc__clock_slow(&SIM_CLOCK, how | (relaxed ? FC__RELAXED : 0));
 	*instant = value_instant();
 	return v;
 }
 
 // fc_mono_bounded / fc_real_bounded: the inline read with its bound, else the slow path's (fc__slow_bounded
-// is fc_clock_read on the global clock).
+// is fc__clock_read on the global clock).
 int Run::bounded(int how, int64_t *v, int64_t *track_err, int64_t *ntp_err, long double *instant)
 {
 	int64_t m, off;
@@ -125,7 +125,7 @@ int Run::bounded(int how, int64_t *v, int64_t *track_err, int64_t *ntp_err, long
 	if (fc__hand_read(&SIM_PUB, counter_ordered, &m, &off, &b))
 		*v = real ? m + off : m;
 	else
-		*v = fc_clock_read(&SIM_CLOCK, how, &b);
+		*v = fc__clock_read(&SIM_CLOCK, how, &b);
 	*track_err = b.track_err_ns;
 	*ntp_err = real ? b.ntp_err_ns : 0;
 	*instant = value_instant();
@@ -308,8 +308,8 @@ Result Run::go()
 	src.mask = M.mask;
 	t_start = M.t;
 	const uint64_t hz = hint_measure ? 0 : hint_hz ? hint_hz : (uint64_t)M.hz;
-	if (fc_clock_setup(&SIM_CLOCK, &SIM_PUB, &src, period_ns, hz, gen_start) != 0) {
-		r_.failures.push_back("fc_clock_setup failed");
+	if (fc__clock_setup(&SIM_CLOCK, &SIM_PUB, &src, period_ns, hz, gen_start) != 0) {
+		r_.failures.push_back("fc__clock_setup failed");
 		return r_;
 	}
 	std::stable_sort(events.begin(), events.end(), [](const Event &a, const Event &b) { return a.at < b.at; });

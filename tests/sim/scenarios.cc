@@ -342,7 +342,7 @@ std::vector<Scenario> make()
 		t.first_read = P + P / 8;
 		t.first_read_real = 1000;
 		v.push_back({"kernel_fallback",
-			     "the kernel stops trusting the counter mid-period: fc_clock_set_kernel_locked, then every read "
+			     "the kernel stops trusting the counter mid-period: fc__clock_set_kernel_locked, then every read "
 			     "is the kernel's clock, held at the last counter hand's largest value until the kernel passes it",
 			     [](Run &r) {
 				     long double u = unit(r);

@@ -1,6 +1,6 @@
 // fastclock simulation harness: a deterministic simulated machine (counter, kernel clocks, NTP state) and a
-// runner that drives the library's real tracking code (fc_clock_setup / fc_clock_slow / fc_clock_windup /
-// fc_clock_set_kernel_locked, fc__hand_read, track.c, hands.c, sample.c) over it under scripted scenarios.
+// runner that drives the library's real tracking code (fc__clock_setup / fc__clock_slow / fc__clock_windup /
+// fc__clock_set_kernel_locked, fc__hand_read, track.c, hands.c, sample.c) over it under scripted scenarios.
 //
 // Time model. The machine has a true time t (ns, long double). Everything is a function of t:
 //   counter   c(t): piecewise linear at `hz` x (1 + drift), may jump, stop, wrap at `mask`, lag (skew);
@@ -234,12 +234,12 @@ public:
 	// A wall step nobody announced (settimeofday; no notifier): real reads are not judged from now until the
 	// tracker has seen it (its real_steps count moves). No observer can know of it earlier.
 	void exempt_real_until_seen();
-	uint64_t hint_hz = 0;     // the counter frequency given to fc_clock_setup (0: the true nominal one)
-	bool hint_measure = false; // give none: fc_clock_setup measures it
+	uint64_t hint_hz = 0;     // the counter frequency given to fc__clock_setup (0: the true nominal one)
+	bool hint_measure = false; // give none: fc__clock_setup measures it
 
 	// Actions other threads take (the updater's step notifier, a demotion, a stalled writer).
 	void notify_step();                     // what the updater does on a CANCEL_ON_SET wake-up
-	void demote(const char *why);           // the trust re-check fails: fc_clock_set_kernel_locked
+	void demote(const char *why);           // the trust re-check fails: fc__clock_set_kernel_locked
 	void stall_writer(long double stall_ns); // writer samples, then is descheduled before publishing
 
 private:

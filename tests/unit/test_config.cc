@@ -12,7 +12,7 @@ TEST(Config, defaults_when_unset)
 {
 	fc_config c;
 	char err[160];
-	EXPECT_EQ(fc_config_parse(nullptr, nullptr, &c, err, sizeof(err)), 0);
+	EXPECT_EQ(fc__config_parse(nullptr, nullptr, &c, err, sizeof(err)), 0);
 	EXPECT_EQ(c.backend, 0);
 	EXPECT_EQ(c.period_ns, FC_DEFAULT_PERIOD_NS);
 	EXPECT_STREQ(err, "");
@@ -22,13 +22,13 @@ TEST(Config, valid_values_are_taken)
 {
 	fc_config c;
 	char err[160];
-	EXPECT_EQ(fc_config_parse("kernel", "250", &c, err, sizeof(err)), 0);
+	EXPECT_EQ(fc__config_parse("kernel", "250", &c, err, sizeof(err)), 0);
 	EXPECT_EQ(c.backend, FC_BACKEND_KERNEL);
 	EXPECT_EQ(c.period_ns, 250000);
-	EXPECT_EQ(fc_config_parse("counter", "1000000", &c, err, sizeof(err)), 0);
+	EXPECT_EQ(fc__config_parse("counter", "1000000", &c, err, sizeof(err)), 0);
 	EXPECT_EQ(c.backend, FC_BACKEND_COUNTER);
 	EXPECT_EQ(c.period_ns, 1000000000);
-	EXPECT_EQ(fc_config_parse("auto", "1", &c, err, sizeof(err)), 0);
+	EXPECT_EQ(fc__config_parse("auto", "1", &c, err, sizeof(err)), 0);
 	EXPECT_EQ(c.backend, 0);
 	EXPECT_EQ(c.period_ns, 1000);
 }
@@ -37,13 +37,13 @@ TEST(Config, bad_values_are_named_and_replaced_by_defaults)
 {
 	fc_config c;
 	char err[160];
-	EXPECT_EQ(fc_config_parse("TSC", "0", &c, err, sizeof(err)), 2);
+	EXPECT_EQ(fc__config_parse("TSC", "0", &c, err, sizeof(err)), 2);
 	EXPECT_EQ(c.backend, 0);
 	EXPECT_EQ(c.period_ns, FC_DEFAULT_PERIOD_NS);
 	EXPECT_NE(std::string(err).find("FASTCLOCK_SOURCE='TSC'"), std::string::npos) << err;
 	EXPECT_NE(std::string(err).find("FASTCLOCK_PERIOD_US='0'"), std::string::npos) << err;
 	for (const char *bad : {"-1", "1000001", "12ms", " 5", "99999999999999999999999", "0x10"}) {
-		EXPECT_EQ(fc_config_parse(nullptr, bad, &c, err, sizeof(err)), 1) << bad;
+		EXPECT_EQ(fc__config_parse(nullptr, bad, &c, err, sizeof(err)), 1) << bad;
 		EXPECT_EQ(c.period_ns, FC_DEFAULT_PERIOD_NS) << bad;
 	}
 }
@@ -52,25 +52,25 @@ TEST(Config, error_text_fits_a_tiny_buffer)
 {
 	fc_config c;
 	char err[8];
-	EXPECT_EQ(fc_config_parse("nonsense-value", "x", &c, err, sizeof(err)), 2);
+	EXPECT_EQ(fc__config_parse("nonsense-value", "x", &c, err, sizeof(err)), 2);
 	EXPECT_LT(strlen(err), sizeof(err));
 }
 
 TEST(Ntp, rules_for_sync_status)
 {
 	fc_ntp n;
-	EXPECT_EQ(fc_ntp_classify(-1, 0, 0, 0, &n), FC_SYNC_UNKNOWN);
+	EXPECT_EQ(fc__ntp_classify(-1, 0, 0, 0, &n), FC_SYNC_UNKNOWN);
 	EXPECT_EQ(n.maxerror_ns, 0);
 	// Undisciplined kernel: STA_UNSYNC and maxerror at its 16 s reset value (this machine's state).
-	EXPECT_EQ(fc_ntp_classify(TIME_ERROR, STA_UNSYNC, 16000000, 16000000, &n), FC_SYNC_FREE_RUNNING);
+	EXPECT_EQ(fc__ntp_classify(TIME_ERROR, STA_UNSYNC, 16000000, 16000000, &n), FC_SYNC_FREE_RUNNING);
 	// chrony without rtcsync: STA_UNSYNC stays set, but maxerror is meaningful.
-	EXPECT_EQ(fc_ntp_classify(TIME_ERROR, STA_UNSYNC, 1500, 100, &n), FC_SYNC_SYNCHRONIZED);
+	EXPECT_EQ(fc__ntp_classify(TIME_ERROR, STA_UNSYNC, 1500, 100, &n), FC_SYNC_SYNCHRONIZED);
 	EXPECT_EQ(n.maxerror_ns, 1500000);
 	// ntpd/chrony with STA_PLL and a small maxerror.
-	EXPECT_EQ(fc_ntp_classify(TIME_OK, STA_PLL, 20000, 50, &n), FC_SYNC_SYNCHRONIZED);
+	EXPECT_EQ(fc__ntp_classify(TIME_OK, STA_PLL, 20000, 50, &n), FC_SYNC_SYNCHRONIZED);
 	EXPECT_EQ(n.esterror_ns, 50000);
 	// systemd-timesyncd right after a sync: maxerror 0 (documented as optimistic).
-	EXPECT_EQ(fc_ntp_classify(TIME_OK, 0, 0, 0, &n), FC_SYNC_SYNCHRONIZED);
+	EXPECT_EQ(fc__ntp_classify(TIME_OK, 0, 0, 0, &n), FC_SYNC_SYNCHRONIZED);
 }
 
 } // namespace

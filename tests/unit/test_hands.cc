@@ -26,7 +26,7 @@ TEST(Hands, boot_hand_sends_readers_to_the_slow_path)
 {
 	static fc_hands h;
 	static fc_pub pub;
-	fc_hands_init(&h, &pub, 0);
+	fc__hands_init(&h, &pub, 0);
 	int64_t m, off;
 	EXPECT_EQ(fc__hand_read(&pub, fake_counter, &m, &off, nullptr), 0);
 }
@@ -35,12 +35,12 @@ TEST(Hands, publish_cycles_through_the_ring_and_readers_see_the_newest)
 {
 	static fc_hands h;
 	static fc_pub pub;
-	fc_hands_init(&h, &pub, 0);
+	fc__hands_init(&h, &pub, 0);
 	std::set<const fc_hand *> seen;
 	for (int i = 0; i < 3 * FC_HANDS; i++) {
 		fc_hand p = params(1000 * i);
 		p.base_ticks = 100 * i;
-		const fc_hand *th = fc_hands_publish(&pub, &p);
+		const fc_hand *th = fc__hands_publish(&pub, &p);
 		seen.insert(th);
 		EXPECT_EQ(pub.current, th);
 		g_ticks = 100 * i + 7;
@@ -55,13 +55,13 @@ TEST(Hands, generation_wraps_past_zero_without_ever_publishing_zero)
 {
 	static fc_hands h;
 	static fc_pub pub;
-	fc_hands_init(&h, &pub, UINT32_MAX - 2);
+	fc__hands_init(&h, &pub, UINT32_MAX - 2);
 	uint32_t last[FC_HANDS] = {};
 	for (unsigned i = 0; i < FC_HANDS; i++)
 		last[i] = UINT32_MAX - 2;
 	for (int i = 0; i < 6 * FC_HANDS; i++) {
 		fc_hand p = params(i);
-		fc_hand *th = fc_hands_publish(&pub, &p);
+		fc_hand *th = fc__hands_publish(&pub, &p);
 		unsigned idx = (unsigned)(th - h.ring);
 		ASSERT_NE(th->gen, 0u) << "published generation 0 at step " << i;
 		EXPECT_NE(th->gen, last[idx]) << "generation unchanged on reuse";
@@ -77,10 +77,10 @@ TEST(Hands, reader_takes_slow_path_when_stale_or_behind)
 {
 	static fc_hands h;
 	static fc_pub pub;
-	fc_hands_init(&h, &pub, 0);
+	fc__hands_init(&h, &pub, 0);
 	fc_hand p = params(0);
 	p.base_ticks = 10000;
-	fc_hands_publish(&pub, &p);
+	fc__hands_publish(&pub, &p);
 	int64_t m, off;
 	g_ticks = 10000 + 999;
 	EXPECT_EQ(fc__hand_read(&pub, fake_counter, &m, &off, nullptr), 1);

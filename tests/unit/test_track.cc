@@ -46,7 +46,7 @@ void setup(uint64_t hz_hint)
 	M = Machine{};
 	fc_source src{sim_counter_ctx, sim_kernel, nullptr, nullptr, ~0ull};
 	C = fc_clock{};
-	ASSERT_EQ(fc_clock_setup(&C, &PUB, &src, 1000000, hz_hint, 0), 0);
+	ASSERT_EQ(fc__clock_setup(&C, &PUB, &src, 1000000, hz_hint, 0), 0);
 }
 
 // fc_mono_ns over the simulated machine: the same two steps as include/fastclock.h.
@@ -55,7 +55,7 @@ int64_t sim_mono()
 	int64_t m, off;
 	if (fc__hand_read(&PUB, sim_counter, &m, &off, nullptr))
 		return m;
-	return fc_clock_slow(&C, FC__MONO);
+	return fc__clock_slow(&C, FC__MONO);
 }
 
 // Reads every `gap` ns for `dur` ns; returns max |fastclock - kernel| and counts backward steps.
@@ -117,7 +117,7 @@ TEST(Track, forced_early_reanchors_never_step_back)
 	M.set_ppm(-300); // the kernel runs slow: each re-anchor wants a slower slope
 	for (int i = 0; i < 20000; i++) {
 		if (i % 3 == 0)
-			fc_clock_windup(&C, nullptr); // re-anchor long before the hand is stale
+			fc__clock_windup(&C, nullptr); // re-anchor long before the hand is stale
 		int64_t v = sim_mono();
 		if (v < last)
 			back++;
@@ -168,7 +168,7 @@ TEST(Track, bound_contains_the_true_error_in_steady_state)
 		int64_t m, off;
 		fc__bound b;
 		if (!fc__hand_read(&PUB, sim_counter, &m, &off, &b)) {
-			fc_clock_slow(&C, FC__MONO);
+			fc__clock_slow(&C, FC__MONO);
 			continue;
 		}
 		long double k = M.kernel_mono();
@@ -206,7 +206,7 @@ struct Kernel {
 void err_and_bound(const fc_hand &h, const Kernel &k, uint64_t c, long double *err, long double *bound)
 {
 	const uint64_t d = c - h.base_ticks;
-	*err = (long double)(fc_hand_value_fx(&h, c) >> 32) - k.mono(c);
+	*err = (long double)(fc__hand_value_fx(&h, c) >> 32) - k.mono(c);
 	*bound = (long double)h.mono_err_ns + (long double)((unsigned __int128)d * h.err_mult >> 32);
 }
 } // namespace
@@ -220,15 +220,15 @@ TEST(TrackBound, kernel_rate_step_right_after_a_reanchor_is_covered)
 		Kernel k;
 		fc_track t;
 		fc_hand h{}, prev{};
-		fc_track_init(&t, ~0ull, TICKS_PER_MS, MULT);
+		fc__track_init(&t, ~0ull, TICKS_PER_MS, MULT);
 		uint64_t c = 1000 * TICKS_PER_MS;
 		for (int i = 0; i < 12; i++, c += TICKS_PER_MS) {
 			fc_sample s = k.sample(c);
-			fc_track_update(&t, i ? &prev : nullptr, &s, c, &h);
+			fc__track_update(&t, i ? &prev : nullptr, &s, c, &h);
 			prev = h;
 		}
 		const fc_ntp ntp{FC_SYNC_SYNCHRONIZED, 0, 50000, 20000};
-		ASSERT_EQ(fc_track_sync(&t, &h, &ntp), FC_SYNC_SYNCHRONIZED) << ppm;
+		ASSERT_EQ(fc__track_sync(&t, &h, &ntp), FC_SYNC_SYNCHRONIZED) << ppm;
 		k.c_step = h.base_ticks + 1;
 		k.ppm = ppm;
 		for (uint64_t d = 0; d < h.valid_ticks; d += h.valid_ticks / 16) {
@@ -246,9 +246,9 @@ TEST(TrackBound, wall_offset_half_bracket_is_in_the_bound)
 	Kernel k;
 	fc_track t;
 	fc_hand h{};
-	fc_track_init(&t, ~0ull, TICKS_PER_MS, MULT);
+	fc__track_init(&t, ~0ull, TICKS_PER_MS, MULT);
 	fc_sample s = k.sample(1000 * TICKS_PER_MS, 0, 50000);
-	fc_track_update(&t, nullptr, &s, s.c_mid, &h);
+	fc__track_update(&t, nullptr, &s, s.c_mid, &h);
 	EXPECT_EQ(h.real_off_ns, 25000);
 	EXPECT_GE(h.mono_err_ns, 25000);
 }
@@ -262,12 +262,12 @@ TEST(TrackSync, first_hand_on_a_hint_is_not_synchronized_but_on_a_measurement_is
 	for (int measured = 0; measured < 2; measured++) {
 		fc_track t;
 		fc_hand h{};
-		fc_track_init(&t, ~0ull, TICKS_PER_MS, MULT);
+		fc__track_init(&t, ~0ull, TICKS_PER_MS, MULT);
 		fc_sample a = k.sample(999 * TICKS_PER_MS), s = k.sample(1000 * TICKS_PER_MS);
 		if (measured)
-			fc_track_hint_measured(&t, &a, &s);
-		fc_track_update(&t, nullptr, &s, s.c_mid, &h);
-		EXPECT_EQ(fc_track_sync(&t, &h, &ntp), measured ? FC_SYNC_SYNCHRONIZED : FC_SYNC_DISRUPTED);
+			fc__track_hint_measured(&t, &a, &s);
+		fc__track_update(&t, nullptr, &s, s.c_mid, &h);
+		EXPECT_EQ(fc__track_sync(&t, &h, &ntp), measured ? FC_SYNC_SYNCHRONIZED : FC_SYNC_DISRUPTED);
 	}
 }
 
@@ -277,7 +277,7 @@ TEST(TrackSync, pending_leap_second_near_midnight_is_not_synchronized)
 {
 	const int64_t day = 86400ll * 1000000000ll, midnight = 19700ll * day;
 	fc_track t;
-	fc_track_init(&t, ~0ull, TICKS_PER_MS, MULT);
+	fc__track_init(&t, ~0ull, TICKS_PER_MS, MULT);
 	t.disrupted = 0;
 	fc_hand h{};
 	h.mult = MULT;
@@ -293,6 +293,6 @@ TEST(TrackSync, pending_leap_second_near_midnight_is_not_synchronized)
 	for (const auto &cs : cases) {
 		const fc_ntp ntp{FC_SYNC_SYNCHRONIZED, cs.status, 50000, 20000};
 		h.real_off_ns = midnight - cs.before_midnight - h.mono_ns;
-		EXPECT_EQ(fc_track_sync(&t, &h, &ntp), cs.want) << cs.status << " " << cs.before_midnight;
+		EXPECT_EQ(fc__track_sync(&t, &h, &ntp), cs.want) << cs.status << " " << cs.before_midnight;
 	}
 }

@@ -2,8 +2,9 @@
  * fastclock report RESULT.json [-o DIR] — render a bench or check JSON with Python (matplotlib, pandas).
  *
  * The interpreter: $FASTCLOCK_PYTHON, else <source>/.venv/bin/python (scripts/setup.sh creates it), else
- * python3 on PATH. The script: $FASTCLOCK_REPORT_SCRIPT, else <source>/tools/report/fastclock_report.py.
- * <source> is compiled in (FASTCLOCK_SOURCE_DIR). The script's exit status is passed through (0 ok, 1 the
+ * python3 on PATH. The script: $FASTCLOCK_REPORT_SCRIPT, else the installed one, <bindir>/FASTCLOCK_REPORT_REL/
+ * fastclock_report.py (<bindir>: this executable's directory, so an installed prefix stands alone), else
+ * <source>/tools/report/fastclock_report.py (a build tree). <source> is compiled in (FASTCLOCK_SOURCE_DIR). The script's exit status is passed through (0 ok, 1 the
  * rendering failed, 2 a bad input).
  */
 #define _GNU_SOURCE
@@ -18,6 +19,9 @@
 
 #ifndef FASTCLOCK_SOURCE_DIR
 #define FASTCLOCK_SOURCE_DIR "."
+#endif
+#ifndef FASTCLOCK_REPORT_REL
+#define FASTCLOCK_REPORT_REL "../share/fastclock"
 #endif
 
 static const char report_help[] =
@@ -34,7 +38,8 @@ static const char report_help[] =
 	"  -o, --output DIR   output directory (created if missing)\n"
 	"\n"
 	"Python: $FASTCLOCK_PYTHON, else " FASTCLOCK_SOURCE_DIR "/.venv/bin/python, else python3.\n"
-	"Script: $FASTCLOCK_REPORT_SCRIPT, else " FASTCLOCK_SOURCE_DIR "/tools/report/fastclock_report.py.\n";
+	"Script: $FASTCLOCK_REPORT_SCRIPT, else <this program's directory>/" FASTCLOCK_REPORT_REL
+	"/fastclock_report.py\n(installed), else " FASTCLOCK_SOURCE_DIR "/tools/report/fastclock_report.py.\n";
 
 static const char *find_python(void)
 {
@@ -50,10 +55,24 @@ static const char *find_python(void)
 
 static const char *find_script(void)
 {
-	static char path[4096];
+	static char path[4096 + sizeof(FASTCLOCK_REPORT_REL) + sizeof("/fastclock_report.py")];
 	const char *e = getenv("FASTCLOCK_REPORT_SCRIPT");
+	char exe[4096];
+	ssize_t n;
 	if (e && *e)
 		return e;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/%s/fastclock_report.py", exe, FASTCLOCK_REPORT_REL);
+			if (access(path, R_OK) == 0)
+				return path;
+		}
+	}
 	snprintf(path, sizeof(path), "%s/tools/report/fastclock_report.py", FASTCLOCK_SOURCE_DIR);
 	return path;
 }
