@@ -77,8 +77,10 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 				if (fc__clock_windup(c, cur))
 					continue;
 			}
-			if (d >= FC__LOAD(cur->valid_ticks))
-				return convert_fresh(c, ticks, FC__LOAD(cur->mult), how);
+			if (d >= FC__LOAD(cur->valid_ticks)) {
+				const uint64_t rl = __atomic_load_n(&c->rate_long, __ATOMIC_RELAXED);
+				return convert_fresh(c, ticks, rl ? rl : FC__LOAD(cur->mult), how);
+			}
 		}
 		/* Newest first: the first hand whose window holds the capture; else the nearest anchor. */
 		th = NULL;
@@ -100,8 +102,11 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 				break; /* the next to be recycled, being written, or not a counter hand */
 			h = prev;
 		}
-		if (th == NULL)
+		int far = 0;
+		if (th == NULL) {
 			th = best;
+			far = 1; /* extrapolated: with the long-baseline rate, not the hand's steering slope */
+		}
 		/* The reader protocol's validation (R2..R4) on the chosen hand. */
 		gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);
 		base = FC__LOAD(th->base_ticks);
@@ -116,6 +121,8 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 			continue;
 		d = (ticks - base) & mask;
 		sd = d > (mask >> 1) ? -(__int128)((mask - d) + 1) : (__int128)d;
+		if (far && __atomic_load_n(&c->rate_long, __ATOMIC_RELAXED))
+			mult = __atomic_load_n(&c->rate_long, __ATOMIC_RELAXED);
 		v = (__int128)mono * ((__int128)1 << 32) + (__int128)frac + sd * (__int128)mult;
 		return (int64_t)(v >> 32) + ((how & FC__REAL) ? off : 0);
 	}

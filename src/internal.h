@@ -199,6 +199,13 @@ struct fc_clock {
 	int64_t start_due;
 	struct fc_sample start_s0;
 	unsigned start_retries;
+	/* The kernel's rate against the counter over a long baseline (>= LONG_RATE_MIN_NS between two samples;
+	 * windup.c), 32.32 ns per tick, 0 until known; published for conversions of captures in no hand's window,
+	 * which a hand's steering slope (up to 1/16 off at short periods) or the tracker's 8-period rate (0.5 %
+	 * noise at a 1 us period) would carry over the capture's whole age. long_s: the baseline's first sample. */
+	uint64_t rate_long;
+	struct fc_sample long_s;
+	int have_long_s;
 	/* Published by the updater thread (a client of the clock), read by status and the drop-ins. */
 	int updater_auto;     /* the first coarse read may start the updater (FASTCLOCK_UPDATER) */
 	int updater_running;

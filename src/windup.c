@@ -134,6 +134,29 @@ static void set_ntp_fields(struct fc_clock *c, struct fc_hand *p, int64_t now)
 	p->sync_status = fc__track_sync(&c->track, p, &n);
 }
 
+/* The long-baseline rate (struct fc_clock, rate_long): a baseline of at least LONG_RATE_MIN_NS keeps two
+ * brackets' noise (~40 ns) under 40 ppm; one of at most LONG_RATE_MAX_NS follows an NTP frequency change
+ * within a second. A discontinuity restarts it. */
+#define LONG_RATE_MIN_NS 1000000LL
+#define LONG_RATE_MAX_NS 1000000000LL
+static void long_rate_update(struct fc_clock *c, const struct fc_sample *s)
+{
+	int64_t dm;
+	uint64_t dc;
+	if (!c->have_long_s || c->track.disrupted) {
+		c->long_s = *s;
+		c->have_long_s = !c->track.disrupted;
+		return;
+	}
+	dm = s->mono - c->long_s.mono;
+	dc = (s->c_mid - c->long_s.c_mid) & c->src.mask;
+	if (dm < LONG_RATE_MIN_NS || dc == 0 || dc > (c->src.mask >> 1))
+		return;
+	__atomic_store_n(&c->rate_long, (uint64_t)(((unsigned __int128)(uint64_t)dm << 32) / dc), __ATOMIC_RELAXED);
+	if (dm > LONG_RATE_MAX_NS)
+		c->long_s = *s;
+}
+
 /* ---- hands ------------------------------------------------------------------------------------------------ */
 void fc__clock_set_kernel_locked(struct fc_clock *c, const char *why)
 {
@@ -270,6 +293,8 @@ static void start_step(struct fc_clock *c)
 	/* From the kernel hand: the tracker starts at the kernel's upper bound, so no kernel read another thread
 	 * made before is ahead of the first counter value (track.c, "Leaving the kernel backend"). */
 	fc__track_update(&c->track, cur, &s, s.c_mid, &p);
+	long_rate_update(c, &c->start_s0);
+	long_rate_update(c, &s);
 	c->have_ntp = 0;
 	set_ntp_fields(c, &p, s.mono);
 	fc__hands_publish(c->pub, &p);
@@ -327,6 +352,7 @@ static void windup_locked(struct fc_clock *c)
 	 * suspend or a long preemption there would be extrapolated as running time (found by fuzz_track). */
 	t_a = s.c_mid;
 	fc__track_update(&c->track, cur, &s, t_a, &p);
+	long_rate_update(c, &s);
 	set_ntp_fields(c, &p, s.mono);
 	fc__hands_publish(c->pub, &p);
 	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
