@@ -130,14 +130,16 @@ int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 		h.sync_status = FC__LOAD(th->sync_status);
 		h.utc_corr_ns = FC__LOAD(th->utc_corr_ns);
 
+		/* One validation for both kinds of hand; a kernel hand has no counter to read (the kernel's clock is
+		 * read after validation). */
+		t = (h.flags & FC_HAND_KERNEL) ? 0 : c->src.counter(c->src.ctx);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
+		FC__TEST_POINT(FC__TP_AFTER_R3);
+		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
+		    (FC__TEST_POINT(FC__TP_R4_R5), th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))) /* R5 */
+			continue;
 		if (h.flags & FC_HAND_KERNEL) {
 			int64_t v, clamp;
-			__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
-			FC__TEST_POINT(FC__TP_AFTER_R3);
-			if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
-			    (FC__TEST_POINT(FC__TP_R4_R5),
-			     th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))) /* R5 */
-				continue;
 			v = kernel_read(c, how, &h, &clamp);
 			if (b)
 				kernel_bound(c, how, clamp, b);
@@ -149,12 +151,6 @@ int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 				fc__clock_windup(c, th);
 			return v;
 		}
-		t = c->src.counter(c->src.ctx);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
-		FC__TEST_POINT(FC__TP_AFTER_R3);
-		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
-		    (FC__TEST_POINT(FC__TP_R4_R5), th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))) /* R5 */
-			continue;
 		if (b) {
 			b->ntp_err_ns = h.ntp_err_ns;
 			b->utc_corr_ns = h.utc_corr_ns;
