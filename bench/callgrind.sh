@@ -19,7 +19,8 @@ ICOUNT="$BUILD_DIR/bench/fc_icount"
 N1=${N1:-100000} N2=${N2:-200000}      # callgrind
 S1=${S1:-2} S2=${S2:-4} SRUNS=${SRUNS:-15}  # single-step
 CLOCKS=${CLOCKS:-"empty fc_mono_ns fc_mono_ns_relaxed fc_real_ns fc_real_ns_relaxed fc_mono_coarse_ns
-  fc_real_coarse_ns fc_ticks fc_clock_gettime_mono clock_gettime_mono clock_gettime_real clock_gettime_mono_coarse"}
+  fc_real_coarse_ns fc_ticks fc_clock_gettime_mono fc_clock_gettime_real fc_gettimeofday fastclock::steady_clock
+  fastclock::system_clock clock_gettime_mono clock_gettime_real gettimeofday clock_gettime_mono_coarse"}
 
 if [ ! -x "$ICOUNT" ]; then
   if [ "$BUILD_DIR" = build/dev ]; then
@@ -68,7 +69,7 @@ for c in $CLOCKS; do
     cg=$(per_call "$(cg_ir "$c" "$N1")" "$(cg_ir "$c" "$N2")" $((N2 - N1)))
     [ "$c" = empty ] && cg_loop=$cg
     cgl=$(awk -v a="$cg" -v b="${cg_loop:-0}" 'BEGIN { printf "%.2f", a - b }')
-    case $c in clock_gettime_*) cg="$cg(syscall)" ;; esac
+    case $c in clock_gettime_* | gettimeofday) cg="$cg(syscall)" ;; esac
   fi
   st=$(per_call "$(step_n "$c" "$S1")" "$(step_n "$c" "$S2")" $((S2 - S1)))
   [ "$c" = empty ] && st_loop=$st

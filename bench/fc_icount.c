@@ -30,9 +30,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 
 static volatile uint64_t sink;
+
+/* fc_icount_cxx.cc: the C++ clocks */
+uint64_t icount_fc_steady_clock(uint64_t n);
+uint64_t icount_fc_system_clock(uint64_t n);
 
 #define LOOP(fn, expr)                                                                                 \
 	static __attribute__((noinline)) uint64_t icount_##fn(uint64_t n)                              \
@@ -73,6 +78,23 @@ LOOP(fc_mono_coarse_ns, fc_mono_coarse_ns())
 LOOP(fc_real_coarse_ns, fc_real_coarse_ns())
 LOOP(fc_ticks, fc_ticks())
 LOOP(fc_clock_gettime_mono, fc_ts_ns(CLOCK_MONOTONIC))
+static inline uint64_t fc_tv_us(void)
+{
+	struct timeval tv;
+	fc_gettimeofday(&tv, NULL);
+	return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
+}
+
+static inline uint64_t tv_us(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
+}
+
+LOOP(fc_clock_gettime_real, fc_ts_ns(CLOCK_REALTIME))
+LOOP(fc_gettimeofday, fc_tv_us())
+LOOP(gettimeofday, tv_us())
 LOOP(clock_gettime_mono, vdso_ns(CLOCK_MONOTONIC))
 LOOP(clock_gettime_real, vdso_ns(CLOCK_REALTIME))
 LOOP(clock_gettime_mono_coarse, vdso_ns(CLOCK_MONOTONIC_COARSE))
@@ -90,6 +112,11 @@ static const struct {
 	{"fc_real_coarse_ns", icount_fc_real_coarse_ns},
 	{"fc_ticks", icount_fc_ticks},
 	{"fc_clock_gettime_mono", icount_fc_clock_gettime_mono},
+	{"fc_clock_gettime_real", icount_fc_clock_gettime_real},
+	{"fc_gettimeofday", icount_fc_gettimeofday},
+	{"fastclock::steady_clock", icount_fc_steady_clock},
+	{"fastclock::system_clock", icount_fc_system_clock},
+	{"gettimeofday", icount_gettimeofday},
 	{"clock_gettime_mono", icount_clock_gettime_mono},
 	{"clock_gettime_real", icount_clock_gettime_real},
 	{"clock_gettime_mono_coarse", icount_clock_gettime_mono_coarse},

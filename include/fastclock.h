@@ -81,7 +81,7 @@ extern "C" {
  * struct fc_hand, fc_pub, fc__bound, fc_interval and fc_status and the FC__* constants into applications, so
  * any change to them, or to what an exported fc__ entry point does, bumps it (docs/ABI.md; the check:
  * tests/abi, fingerprints in cmake/abi-layout.txt). */
-#define FASTCLOCK_ABI 1
+#define FASTCLOCK_ABI 2
 
 /* Exported from the shared library. The library is built with hidden visibility and a version script
  * generated from cmake/fastclock.api, so a name the headers do not declare with FC_API is not exported. */
@@ -117,7 +117,7 @@ FC_API int fc__slow_bounded(struct fc_interval *out, int how);
 static inline int64_t fc_mono_ns(void)
 {
 	int64_t m;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, &m, NULL, NULL)))
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_NS, &m, NULL, NULL)))
 		return m;
 	return fc__slow_ns(FC__MONO);
 }
@@ -126,7 +126,7 @@ static inline int64_t fc_mono_ns(void)
 static inline int64_t fc_mono_ns_relaxed(void)
 {
 	int64_t m;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, &m, NULL, NULL)))
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, FC__HR_NS, &m, NULL, NULL)))
 		return m;
 	return fc__slow_ns(FC__MONO | FC__RELAXED);
 }
@@ -134,18 +134,18 @@ static inline int64_t fc_mono_ns_relaxed(void)
 /* CLOCK_REALTIME, ordered. */
 static inline int64_t fc_real_ns(void)
 {
-	int64_t m, off;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off, NULL)))
-		return m + off;
+	int64_t r;
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_REAL, &r, NULL, NULL)))
+		return r;
 	return fc__slow_ns(FC__REAL);
 }
 
 /* CLOCK_REALTIME, relaxed. */
 static inline int64_t fc_real_ns_relaxed(void)
 {
-	int64_t m, off;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, &m, &off, NULL)))
-		return m + off;
+	int64_t r;
+	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, FC__HR_REAL, &r, NULL, NULL)))
+		return r;
 	return fc__slow_ns(FC__REAL | FC__RELAXED);
 }
 
@@ -203,12 +203,12 @@ struct fc_interval {
 
 static inline int fc_real_bounded(struct fc_interval *out)
 {
-	int64_t m, off;
+	int64_t m;
 	struct fc__bound b;
 	if (FC__UNLIKELY(out == NULL) ||
-	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, &m, &off, &b)))
+	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_REAL, &m, NULL, &b)))
 		return fc__slow_bounded(out, FC__REAL);
-	m += off + b.utc_corr_ns;
+	m += b.utc_corr_ns;
 	out->earliest_ns = m - b.track_err_ns - b.ntp_err_ns;
 	out->latest_ns = m + b.track_err_ns + b.ntp_err_ns;
 	out->status = b.sync_status;
@@ -220,7 +220,7 @@ static inline int fc_mono_bounded(struct fc_interval *out)
 	int64_t m;
 	struct fc__bound b;
 	if (FC__UNLIKELY(out == NULL) ||
-	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, &m, NULL, &b)))
+	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_NS, &m, NULL, &b)))
 		return fc__slow_bounded(out, FC__MONO);
 	out->earliest_ns = m - b.track_err_ns;
 	out->latest_ns = m + b.track_err_ns;
@@ -332,7 +332,7 @@ FC_API int64_t fc_ticks_to_real_ns(uint64_t ticks);
  */
 #if defined(CLOCK_MONOTONIC) && defined(CLOCK_REALTIME)
 FC_API int fc__clock_gettime_other(clockid_t id, struct timespec *ts); /* every id not served inline; NULL ts */
-FC_API int fc__gettimeofday_tz(struct timeval *tv, void *tz);
+FC_API int fc__gettimeofday_other(struct timeval *tv, void *tz);
 
 /* ns to (s, ns). Division by a constant: compilers emit a multiply and a shift, no divide instruction.
  * Times before 1970 (possible only for CLOCK_REALTIME set to the past) round towards -infinity, as the
@@ -349,31 +349,32 @@ static inline void fc__ns_split(int64_t ns, int64_t *sec, int64_t *sub, uint32_t
 	*sub = (int64_t)(((uint64_t)ns % 1000000000u) / unit);
 }
 
+/* The drop-ins read the hand's anchors kept as seconds + a sub-second remainder (fc_hand.h): a timespec costs
+ * a compare more than fc_mono_ns, a timeval a constant division more, never a division of the ns count. The
+ * slow path and every other id go out of line. */
 static inline int fc_clock_gettime(clockid_t id, struct timespec *ts)
 {
-	int64_t ns, s, sub;
-	if (FC__LIKELY(ts != NULL) && id == CLOCK_MONOTONIC)
-		ns = fc_mono_ns();
-	else if (FC__LIKELY(ts != NULL) && id == CLOCK_REALTIME)
-		ns = fc_real_ns();
-	else
-		return fc__clock_gettime_other(id, ts);
-	fc__ns_split(ns, &s, &sub, 1);
-	ts->tv_sec = (time_t)s;
-	ts->tv_nsec = (long)sub;
-	return 0;
+	int64_t s, ns;
+	if (FC__LIKELY(ts != NULL) && (id == CLOCK_MONOTONIC || id == CLOCK_REALTIME) &&
+	    FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, id == CLOCK_REALTIME ? FC__HR_TS_REAL : FC__HR_TS_MONO,
+				     &s, &ns, NULL))) {
+		fc__carry(&s, &ns, 1000000000u);
+		ts->tv_sec = (time_t)s;
+		ts->tv_nsec = (long)ns;
+		return 0;
+	}
+	return fc__clock_gettime_other(id, ts);
 }
 
 static inline int fc_gettimeofday(struct timeval *tv, void *tz)
 {
 	int64_t s, us;
-	if (FC__UNLIKELY(tz != NULL))
-		return fc__gettimeofday_tz(tv, tz);
-	if (tv) {
-		fc__ns_split(fc_real_ns(), &s, &us, 1000);
-		tv->tv_sec = (time_t)s;
-		tv->tv_usec = (suseconds_t)us;
-	}
+	if (FC__UNLIKELY(tz != NULL) || FC__UNLIKELY(tv == NULL) ||
+	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_TV_REAL, &s, &us, NULL)))
+		return fc__gettimeofday_other(tv, tz);
+	fc__carry(&s, &us, 1000000u);
+	tv->tv_sec = (time_t)s;
+	tv->tv_usec = (suseconds_t)us;
 	return 0;
 }
 

@@ -45,12 +45,13 @@ int fc__clock_gettime_other(clockid_t id, struct timespec *ts)
 	return 0;
 }
 
-/* fc_gettimeofday with a timezone argument: obsolete; the kernel fills it (zeros on most systems). */
-int fc__gettimeofday_tz(struct timeval *tv, void *tz)
+/* What the inline fc_gettimeofday does not serve itself: a timezone argument (obsolete; the kernel fills it,
+ * zeros on most systems), a NULL tv, the slow path. */
+int fc__gettimeofday_other(struct timeval *tv, void *tz)
 {
 	struct timeval ignored;
 	int64_t s, us;
-	if (gettimeofday(&ignored, (struct timezone *)tz) != 0)
+	if (tz != NULL && gettimeofday(&ignored, (struct timezone *)tz) != 0)
 		return -1;
 	if (tv) {
 		fc__ns_split(fc_real_ns(), &s, &us, 1000);

@@ -42,8 +42,32 @@ void fc__hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start)
 	__atomic_store_n(&pub->current, &h->boot, __ATOMIC_RELEASE);
 }
 
+/* (sec, nsec) with sec * 10^9 + nsec = ns and 0 <= nsec < 10^9: floor division, as the kernel's timespec. ns is
+ * the sum of two int64 values, exact in 128 bits. A constant divisor: a multiply, on the writer's path only. */
+static void split_anchor(__int128 ns, int64_t *sec, uint32_t *nsec)
+{
+	__int128 q = ns / 1000000000, r = ns % 1000000000;
+	if (r < 0)
+		q--, r += 1000000000;
+	*sec = (int64_t)q;
+	*nsec = (uint32_t)r;
+}
+
+void fc__hand_anchors(struct fc_hand *h)
+{
+	uint32_t nsec;
+	/* real_ns wraps as the sum mono + real_off of the ns reads would (only a fuzzer's hand gets there); the
+	 * seconds and nanoseconds hold the exact sum. frac < 2^32 and nsec < 2^30: the remainders fit 64 bits. */
+	h->real_ns = (int64_t)((uint64_t)h->mono_ns + (uint64_t)h->real_off_ns);
+	split_anchor(h->mono_ns, &h->mono_sec, &nsec);
+	h->mono_subsec = ((uint64_t)nsec << 32) + h->frac;
+	split_anchor((__int128)h->mono_ns + h->real_off_ns, &h->real_sec, &nsec);
+	h->real_subsec = ((uint64_t)nsec << 32) + h->frac;
+}
+
 struct fc_hand *fc__hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 {
+	struct fc_hand a; /* the drop-ins' anchors, derived from mono_ns and real_off_ns */
 	/* Only the lock holder stores pub->current, so a relaxed load sees our own last store. */
 	struct fc_hand *cur = __atomic_load_n(&pub->current, __ATOMIC_RELAXED);
 	struct fc_hand *th = cur->next;
@@ -51,6 +75,11 @@ struct fc_hand *fc__hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 
 	if (gen == 0) /* 0 means "being written": skip it on wrap */
 		gen = 1;
+	/* The drop-ins' anchors: derived here from mono_ns and real_off_ns, so no caller can make them disagree. */
+	a.mono_ns = p->mono_ns;
+	a.real_off_ns = p->real_off_ns;
+	a.frac = p->frac;
+	fc__hand_anchors(&a);
 
 	/* W1: mark the hand as being written. The release fence orders this store before every field store
 	 * below: a reader that loads any new field value (R3's acquire fence) then sees gen == 0 or the new
@@ -69,6 +98,11 @@ struct fc_hand *fc__hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 	FC__WRITER_POINT(FC__WP_MID_W2);
 	FC__STORE(th->mono_ns, p->mono_ns);
 	FC__STORE(th->real_off_ns, p->real_off_ns);
+	FC__STORE(th->real_ns, a.real_ns);
+	FC__STORE(th->mono_sec, a.mono_sec);
+	FC__STORE(th->mono_subsec, a.mono_subsec);
+	FC__STORE(th->real_sec, a.real_sec);
+	FC__STORE(th->real_subsec, a.real_subsec);
 	FC__STORE(th->valid_ticks, p->valid_ticks);
 	FC__STORE(th->mono_err_ns, p->mono_err_ns);
 	FC__STORE(th->err_mult, p->err_mult);

@@ -141,6 +141,10 @@ void fc__hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start);
 #define FC__WP_AFTER_W3 4 /* new gen published, the hand not current yet */
 /* Publish params as the next hand. The caller holds the writer lock. Returns the published hand. */
 struct fc_hand *fc__hands_publish(struct fc_pub *pub, const struct fc_hand *params);
+/* Sets h's real_ns, mono_sec/mono_subsec and real_sec/real_subsec from its mono_ns, real_off_ns and frac
+ * (floor division, whole ns in [0, 10^9) above frac); fc__hands_publish does it for every hand it publishes
+ * (tests that build hands field by field call it). */
+void fc__hand_anchors(struct fc_hand *h);
 
 /* ---- trust.c ------------------------------------------------------------------------------------------ */
 /* 1 if the counter may be used (the kernel's clocksource uses it and the CPU says it is invariant), else 0;

@@ -8,7 +8,14 @@
  * A hand maps a counter value t to time:
  *
  *     mono(t) = mono_ns + ((t - base_ticks) & mask) * mult + frac) >> 32        (32.32 fixed point)
- *     real(t) = mono(t) + real_off_ns
+ *     real(t) = mono(t) + real_off_ns = real_ns + (mono(t) - mono_ns)
+ *
+ * and keeps the same anchors split into whole seconds and a 32.32 fixed-point remainder (mono_sec and
+ * mono_subsec = nsec << 32 | frac; real_sec, real_subsec), as the Linux vDSO's vdso_timestamp and FreeBSD's
+ * bintime keep theirs: a timespec's nanoseconds are then (delta * mult + subsec) >> 32, the same multiply-add
+ * as the ns value, carried into the seconds about period / 1 s of the time, instead of a division of the
+ * whole ns count; a timeval's microseconds are that divided by 1000, folded into one constant division of
+ * the 64-bit product (fc__scale_us).
  *
  * Invariants (kept by src/hands.c and src/track.c, proven in tests/):
  *  - A hand is used only for deltas below valid_ticks; a reader past that waits for a newer hand.
@@ -38,33 +45,40 @@ extern "C" {
 
 /* Number of hands in the ring. A reader's hand is recycled only after this many re-anchors, so a reader
  * retries only if it was descheduled for (FC_HANDS - 1) periods between its two generation loads. FreeBSD
- * uses 10 hands at hz = 1000; 8 keeps the ring within 1 KiB. */
+ * uses 10 hands at hz = 1000; 8 keeps the ring within 1.5 KiB (8 hands of 3 cache lines). */
 #define FC_HANDS 8
 
 #define FC_HAND_KERNEL 1u /* no counter: readers use the kernel's clock (fail closed, or not yet started) */
 
 struct fc_hand {
-	/* --- first cache line: everything the read path touches --- */
+	/* --- first cache line: everything fc_mono_ns and fc_real_ns touch --- */
 	uint32_t gen;         /* 0 while the writer fills the hand; otherwise changes on every reuse */
 	uint32_t flags;       /* FC_HAND_* */
 	uint64_t stale_ticks; /* a delta at or past this takes the slow path (re-anchor); 0 in kernel hands */
 	uint64_t base_ticks;  /* counter value at the anchor */
-	uint64_t mask;        /* counter width: deltas are taken modulo mask + 1 */
 	uint64_t mult;        /* ns per tick, 32.32 fixed point */
 	uint64_t frac;        /* fraction of a ns of the anchor value, units of 2^-32 ns (< 2^32) */
 	int64_t mono_ns;      /* CLOCK_MONOTONIC at base_ticks, whole ns */
-	int64_t real_off_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC while this hand is current */
-	/* --- second cache line: slow path, bounds, bookkeeping --- */
-	uint64_t valid_ticks; /* deltas below this may use the hand even if stale; >= stale_ticks */
+	int64_t real_ns;      /* CLOCK_REALTIME at base_ticks: mono_ns + real_off_ns (one add less per read) */
+	int64_t real_sec;     /* floor(real_ns / 10^9): the drop-ins' anchor, kept apart as the vDSO keeps it */
+	/* --- second cache line: the rest of the drop-ins' anchors, bounded reads --- */
+	uint64_t real_subsec; /* real_ns - real_sec * 10^9 (in [0, 10^9)) with frac below it: 32.32 fixed point */
+	int64_t mono_sec;     /* floor(mono_ns / 10^9) */
+	uint64_t mono_subsec; /* mono_ns - mono_sec * 10^9, and frac, in 32.32 fixed point */
 	int64_t mono_err_ns;  /* tracking error bound (vs the kernel) at the anchor, ns */
 	uint64_t err_mult;    /* growth of the bound per tick, 32.32 fixed point ns */
 	int64_t ntp_err_ns;   /* the bound source's half-width vs UTC over this hand's life (src/bound) */
-	int32_t sync_status;  /* FC_SYNC_* for bounded reads */
-	uint32_t pad_;
-	int64_t floor_ns;     /* kernel hands: monotonic values are clamped to at least this */
-	struct fc_hand *next; /* ring link, written once at init */
 	int64_t utc_corr_ns;  /* the bound's centre: UTC ~ CLOCK_REALTIME + this (bounded reads only; fc_real_ns
 			       * stays on the kernel's CLOCK_REALTIME) */
+	int32_t sync_status;  /* FC_SYNC_* for bounded reads */
+	uint32_t pad_;
+	/* --- third cache line: slow path and bookkeeping --- */
+	uint64_t valid_ticks; /* deltas below this may use the hand even if stale; >= stale_ticks */
+	int64_t real_off_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC while this hand is current */
+	uint64_t mask;        /* counter width: deltas are taken modulo mask + 1 (the slow path; the inline
+			       * readers of the 64-bit hardware counters skip it, see FC__HR_MASKED) */
+	int64_t floor_ns;     /* kernel hands: monotonic values are clamped to at least this */
+	struct fc_hand *next; /* ring link, written once at init */
 } __attribute__((aligned(64)));
 
 /* What readers load first: one cache line, written by the writer at each re-anchor. */
@@ -105,6 +119,22 @@ FC__ALWAYS_INLINE uint64_t fc__scale(uint64_t delta, uint64_t mult, uint64_t fra
 }
 #endif
 
+/* fc__scale(delta, mult, f) / 1000, exactly: floor(floor(y / 2^32) / 1000) = floor(y / (1000 * 2^32)) for
+ * y = delta * mult + f. While y fits 64 bits (a scaled delta below ~4 s: every fast-path read) that is one
+ * division of y by a constant, which compilers turn into a shift and a multiply, with no shift of the 128-bit
+ * product first: about 3 cycles less than dividing the ns value. */
+FC__ALWAYS_INLINE uint64_t fc__scale_us(uint64_t delta, uint64_t mult, uint64_t f)
+{
+#if defined(__SIZEOF_INT128__)
+	const fc__u128 y = (fc__u128)delta * mult + f;
+	if (FC__LIKELY((uint64_t)(y >> 64) == 0))
+		return (uint64_t)y / (1000ull << 32);
+	return (uint64_t)(y >> 32) / 1000u;
+#else
+	return fc__scale_portable(delta, mult, f) / 1000u;
+#endif
+}
+
 /* Interleaving points for deterministic tests (tests/interleave): a test defines FC__TEST_POINT(n) before
  * including this header and the reader calls it between its steps, where the test runs writer steps. Empty
  * otherwise: the read path an application compiles is unchanged. */
@@ -125,20 +155,39 @@ struct fc__bound {
 	int32_t sync_status;  /* enum fc_sync */
 };
 
+/* What fc__hand_read computes (`how`, a constant at every call site, so only one form is compiled):
+ *   FC__HR_NS       *v = the monotonic value in ns; *w, unless NULL, = real_off_ns (fc_mono_ns);
+ *   FC__HR_REAL     *v = the realtime value in ns, from the real_ns anchor; *w, unless NULL, = real_off_ns
+ *                   (fc_real_ns, fc_real_bounded);
+ *   FC__HR_TS_MONO  *v = CLOCK_MONOTONIC's seconds, *w = its nanoseconds, not yet carried (>= 0, may be
+ *                   >= 10^9: fc__carry finishes it);
+ *   FC__HR_TS_REAL  the same for CLOCK_REALTIME;
+ *   FC__HR_TV_REAL  *v = CLOCK_REALTIME's seconds, *w = its microseconds, not yet carried (fc_gettimeofday).
+ * Plus FC__HR_MASKED: take deltas modulo the hand's mask + 1, for counters narrower than 64 bits (the
+ * simulations). The library's hardware counters (TSC, CNTVCT_EL0) are read as 64-bit values whose hands
+ * have mask ~0, so the inline readers leave it out (one AND less on the critical path); a wrap of the counter
+ * makes the delta huge, past stale_ticks, and the slow path takes it modulo the mask. */
+#define FC__HR_NS 0u
+#define FC__HR_TS_MONO 1u
+#define FC__HR_TS_REAL 2u
+#define FC__HR_MASKED 4u
+#define FC__HR_REAL 8u
+#define FC__HR_TV_REAL 16u
+
 /*
  * The reader protocol. Copies what it needs from the current hand, reads the counter, and retries if the
- * hand was recycled meanwhile. Returns 1 with *mono and *real_off set, or 0 when the slow path must run
+ * hand was recycled meanwhile. Returns 1 with *v and *w set as `how` says, or 0 when the slow path must run
  * (kernel hand, or a delta past stale_ticks: the hand needs re-anchoring, or the counter went backwards).
  * `counter` is a constant at every call site, so it is inlined: the real clocks pass the hardware hook,
  * the simulation tests pass a simulated counter, and both run this same code. `b` is NULL (a constant, so
  * the bound code vanishes) except in bounded reads.
  */
-FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter)(void), int64_t *mono,
-				    int64_t *real_off, struct fc__bound *b)
+FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter)(void), unsigned how, int64_t *v,
+				    int64_t *w, struct fc__bound *b)
 {
 	const struct fc_hand *th;
 	uint32_t gen;
-	uint64_t delta, stale;
+	uint64_t delta, stale, x;
 	int64_t m, r;
 
 	do {
@@ -153,12 +202,26 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 		stale = FC__LOAD(th->stale_ticks);
 		if (FC__UNLIKELY(stale == 0))
 			return 0;
-		delta = (counter() - FC__LOAD(th->base_ticks)) & FC__LOAD(th->mask);
+		delta = counter() - FC__LOAD(th->base_ticks);
+		if (how & FC__HR_MASKED)
+			delta &= FC__LOAD(th->mask);
 		if (FC__UNLIKELY(delta >= stale))
 			return 0;
 		FC__TEST_POINT(FC__TP_FIELDS);
-		m = FC__LOAD(th->mono_ns) + (int64_t)fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->frac));
-		r = real_off ? FC__LOAD(th->real_off_ns) : 0; /* real_off is a constant at every call site */
+		if (how & FC__HR_TV_REAL) {
+			m = FC__LOAD(th->real_sec);
+			r = (int64_t)fc__scale_us(delta, FC__LOAD(th->mult), FC__LOAD(th->real_subsec));
+		} else if (how & FC__HR_TS_REAL) {
+			m = FC__LOAD(th->real_sec);
+			r = (int64_t)fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->real_subsec));
+		} else if (how & FC__HR_TS_MONO) {
+			m = FC__LOAD(th->mono_sec);
+			r = (int64_t)fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->mono_subsec));
+		} else {
+			x = fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->frac));
+			m = (how & FC__HR_REAL) ? FC__LOAD(th->real_ns) + (int64_t)x : FC__LOAD(th->mono_ns) + (int64_t)x;
+			r = w ? FC__LOAD(th->real_off_ns) : 0; /* w is a constant at every call site */
+		}
 		if (b) {
 			b->track_err_ns = FC__LOAD(th->mono_err_ns) + (int64_t)fc__scale(delta, FC__LOAD(th->err_mult), 0);
 			b->ntp_err_ns = FC__LOAD(th->ntp_err_ns);
@@ -177,10 +240,25 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 		 * F1 in docs/VERIFICATION.md). One L1 load, ordered after the field loads by R3. */
 	} while (FC__UNLIKELY(gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) ||
 			      (FC__TEST_POINT(FC__TP_R4_R5), th != __atomic_load_n(&pub->current, __ATOMIC_RELAXED))));
-	*mono = m;
-	if (real_off)
-		*real_off = r;
+	*v = m;
+	if (w)
+		*w = r;
 	return 1;
+}
+
+/* Carries a timespec's nanoseconds (unit 10^9) or a timeval's microseconds (unit 10^6) from a FC__HR_TS_* /
+ * FC__HR_TV_REAL read into its seconds. The anchor's remainder is below one second and the fast path's scaled
+ * delta below stale_ticks, one period (at most 1 s, FC_MAX_PERIOD_NS in src/internal.h), so the sum stays
+ * below about 2 s: a read pays one compare, and about period / 1 s of reads carry once. The division is by a
+ * constant (a multiply), in the rare branch only, and keeps any hand correct (the fuzzers build hands with
+ * any fields). */
+FC__ALWAYS_INLINE void fc__carry(int64_t *sec, int64_t *sub, uint32_t unit)
+{
+	uint64_t n = (uint64_t)*sub;
+	if (FC__UNLIKELY(n >= unit)) {
+		*sec += (int64_t)(n / unit);
+		*sub = (int64_t)(n % unit);
+	}
 }
 
 #ifdef __cplusplus

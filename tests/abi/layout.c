@@ -25,6 +25,7 @@ int main(int argc, char **argv)
 	F(fc_hand, mult); F(fc_hand, frac); F(fc_hand, mono_ns); F(fc_hand, real_off_ns); F(fc_hand, valid_ticks);
 	F(fc_hand, mono_err_ns); F(fc_hand, err_mult); F(fc_hand, ntp_err_ns); F(fc_hand, sync_status);
 	F(fc_hand, pad_); F(fc_hand, floor_ns); F(fc_hand, next); F(fc_hand, utc_corr_ns);
+	F(fc_hand, mono_sec); F(fc_hand, mono_subsec); F(fc_hand, real_sec); F(fc_hand, real_subsec); F(fc_hand, real_ns);
 	S(fc_pub);
 	F(fc_pub, current); F(fc_pub, coarse_mono); F(fc_pub, coarse_real_off);
 	S(fc__bound);
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
 	F(fc_status, step_notifications); F(fc_status, bound_source); F(fc_status, bound_why); F(fc_status, bound_reason);
 	F(fc_status, bound_status); F(fc_status, bound_age_ns); F(fc_status, bound_half_ns); F(fc_status, bound_center_ns);
 	F(fc_status, leap); F(fc_status, bound_error); F(fc_status, bound_error_age_ns);
-	K(FC__MONO); K(FC__REAL); K(FC__RELAXED); K(FC_HANDS); K(FC_HAND_KERNEL); K(FC_HAVE_COUNTER);
+	K(FC__MONO); K(FC__REAL); K(FC__RELAXED); K(FC__HR_NS); K(FC__HR_TS_MONO); K(FC__HR_TS_REAL); K(FC__HR_MASKED); K(FC__HR_REAL); K(FC__HR_TV_REAL); K(FC_HANDS); K(FC_HAND_KERNEL); K(FC_HAVE_COUNTER);
 	K(FC_SYNC_UNKNOWN); K(FC_SYNC_SYNCHRONIZED); K(FC_SYNC_FREE_RUNNING); K(FC_SYNC_DISRUPTED);
 	K(FC_BACKEND_COUNTER); K(FC_BACKEND_KERNEL);
 	K(FC_FREQ_NONE); K(FC_FREQ_PERF); K(FC_FREQ_CPUID); K(FC_FREQ_CNTFRQ); K(FC_FREQ_MEASURED);

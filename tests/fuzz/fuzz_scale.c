@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (ref_value(h.mono_ns, delta, h.mult, h.frac, &want_m) &&
 		     ref_value(h.mono_err_ns, delta, h.err_mult, 0, &want_err));
 	if (in_domain) {
-		rc = fc__hand_read(&pub, fuzz_counter, &m, &off, &b);
+		rc = fc__hand_read(&pub, fuzz_counter, FC__HR_MASKED, &m, &off, &b);
 		if (h.stale_ticks == 0 || delta >= h.stale_ticks) {
 			CHECK(rc == 0, "stale %llu delta %llu", (unsigned long long)h.stale_ticks,
 			      (unsigned long long)delta);
@@ -126,6 +126,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      (long long)want_err);
 			CHECK(b.ntp_err_ns == h.ntp_err_ns && b.sync_status == h.sync_status, "bound fields");
 		}
+	}
+
+	/* 2b: the drop-ins' timespec and timeval reads of the same hand (anchors split as fc__hands_publish splits
+	 * them): the same instant exactly, as seconds + nanoseconds in [0, 10^9) (microseconds in [0, 10^6),
+	 * rounded down), and the realtime ones even where mono + real_off leaves int64 (a timespec holds it).
+	 * Real hands have frac < 2^32 and a scaled delta below about a period; the remainders are unsigned 64-bit
+	 * sums, exact for any scaled delta below 2^64 - 10^9. */
+	if (in_domain && h.stale_ticks && delta < h.stale_ticks && h.frac < ((uint64_t)1 << 32) &&
+	    fc__scale(delta, h.mult, h.frac) <= UINT64_MAX - 1000000000u) {
+		const __int128 want_real = (__int128)want_m + h.real_off_ns;
+		__int128 want_us = want_real / 1000;
+		int64_t s, ns, s2, ns2;
+		if (want_real < 0 && want_us * 1000 != want_real)
+			want_us--;
+		fc__hand_anchors(&h);
+		if (want_real >= INT64_MIN && want_real <= INT64_MAX) {
+			CHECK(fc__hand_read(&pub, fuzz_counter, FC__HR_MASKED | FC__HR_REAL, &s, NULL, NULL) == 1 &&
+				      s == (int64_t)want_real,
+			      "real %lld want mono %lld + off %lld", (long long)s, (long long)want_m, (long long)h.real_off_ns);
+		}
+		CHECK(fc__hand_read(&pub, fuzz_counter, FC__HR_MASKED | FC__HR_TS_MONO, &s, &ns, NULL) == 1, "ts mono rc");
+		fc__carry(&s, &ns, 1000000000u);
+		CHECK(ns >= 0 && ns < 1000000000 && (__int128)s * 1000000000 + ns == (__int128)want_m,
+		      "ts mono %lld.%09lld want %lld", (long long)s, (long long)ns, (long long)want_m);
+		CHECK(fc__hand_read(&pub, fuzz_counter, FC__HR_MASKED | FC__HR_TS_REAL, &s2, &ns2, NULL) == 1, "ts real rc");
+		fc__carry(&s2, &ns2, 1000000000u);
+		CHECK(ns2 >= 0 && ns2 < 1000000000 && (__int128)s2 * 1000000000 + ns2 == want_real,
+		      "ts real %lld.%09lld want mono %lld + off %lld", (long long)s2, (long long)ns2, (long long)want_m,
+		      (long long)h.real_off_ns);
+		CHECK(fc__hand_read(&pub, fuzz_counter, FC__HR_MASKED | FC__HR_TV_REAL, &s2, &ns2, NULL) == 1, "tv rc");
+		fc__carry(&s2, &ns2, 1000000u);
+		CHECK(ns2 >= 0 && ns2 < 1000000 && (__int128)s2 * 1000000 + ns2 == want_us,
+		      "tv real %lld.%06lld want mono %lld + off %lld", (long long)s2, (long long)ns2, (long long)want_m,
+		      (long long)h.real_off_ns);
 	}
 
 	/* 3: the writer's value of the hand at t, clamped as readers clamp */

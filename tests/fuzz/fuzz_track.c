@@ -114,7 +114,7 @@ static int64_t read_mono(void)
 {
 	int64_t m;
 	g_sim.reads = 0;
-	if (fc__hand_read(&g_pub, sim_counter_noctx, &m, NULL, NULL))
+	if (fc__hand_read(&g_pub, sim_counter_noctx, FC__HR_MASKED, &m, NULL, NULL))
 		return m;
 	return fc__clock_slow(&g_c, FC__MONO);
 }

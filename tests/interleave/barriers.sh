@@ -16,7 +16,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/reader.c" <<'C'
 #include "internal.h"
 extern uint64_t ext_counter(void);
-int reader(const struct fc_pub *p, int64_t *m) { return fc__hand_read(p, ext_counter, m, (int64_t *)0, 0); }
+int reader(const struct fc_pub *p, int64_t *m) { return fc__hand_read(p, ext_counter, FC__HR_NS, m, (int64_t *)0, 0); }
 C
 flags=(-O2 -std=gnu11 -I"$root/include" -I"$root/src")
 "$cc" "${flags[@]}" -c "$tmp/reader.c" -o "$tmp/reader.o"

@@ -182,7 +182,7 @@ static int64_t read_mono(void)
 	retries = 0;
 	if (use_slow_path)
 		return fc__clock_read(&C, FC__MONO, NULL);
-	if (!fc__hand_read(PUB, sim_counter, &m, NULL, NULL)) {
+	if (!fc__hand_read(PUB, sim_counter, FC__HR_MASKED, &m, NULL, NULL)) {
 		fprintf(stderr, "interleave: the inline reader took the slow path unexpectedly\n");
 		exit(1);
 	}
@@ -423,15 +423,15 @@ static void t_slow_path_stale_check(void)
 	p.stale_ticks = 1000;
 	fc__hands_publish(PUB, &p);
 	__atomic_store_n(&g_ticks, p.base_ticks + 999, __ATOMIC_RELAXED);
-	CHECK(fc__hand_read(PUB, sim_counter, &m, NULL, NULL) == 1, "a read within the period took the slow path");
+	CHECK(fc__hand_read(PUB, sim_counter, FC__HR_MASKED, &m, NULL, NULL) == 1, "a read within the period took the slow path");
 	__atomic_store_n(&g_ticks, p.base_ticks + 1000, __ATOMIC_RELAXED);
-	CHECK(fc__hand_read(PUB, sim_counter, &m, NULL, NULL) == 0, "a read at the stale point did not take the slow path");
+	CHECK(fc__hand_read(PUB, sim_counter, FC__HR_MASKED, &m, NULL, NULL) == 0, "a read at the stale point did not take the slow path");
 	/* A counter that wrapped past the mask: the delta is taken modulo mask + 1 (a 32-bit counter here). */
 	p.mask = 0xffffffffu;
 	p.base_ticks = 0xfffffff0u;
 	fc__hands_publish(PUB, &p);
 	__atomic_store_n(&g_ticks, 0x10u, __ATOMIC_RELAXED); /* 32 ticks after the anchor, across the wrap */
-	CHECK(fc__hand_read(PUB, sim_counter, &m, NULL, NULL) == 1 && m == p.mono_ns + (int64_t)fc__scale(32, p.mult, p.frac),
+	CHECK(fc__hand_read(PUB, sim_counter, FC__HR_MASKED, &m, NULL, NULL) == 1 && m == p.mono_ns + (int64_t)fc__scale(32, p.mult, p.frac),
 	      "a read across the counter's wrap returned %lld, not the anchor + 32 ticks", (long long)m);
 }
 

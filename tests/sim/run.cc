@@ -102,12 +102,13 @@ long double Run::value_instant()
 // ---- reads: the same two steps as include/fastclock.h, over the simulated counter ---------------------
 int64_t Run::read(int how, bool relaxed, long double *instant)
 {
-	int64_t m, off;
+	int64_t m;
 	const bool real = how & FC__REAL;
 	int64_t v;
 	M.first_kernel_instant = -1;
-	if (fc__hand_read(&SIM_PUB, relaxed ? counter_relaxed : counter_ordered, &m, real ? &off : nullptr, nullptr))
-		v = real ? m + off : m;
+	if (fc__hand_read(&SIM_PUB, relaxed ? counter_relaxed : counter_ordered,
+			  FC__HR_MASKED | (real ? FC__HR_REAL : FC__HR_NS), &m, nullptr, nullptr))
+		v = m;
 	else
 		v = fc__clock_slow(&SIM_CLOCK, how | (relaxed ? FC__RELAXED : 0));
 	*instant = value_instant();
@@ -118,12 +119,12 @@ int64_t Run::read(int how, bool relaxed, long double *instant)
 // is fc__clock_read on the global clock).
 int Run::bounded(int how, int64_t *v, int64_t *track_err, int64_t *ntp_err, long double *instant)
 {
-	int64_t m, off;
+	int64_t m;
 	fc__bound b;
 	const bool real = how & FC__REAL;
 	M.first_kernel_instant = -1;
-	if (fc__hand_read(&SIM_PUB, counter_ordered, &m, &off, &b))
-		*v = real ? m + off : m;
+	if (fc__hand_read(&SIM_PUB, counter_ordered, FC__HR_MASKED | (real ? FC__HR_REAL : FC__HR_NS), &m, nullptr, &b))
+		*v = m;
 	else
 		*v = fc__clock_read(&SIM_CLOCK, how, &b);
 	*track_err = b.track_err_ns;

@@ -128,6 +128,37 @@ TEST(Api, clock_gettime_dropin_fails_like_the_kernel)
 	EXPECT_EQ(errno, EFAULT);
 }
 
+// The drop-ins read the hand's seconds + nanoseconds anchors, not fc_*_ns: each must lie between the ns reads
+// made just before and after it (ordered reads, one thread), at a 1 s period (about half the reads carry into
+// the seconds), the default period, and 1 us (re-anchors, slow paths and hand switches all the time).
+TEST(Api, dropins_lie_between_the_ns_reads_around_them_at_every_period)
+{
+	for (int64_t period : {1000000000ll, 1000000ll, 1000ll}) {
+		ASSERT_EQ(fc_set_period_ns(period), 0);
+		long bad_mono = 0, bad_real = 0, bad_tv = 0;
+		for (int i = 0; i < 200000; i++) {
+			timespec ts;
+			timeval tv;
+			const int64_t a = fc_mono_ns();
+			ASSERT_EQ(fc_clock_gettime(CLOCK_MONOTONIC, &ts), 0);
+			const int64_t b = fc_mono_ns(), m = ts.tv_sec * 1000000000ll + ts.tv_nsec;
+			bad_mono += m < a || m > b || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000;
+			const int64_t ra = fc_real_ns();
+			ASSERT_EQ(fc_clock_gettime(CLOCK_REALTIME, &ts), 0);
+			const int64_t rb = fc_real_ns(), r = ts.tv_sec * 1000000000ll + ts.tv_nsec;
+			bad_real += r < ra || r > rb || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000;
+			const int64_t ua = fc_real_ns() / 1000;
+			ASSERT_EQ(fc_gettimeofday(&tv, nullptr), 0);
+			const int64_t ub = fc_real_ns() / 1000, u = tv.tv_sec * 1000000ll + tv.tv_usec;
+			bad_tv += u < ua || u > ub || tv.tv_usec < 0 || tv.tv_usec >= 1000000;
+		}
+		EXPECT_EQ(bad_mono, 0) << "period " << period;
+		EXPECT_EQ(bad_real, 0) << "period " << period;
+		EXPECT_EQ(bad_tv, 0) << "period " << period;
+	}
+	ASSERT_EQ(fc_set_period_ns(1000000), 0);
+}
+
 TEST(Api, gettimeofday_dropin)
 {
 	timeval a, b, c;

@@ -28,7 +28,7 @@ TEST(Hands, boot_hand_sends_readers_to_the_slow_path)
 	static fc_pub pub;
 	fc__hands_init(&h, &pub, 0);
 	int64_t m, off;
-	EXPECT_EQ(fc__hand_read(&pub, fake_counter, &m, &off, nullptr), 0);
+	EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_MASKED, &m, &off, nullptr), 0);
 }
 
 TEST(Hands, publish_cycles_through_the_ring_and_readers_see_the_newest)
@@ -45,7 +45,7 @@ TEST(Hands, publish_cycles_through_the_ring_and_readers_see_the_newest)
 		EXPECT_EQ(pub.current, th);
 		g_ticks = 100 * i + 7;
 		int64_t m, off;
-		ASSERT_EQ(fc__hand_read(&pub, fake_counter, &m, &off, nullptr), 1);
+		ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_MASKED, &m, &off, nullptr), 1);
 		EXPECT_EQ(m, 1000 * i + 7);
 	}
 	EXPECT_EQ(seen.size(), (size_t)FC_HANDS);
@@ -68,7 +68,7 @@ TEST(Hands, generation_wraps_past_zero_without_ever_publishing_zero)
 		last[idx] = th->gen;
 		g_ticks = 5;
 		int64_t m, off;
-		ASSERT_EQ(fc__hand_read(&pub, fake_counter, &m, &off, nullptr), 1);
+		ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_MASKED, &m, &off, nullptr), 1);
 		EXPECT_EQ(m, i + 5);
 	}
 }
@@ -83,11 +83,103 @@ TEST(Hands, reader_takes_slow_path_when_stale_or_behind)
 	fc__hands_publish(&pub, &p);
 	int64_t m, off;
 	g_ticks = 10000 + 999;
-	EXPECT_EQ(fc__hand_read(&pub, fake_counter, &m, &off, nullptr), 1);
+	EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_MASKED, &m, &off, nullptr), 1);
 	g_ticks = 10000 + 1000; // stale
-	EXPECT_EQ(fc__hand_read(&pub, fake_counter, &m, &off, nullptr), 0);
+	EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_MASKED, &m, &off, nullptr), 0);
 	g_ticks = 10000 - 1; // behind the anchor: huge unsigned delta
-	EXPECT_EQ(fc__hand_read(&pub, fake_counter, &m, &off, nullptr), 0);
+	EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_MASKED, &m, &off, nullptr), 0);
+}
+
+// The drop-ins' timespec reads (FC__HR_TS_*) give the instant the ns reads give, split as the kernel splits a
+// timespec (nsec in [0, 10^9), seconds rounded towards -infinity): without a carry, with one and two carries,
+// before 1970, and where mono + real_off no longer fits an int64 of ns (a timespec still holds it). Both
+// forms: masked (narrow counters) and the hardware readers' unmasked one; and the timeval form.
+TEST(Hands, timespec_reads_split_the_same_instant_at_every_carry_sign_and_extreme)
+{
+	static fc_hands h;
+	static fc_pub pub;
+	struct Case {
+		int64_t mono, off;
+		uint64_t delta;
+	} cases[] = {
+		{5000000000ll - 10, 1700000000ll * 1000000000ll, 5},       // 8 ns on: no carry
+		{5000000000ll - 10, 1700000000ll * 1000000000ll, 7},       // 11 ns on: carries (5 s + 1 ns)
+		{5000000000ll - 10, 0, 1400000000ull},                      // 2.1 s on: two carries
+		{999999999, -3000000001ll, 0},                               // before 1970: -2.000000002 s
+		{999999999, -3000000001ll, 1},                               // 2 ns on: -2 s exactly
+		{1, -2, 0},                                                   // -1 ns: -1 s + 999999999
+		{INT64_MAX - 5, 100, 1000},                                   // real past INT64_MAX ns
+		{INT64_MIN + 5, -100, 3},                                     // real below INT64_MIN ns
+		{7, 1700000000ll * 1000000000ll + 999999990, 4500000000ull},   // delta * mult >= 2^64: the long division
+	};
+	for (const Case &c : cases) {
+		fc__hands_init(&h, &pub, 0);
+		fc_hand p = params(c.mono);
+		p.real_off_ns = c.off;
+		p.mult = 3ull << 31;          // 1.5 ns per tick,
+		p.frac = 0xc0000000u;         // and the anchor's 0.75 ns: odd deltas round up one more ns
+		p.stale_ticks = 5000000000ull; // deltas up to 7.5 s are served
+		p.base_ticks = 777;
+		fc__hands_publish(&pub, &p);
+		g_ticks = 777 + c.delta;
+		const __int128 want_mono = (__int128)c.mono + (((__int128)c.delta * p.mult + p.frac) >> 32),
+			       want_real = want_mono + c.off;
+		for (unsigned mask : {0u, (unsigned)FC__HR_MASKED}) {
+			int64_t s = 0, ns = 0;
+			SCOPED_TRACE(testing::Message() << "mono " << c.mono << " off " << c.off << " delta " << c.delta
+							<< " masked " << mask);
+			ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_TS_MONO | mask, &s, &ns, nullptr), 1);
+			fc__carry(&s, &ns, 1000000000u);
+			EXPECT_GE(ns, 0);
+			EXPECT_LT(ns, 1000000000);
+			EXPECT_TRUE((__int128)s * 1000000000 + ns == want_mono) << s << "." << ns;
+			ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_TS_REAL | mask, &s, &ns, nullptr), 1);
+			fc__carry(&s, &ns, 1000000000u);
+			EXPECT_GE(ns, 0);
+			EXPECT_LT(ns, 1000000000);
+			EXPECT_TRUE((__int128)s * 1000000000 + ns == want_real) << s << "." << ns;
+			if (want_mono <= INT64_MAX && want_mono >= INT64_MIN) {
+				int64_t m = 0, off = 0;
+				ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_NS | mask, &m, &off, nullptr), 1);
+				EXPECT_TRUE(m == want_mono && off == c.off);
+			}
+			// The timeval form: the same instant in microseconds, floor(real / 1000) split alike.
+			ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_TV_REAL | mask, &s, &ns, nullptr), 1);
+			fc__carry(&s, &ns, 1000000u);
+			EXPECT_GE(ns, 0);
+			EXPECT_LT(ns, 1000000);
+			__int128 want_us = want_real / 1000;
+			if (want_real < 0 && want_us * 1000 != want_real)
+				want_us--; // floor
+			EXPECT_TRUE((__int128)s * 1000000 + ns == want_us) << s << "." << ns;
+			if (want_real <= INT64_MAX && want_real >= INT64_MIN) {
+				int64_t r = 0;
+				ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_REAL | mask, &r, nullptr, nullptr), 1);
+				EXPECT_TRUE(r == want_real) << r;
+			}
+		}
+	}
+}
+
+// The unmasked (hardware) form takes the same slow paths as the masked one for a 64-bit counter: stale, and
+// behind the anchor (a wrapped unsigned delta).
+TEST(Hands, unmasked_reader_sends_stale_and_behind_to_the_slow_path)
+{
+	static fc_hands h;
+	static fc_pub pub;
+	fc__hands_init(&h, &pub, 0);
+	fc_hand p = params(0);
+	p.base_ticks = 10000;
+	fc__hands_publish(&pub, &p);
+	int64_t m = 0, s = 0, ns = 0;
+	g_ticks = 10000 + 999;
+	EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_NS, &m, nullptr, nullptr), 1);
+	EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_TS_REAL, &s, &ns, nullptr), 1);
+	for (uint64_t t : {10000ull + 1000, 10000ull - 1, 0ull}) {
+		g_ticks = t;
+		EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_NS, &m, nullptr, nullptr), 0) << t;
+		EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_TS_MONO, &s, &ns, nullptr), 0) << t;
+	}
 }
 
 } // namespace

@@ -53,7 +53,7 @@ void setup(uint64_t hz_hint)
 int64_t sim_mono()
 {
 	int64_t m, off;
-	if (fc__hand_read(&PUB, sim_counter, &m, &off, nullptr))
+	if (fc__hand_read(&PUB, sim_counter, FC__HR_MASKED, &m, &off, nullptr))
 		return m;
 	return fc__clock_slow(&C, FC__MONO);
 }
@@ -147,11 +147,11 @@ TEST(Track, wall_offset_is_pinned_and_a_step_is_followed_within_one_period)
 	int back = 0;
 	run(10e6, 1000, &last, &back);
 	int64_t m, off;
-	ASSERT_EQ(fc__hand_read(&PUB, sim_counter, &m, &off, nullptr), 1);
+	ASSERT_EQ(fc__hand_read(&PUB, sim_counter, FC__HR_MASKED, &m, &off, nullptr), 1);
 	EXPECT_NEAR((double)off, (double)M.wall_off, 2.0);
 	M.wall_off -= 3600ll * 1000000000ll; // settimeofday one hour back
 	run(1.2e6, 1000, &last, &back);        // one period (+ the expiry slack)
-	ASSERT_EQ(fc__hand_read(&PUB, sim_counter, &m, &off, nullptr), 1);
+	ASSERT_EQ(fc__hand_read(&PUB, sim_counter, FC__HR_MASKED, &m, &off, nullptr), 1);
 	EXPECT_NEAR((double)off, (double)M.wall_off, 2.0);
 	EXPECT_EQ(C.track.real_steps, 1u);
 	EXPECT_EQ(back, 0) << "the monotonic clock must not move with the wall clock";
@@ -167,7 +167,7 @@ TEST(Track, bound_contains_the_true_error_in_steady_state)
 	for (int i = 0; i < 100000; i++) {
 		int64_t m, off;
 		fc__bound b;
-		if (!fc__hand_read(&PUB, sim_counter, &m, &off, &b)) {
+		if (!fc__hand_read(&PUB, sim_counter, FC__HR_MASKED, &m, &off, &b)) {
 			fc__clock_slow(&C, FC__MONO);
 			continue;
 		}
