@@ -218,8 +218,10 @@ FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter
 			m = FC__LOAD(th->mono_sec);
 			r = (int64_t)fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->mono_subsec));
 		} else {
+			/* anchor + scaled delta, added unsigned: the same instruction, but a sum past INT64_MAX (only
+			 * a fuzzer's hand gets there) wraps as defined instead of being undefined behaviour */
 			x = fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->frac));
-			m = (how & FC__HR_REAL) ? FC__LOAD(th->real_ns) + (int64_t)x : FC__LOAD(th->mono_ns) + (int64_t)x;
+			m = (int64_t)((uint64_t)((how & FC__HR_REAL) ? FC__LOAD(th->real_ns) : FC__LOAD(th->mono_ns)) + x);
 			r = w ? FC__LOAD(th->real_off_ns) : 0; /* w is a constant at every call site */
 		}
 		if (b) {
