@@ -62,7 +62,7 @@ static inline uint64_t vdso_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static inline uint64_t fc_ts_ns(clockid_t id)
+static inline __attribute__((always_inline)) uint64_t fc_ts_ns(clockid_t id)
 {
 	struct timespec ts;
 	fc_clock_gettime(id, &ts);
@@ -78,7 +78,7 @@ LOOP(fc_mono_coarse_ns, fc_mono_coarse_ns())
 LOOP(fc_real_coarse_ns, fc_real_coarse_ns())
 LOOP(fc_ticks, fc_ticks())
 LOOP(fc_clock_gettime_mono, fc_ts_ns(CLOCK_MONOTONIC))
-static inline uint64_t fc_tv_us(void)
+static inline __attribute__((always_inline)) uint64_t fc_tv_us(void)
 {
 	struct timeval tv;
 	fc_gettimeofday(&tv, NULL);

@@ -352,12 +352,14 @@ static inline void fc__ns_split(int64_t ns, int64_t *sec, int64_t *sub, uint32_t
 /* The drop-ins read the hand's anchors kept as seconds + a sub-second remainder (fc_hand.h): a timespec costs
  * a compare more than fc_mono_ns, a timeval a constant division more, never a division of the ns count. The
  * slow path and every other id go out of line. */
-static inline int fc_clock_gettime(clockid_t id, struct timespec *ts)
+FC__ALWAYS_INLINE int fc_clock_gettime(clockid_t id, struct timespec *ts)
 {
 	int64_t s, ns;
+	/* One inlined reader for both ids (`how` folds to a constant when id is one); always inlined, as a call
+	 * would cost what the division saved (gcc otherwise keeps an out-of-line copy where a TU calls it often). */
+	const unsigned how = id == CLOCK_REALTIME ? FC__HR_TS_REAL : FC__HR_TS_MONO;
 	if (FC__LIKELY(ts != NULL) && (id == CLOCK_MONOTONIC || id == CLOCK_REALTIME) &&
-	    FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, id == CLOCK_REALTIME ? FC__HR_TS_REAL : FC__HR_TS_MONO,
-				     &s, &ns, NULL))) {
+	    FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, how, &s, &ns, NULL))) {
 		fc__carry(&s, &ns, 1000000000u);
 		ts->tv_sec = (time_t)s;
 		ts->tv_nsec = (long)ns;
@@ -366,7 +368,7 @@ static inline int fc_clock_gettime(clockid_t id, struct timespec *ts)
 	return fc__clock_gettime_other(id, ts);
 }
 
-static inline int fc_gettimeofday(struct timeval *tv, void *tz)
+FC__ALWAYS_INLINE int fc_gettimeofday(struct timeval *tv, void *tz)
 {
 	int64_t s, us;
 	if (FC__UNLIKELY(tz != NULL) || FC__UNLIKELY(tv == NULL) ||
