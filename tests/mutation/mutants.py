@@ -194,4 +194,9 @@ M = [
          new="	h->mono_subsec = ((uint64_t)nsec << 32);",
          targets=["fastclock_unit_tests"], tests=r"^Hands\.|^Api\.dropins"),
 
+    dict(name="drop-ins: real_ns anchor without the wall offset", set="all", guards="fc_real_ns is CLOCK_REALTIME",
+         file="src/hands.c",
+         old="	h->real_ns = (int64_t)((uint64_t)h->mono_ns + (uint64_t)h->real_off_ns);",
+         new="	h->real_ns = h->mono_ns;",
+         targets=["fastclock_unit_tests"], tests=r"^Hands\.|^Api\."),
 ]
