@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(cmake ninja-build gcc g++ clang clang-tidy clang-format libclang-rt-14-dev libgtest-dev
-      libbenchmark-dev libabsl-dev spin valgrind hyperfine python3-venv util-linux pkg-config strace
+      libabsl-dev spin valgrind python3-venv util-linux pkg-config strace
       qemu-user-static gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
       gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf man-db dpkg chrony)
 # gcc-arm-linux-gnueabihf: the 32-bit target of the header compile matrix (tests/abi). Not i686: Debian's
