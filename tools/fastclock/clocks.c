@@ -145,6 +145,8 @@ FCB_DEFINE(fc_real_bounded, bounded_mid(fc_real_bounded))
 FCB_DEFINE(fc_mono_bounded, bounded_mid(fc_mono_bounded))
 FCB_DEFINE(fc_cgt_monotonic, fcgt(CLOCK_MONOTONIC))
 FCB_DEFINE(fc_cgt_realtime, fcgt(CLOCK_REALTIME))
+FCB_DEFINE(fc_cgt_monotonic_coarse, fcgt(CLOCK_MONOTONIC_COARSE))
+FCB_DEFINE(fc_cgt_realtime_coarse, fcgt(CLOCK_REALTIME_COARSE))
 FCB_DEFINE(fc_gettimeofday, fc_gtod_us())
 
 #define E(NAME, GROUP, TL, CALL, ID, NOMINAL, NPU, BASE, SYM)                                              \
@@ -198,5 +200,9 @@ const struct fcb_clock fcb_c_clocks[] = {
 	  1, ORDERED, fc_cgt_monotonic),
 	E("fc_clock_gettime.REALTIME", "fastclock", "realtime", "fc_clock_gettime(CLOCK_REALTIME, &ts)", -1, 0, 1, ORDERED, fc_cgt_realtime),
 	E("fc_gettimeofday", "fastclock", "realtime", "fc_gettimeofday(&tv, NULL)", -1, 1e3, 1e3, ORDERED, fc_gettimeofday),
+	E("fc_clock_gettime.MONOTONIC_COARSE", "fastclock", "monotonic", "fc_clock_gettime(CLOCK_MONOTONIC_COARSE, &ts)",
+	  -1, 0, 1, RAW, fc_cgt_monotonic_coarse),
+	E("fc_clock_gettime.REALTIME_COARSE", "fastclock", "realtime", "fc_clock_gettime(CLOCK_REALTIME_COARSE, &ts)",
+	  -1, 0, 1, RAW, fc_cgt_realtime_coarse),
 };
 const size_t fcb_n_c_clocks = sizeof(fcb_c_clocks) / sizeof(fcb_c_clocks[0]);
