@@ -45,7 +45,8 @@ static int fail(const char *what, long long a, long long b)
 	return 1;
 }
 
-/* n bracketed reads of each clock: kernel, fastclock, kernel; and monotonicity of fc_mono_ns. */
+/* n bracketed reads of each clock (fc_mono_ns, fc_real_ns and the drop-ins): kernel, fastclock, kernel; and
+ * monotonicity of fc_mono_ns. */
 static int agree(int n)
 {
 	int64_t last = INT64_MIN, worst = 0;
@@ -58,6 +59,32 @@ static int agree(int n)
 			return fail("fc_real_ns outside the kernel bracket", g - r1, r2 - r1);
 		if (f < last)
 			return fail("fc_mono_ns went back", f, last);
+		{ /* the drop-ins, which read the hand's seconds + remainder anchors (the same instant, split) */
+			struct timespec ts;
+			struct timeval tv;
+			int64_t a, b, v;
+			a = kns(CLOCK_MONOTONIC);
+			if (fc_clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+				return fail("fc_clock_gettime(CLOCK_MONOTONIC) failed", 0, 0);
+			b = kns(CLOCK_MONOTONIC);
+			v = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+			if (v < a - BOUND_NS || v > b + BOUND_NS || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+				return fail("fc_clock_gettime(CLOCK_MONOTONIC) outside the kernel bracket", v - a, b - a);
+			a = kns(CLOCK_REALTIME);
+			if (fc_clock_gettime(CLOCK_REALTIME, &ts) != 0)
+				return fail("fc_clock_gettime(CLOCK_REALTIME) failed", 0, 0);
+			b = kns(CLOCK_REALTIME);
+			v = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+			if (v < a - BOUND_NS || v > b + BOUND_NS || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+				return fail("fc_clock_gettime(CLOCK_REALTIME) outside the kernel bracket", v - a, b - a);
+			a = kns(CLOCK_REALTIME);
+			if (fc_gettimeofday(&tv, NULL) != 0)
+				return fail("fc_gettimeofday failed", 0, 0);
+			b = kns(CLOCK_REALTIME);
+			v = ((int64_t)tv.tv_sec * 1000000 + tv.tv_usec) * 1000; /* rounded down to the us */
+			if (v < a - BOUND_NS - 999 || v > b + BOUND_NS || tv.tv_usec < 0 || tv.tv_usec >= 1000000)
+				return fail("fc_gettimeofday outside the kernel bracket", v - a, b - a);
+		}
 		last = f;
 		if (f < k1 && k1 - f > worst)
 			worst = k1 - f;
