@@ -39,14 +39,9 @@ void Machine::pump()
 	in_async = false;
 }
 
-uint64_t Machine::read_counter(bool relaxed)
+uint64_t Machine::counter_value_at(long double tt) const
 {
-	pump();
-	long double inst = t + counter_cost / 2;
-	long double at = inst;
-	if (relaxed && relaxed_early_max > 0 && c_rate > 0)
-		at -= (long double)(rng.next() % (uint64_t)(relaxed_early_max + 1)) / c_rate;
-	long double c = floorl(counter_at(at));
+	long double c = floorl(counter_at(tt));
 	// A 64-bit counter wraps at 2^64 (a narrower one at mask + 1, in the source). Converting a long double at
 	// or above 2^64 to uint64_t is undefined (issue 15): reduce first. long double's 64-bit mantissa holds
 	// every integer below 2^64 exactly.
@@ -54,7 +49,17 @@ uint64_t Machine::read_counter(bool relaxed)
 	c = fmodl(c, two64);
 	if (c < 0)
 		c += two64;
-	uint64_t v = (uint64_t)c;
+	return (uint64_t)c & mask;
+}
+
+uint64_t Machine::read_counter(bool relaxed)
+{
+	pump();
+	long double inst = t + counter_cost / 2;
+	long double at = inst;
+	if (relaxed && relaxed_early_max > 0 && c_rate > 0)
+		at -= (long double)(rng.next() % (uint64_t)(relaxed_early_max + 1)) / c_rate;
+	uint64_t v = counter_value_at(at);
 	last_skewed = 0;
 	if (skew_p > 0 && rng.uniform() < skew_p) {
 		int lag = skew_lo + (int)(rng.next() % (uint64_t)(skew_hi - skew_lo + 1));

@@ -178,7 +178,9 @@ void Run::sample()
 		const fc_hand *h = __atomic_load_n(&SIM_PUB.current, __ATOMIC_ACQUIRE);
 		if (h->flags & FC_HAND_KERNEL)
 			return 0;
-		uint64_t d = ((uint64_t)floorl(M.counter_at(at)) - h->base_ticks) & h->mask;
+		// the wrapped value, as the hardware shows it (past 2^64 the unwrapped long double does not convert:
+		// the sim then left the swing in the bound and reported a ~400x ratio around a 2^64 wrap)
+		uint64_t d = (M.counter_value_at(at) - h->base_ticks) & h->mask;
 		if (d > h->valid_ticks)
 			d = 0;
 		return (int64_t)(((unsigned __int128)d * (h->mult / 200)) >> 32);

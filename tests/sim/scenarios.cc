@@ -281,14 +281,7 @@ std::vector<Scenario> make()
 				     r.duration = 60 * MS;
 			     }
 		     },
-		     [] {
-			     // Correctness (no step back, the bound covers every read) is checked; the tightness ratio is
-			     // not: the bound is ~200x the error around a 2^64 wrap with frequent readers (left open,
-			     // docs/VERIFICATION.md), where wrap32 keeps its 3x.
-			     Targets t;
-			     t.ratio = -1;
-			     return t;
-		     }()});
+		     Targets{}});
 	// Counter frequencies other than a 3 GHz TSC: arm64's CNTFRQ is commonly 25 MHz (some SoCs 1 MHz; a
 	// 1 GHz counter is mandated from Armv8.6), and a fast TSC runs at 5 GHz. One tick is then 40 ns or 1 us:
 	// the bracket and the agreement are whole ticks, so the steady-state target scales with the tick.

@@ -93,6 +93,8 @@ struct Machine {
 	{
 		return c_stopped ? c0 : c0 + (tt - tc0) * c_rate;
 	}
+	// The counter's value at tt as the hardware shows it: whole ticks, wrapped at 2^64 (and at mask + 1).
+	uint64_t counter_value_at(long double tt) const;
 	long double kmono_at(long double tt) const { return k_stopped ? k0 : k0 + (tt - tk0) * k_rate; }
 	int64_t kmono_floor(long double tt) const;
 
