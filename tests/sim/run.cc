@@ -393,6 +393,10 @@ void check_targets(const Scenario &sc, const Variant &v, Result &r)
 	};
 	if (r.mono_violations)
 		fail("%.0f monotonic violations (target %.0f)", (double)r.mono_violations, 0);
+	if (t.disc_max >= 0 && r.discontinuities > (uint64_t)t.disc_max)
+		fail("%.0f discontinuities (target at most %.0f)", (double)r.discontinuities, (double)t.disc_max);
+	if (t.disc_min >= 0 && r.discontinuities < (uint64_t)t.disc_min)
+		fail("%.0f discontinuities (target at least %.0f)", (double)r.discontinuities, (double)t.disc_min);
 	if (t.adversarial) {
 		if (r.sync_miss_mono + r.sync_miss_real)
 			fail("%.0f bounded reads outside their tracking bound while SYNCHRONIZED (target %.0f)",

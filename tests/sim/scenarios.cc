@@ -378,6 +378,65 @@ std::vector<Scenario> make()
 			     },
 			     t, true});
 	}
+	// fc_set_period_ns between 1 us and 1 s while readers come and go (8 threads on a real machine): a rate
+	// history filled at a 1 us period spans 8 us, and the next sample may come milliseconds or a second later.
+	// No step: no discontinuity. The same with counter jumps (a step of 50 us after 20 ms of idle readers,
+	// 5 ms after 1.2 s): each is one. Only the discontinuity count and monotonicity are judged here.
+	auto period_changes = [](Run &r, bool steps) {
+		static const int64_t periods[] = {1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
+		static const long double idle[] = {20 * US, 300 * US, 3 * MS, 10 * MS, 30 * MS, 300 * MS, 1200 * MS};
+		auto set_period = [](int64_t p) {
+			return [p](Run &) {
+				fc__clock_lock(&SIM_CLOCK);
+				fc__clock_set_period_locked(&SIM_CLOCK, p);
+				fc__clock_unlock(&SIM_CLOCK);
+			};
+		};
+		// Noisier brackets than the default machine's: the kernel reads its clock anywhere in its call.
+		M.kernel_frac_lo = 0.05;
+		M.kernel_frac_hi = 0.95;
+		r.period_ns = 1000;
+		long double t = 0;
+		for (int i = 0; i < 42; i++) {
+			int64_t p = periods[(i * 5 + i / 7) % 7];
+			long double g = idle[(i * 3 + i / 7) % 7], jump = 0;
+			if (steps && i == 10)
+				g = 20 * MS, jump = 50 * US, p = 1000; // a history 8 re-anchors at 1 us long
+			if (steps && i == 20)
+				g = 1200 * MS, jump = 5 * MS, p = 1000;
+			// A hand made at a 1 s period stays until it is stale: before a jump, re-anchor at once (as the
+			// updater thread does), so the history is 1 us periods when the readers go idle.
+			if (jump > 0)
+				r.at(t, "re-anchor", [](Run &r2) { r2.notify_step(); }, false);
+			t += 300 * US; // readers at a 1 us period
+			r.at(t, "period changed, readers idle", [set_period, p, g](Run &r2) {
+				set_period(p)(r2);
+				r2.pause_reader(g);
+			}, false);
+			if (jump > 0)
+				r.at(t + g / 2, "counter jump", [jump](Run &) { M.jump_counter(3 * jump); }, false);
+			t += g + 300 * US; // readers at that period
+			r.at(t, "period 1 us", set_period(1000), false);
+		}
+		r.duration = t + 300 * US;
+	};
+	{
+		Targets t;
+		t.steady = t.ratio = t.cover = -1;
+		t.disc_max = 0;
+		Scenario sc{"period_changes",
+			    "fc_set_period_ns between 1 us and 1 s, readers idle for 20 us to 1.2 s in between, noisy "
+			    "brackets; no step: no discontinuity",
+			    [period_changes](Run &r) { period_changes(r, false); }, t};
+		sc.frequent = true;
+		v.push_back(sc);
+		sc.name = "period_changes_steps";
+		sc.what = "as period_changes, with the counter jumping 50 us after 20 ms of idle readers (2500 ppm of "
+			  "the gap) and 5 ms after 1.2 s: each jump is one discontinuity, and nothing else is";
+		sc.setup = [period_changes](Run &r) { period_changes(r, true); };
+		sc.targets.disc_max = sc.targets.disc_min = 2;
+		v.push_back(sc);
+	}
 	return v;
 }
 } // namespace
@@ -402,6 +461,8 @@ std::vector<Variant> variants_for(const Scenario &sc)
 		const long double gap = std::max((long double)sc.period_ns / 5, 250.0L);
 		return {{"ordered/P5", false, gap}, {"relaxed/P5", true, gap}};
 	}
+	if (sc.frequent)
+		return {{"ordered/1us", false, 1 * US}, {"relaxed/1us", true, 1 * US}};
 	return {{"ordered/1us", false, 1 * US},
 		{"relaxed/1us", true, 1 * US},
 		{"ordered/50ms", false, 50 * MS},

@@ -142,6 +142,7 @@ struct Targets {
 	                                        // the bound also carries half the wall-offset bracket (~26 ns, a
 	                                        // little over one half sample bracket): 2 + 1.06 + noise
 	double cover = 100;                     // % of samples (outside blind windows) whose bound holds
+	int64_t disc_max = -1, disc_min = -1;   // the tracker's discontinuity count at the end of the run
 	// The adversarial suite (adv_*): only these are checked: no bounded read outside its interval while its
 	// status says SYNCHRONIZED (mono and real tracking bound, and the fc_real_bounded interval vs true UTC),
 	// no monotonic violation, and at least one synchronised read judged.
@@ -168,6 +169,7 @@ struct Scenario {
 	Targets targets;
 	bool hourly = false; // variants read once an hour instead of every 1 us / 50 ms
 	int64_t period_ns = 0; // adversarial: the re-anchor period; readers arrive every P/5 (at least 250 ns)
+	bool frequent = false; // only the readers arriving every ~1 us (the scenario needs their re-anchors)
 };
 
 struct Result {
