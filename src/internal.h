@@ -75,7 +75,7 @@ struct fc_sample {
 int fc__sample_take(const struct fc_source *src, int tries, struct fc_sample *out);
 
 /* ---- track.c: samples in, next hand's parameters out (pure) --------------------------------------- */
-#define FC_TRACK_HIST 8 /* samples kept for the rate estimate: a baseline of 8 periods */
+#define FC_TRACK_HIST 8 /* samples kept for the rate estimate: a baseline of 8 periods, at least 1 ms */
 
 struct fc_track {
 	/* configuration */

@@ -7,7 +7,7 @@
  * uncertainty of half its counter bracket. The tracker keeps
  *   - mult_est: the rate of K in ns per tick, measured over the last FC_TRACK_HIST samples (a baseline of
  *     several periods keeps bracket noise below ~1 ppm while following an NTP slew within that many
- *     periods);
+ *     periods), and over at least BASELINE_MIN_NS at short periods;
  *   - the wall offset CLOCK_REALTIME - CLOCK_MONOTONIC, which the kernel keeps constant between steps: the
  *     intersection of every sample's interval pins it to ~1 ns, and an empty intersection is a step.
  * Each update anchors the new hand at t_anchor with value V and slope mult:
@@ -42,6 +42,12 @@ typedef __int128 i128;
 /* Continuity test between consecutive samples: a rate change of more than 1000 ppm (twice the kernel's
  * maximum NTP slew of 500 ppm, adjtimex(2)) between two re-anchors is a discontinuity. */
 #define RATE_TOL_DIV 1000
+/* The rate estimate's shortest baseline. FC_TRACK_HIST periods are 8 us at a 1 us period: two brackets of
+ * ~40 ns leave the estimate ~5000 ppm uncertain, beyond the continuity tolerance, so a sample taken after a
+ * longer gap (readers idle for a while, the period raised) landed that far from the extrapolation and counted
+ * as a discontinuity with no step at all. Over 1 ms the same brackets give ~40 ppm; an NTP slew is followed
+ * within that (rate_uncertainty's newest-period check and the bound's swing cover the rest). */
+#define BASELINE_MIN_NS 1000000
 /* Largest slope correction: 1/16 of the rate (62500 ppm), enough for chrony's fastest slew (83333 ppm is
  * its maximum; tens of ms/s typical) to be followed while an error of P is removed within 16 periods. */
 #define SLEW_DIV 16
@@ -189,12 +195,23 @@ static int update_rate(struct fc_track *t, const struct fc_sample *s, int poor)
 	if (dc > 0 && dm >= 0) {
 		expect = (i128)dc * t->mult_est;
 		got = fx(dm);
-		tol = expect / RATE_TOL_DIV + (i128)(prev->c_half + s->c_half + 2) * t->mult_est + 2 * FX_ONE;
+		/* What noise can explain: the rate change allowed between re-anchors, the two samples' half
+		 * brackets, and the estimate's own noise extrapolated over dc (est_noise: the history's end
+		 * samples' brackets over its baseline, ~50 ppm over BASELINE_MIN_NS; more only while the history
+		 * restarts after a break). Without it a sample taken long after a short baseline (8 us at a 1 us
+		 * period, ~5000 ppm: readers idle, or the period raised to 1 s) landed beyond the tolerance with no
+		 * step at all. A step stays a step: it is judged against the same noise whatever the period. */
+		tol = expect / RATE_TOL_DIV + (i128)(prev->c_half + s->c_half + 2) * t->mult_est + 2 * FX_ONE +
+		      (i128)dc * t->est_noise;
 		if (i128_abs(got - expect) <= tol) {
 			if (poor)
 				return 1; /* consistent, but too noisy to move the estimate */
 			if (t->nhist == FC_TRACK_HIST) {
-				for (unsigned i = 1; i < FC_TRACK_HIST; i++)
+				/* Evict the oldest sample, unless the baseline would fall below BASELINE_MIN_NS: then
+				 * hist[0] stays, and hist[1] with it until it is that old itself (it becomes the next
+				 * hist[0]), and the oldest of the recent samples goes. */
+				const unsigned drop = s->mono - t->hist[1].mono >= BASELINE_MIN_NS ? 0 : 2;
+				for (unsigned i = drop + 1; i < FC_TRACK_HIST; i++)
 					t->hist[i - 1] = t->hist[i];
 				t->nhist--;
 			}
