@@ -11,7 +11,7 @@
  *    the hand anchored nearest to it, forwards or backwards, so the extrapolation is as short as possible;
  *  - on the kernel backend a capture is CLOCK_MONOTONIC ns: mono is the capture itself, real adds the
  *    kernel's REALTIME - MONOTONIC offset now (bracketed), so wall-clock steps are followed.
- * Owns: the search of the ring for a capture's hand. May call: state.c, windup.c, init.c.
+ * Owns: the search of the ring for a capture's hand. May call: state.c, windup.c, init.c, sample.c.
  */
 #include <errno.h>
 
@@ -20,16 +20,9 @@
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now: the realtime read between two monotonic reads, best of 2. */
 static int64_t kernel_offset(const struct fc_clock *c)
 {
-	int64_t best = INT64_MAX, off = 0;
-	for (int i = 0; i < 2; i++) {
-		int64_t m1 = fc__kernel_ns(c, CLOCK_MONOTONIC), r = fc__kernel_ns(c, CLOCK_REALTIME);
-		int64_t m2 = fc__kernel_ns(c, CLOCK_MONOTONIC);
-		if (m2 - m1 < best) {
-			best = m2 - m1;
-			off = r - (m1 + (m2 - m1) / 2);
-		}
-	}
-	return off;
+	struct fc_offset o;
+	(void)fc__sample_offset(&c->src, 2, FC_KERNEL_TRIES, &o); /* as fc__kernel_ns: a failed read counts as 0 */
+	return fc__offset_mid(&o);
 }
 
 /* A capture past every hand's window when no re-anchor can run now (a signal handler on the thread that holds

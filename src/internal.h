@@ -74,6 +74,22 @@ struct fc_sample {
 #define FC_SAMPLE_TRIES 4
 int fc__sample_take(const struct fc_source *src, int tries, struct fc_sample *out);
 
+/* The wall offset CLOCK_REALTIME - CLOCK_MONOTONIC: a realtime read between two monotonic reads m1 <= m2 puts
+ * it in [lo, hi] = [r - m2, r - m1]; the narrowest of `brackets` such brackets is kept, with its m1. Each
+ * kernel read is tried up to `tries` times (fc__kernel_ns: FC_KERNEL_TRIES). Returns -1, at the end of the
+ * bracket, if a read still failed (out then holds the narrowest bracket so far, built from the values the
+ * failed reads left: 0 for the first bracket, as fc__kernel_ns returns). The readers that add the offset use
+ * its middle, fc__offset_mid. */
+struct fc_offset {
+	int64_t lo, hi, m1;
+};
+/* clock_gettime(CLOCK_MONOTONIC / CLOCK_REALTIME) cannot fail on Linux with a valid pointer; a seccomp
+ * filter on the syscall fallback could make one call fail now and then. Retry: a read that returned 0
+ * would be raised to a floor below values already returned (found by fuzz_track). */
+#define FC_KERNEL_TRIES 8
+int fc__sample_offset(const struct fc_source *src, int brackets, int tries, struct fc_offset *out);
+static inline int64_t fc__offset_mid(const struct fc_offset *o) { return o->hi - (o->hi - o->lo) / 2; }
+
 /* ---- track.c: samples in, next hand's parameters out (pure) --------------------------------------- */
 #define FC_TRACK_HIST 8 /* samples kept for the rate estimate: a baseline of 8 periods, at least 1 ms */
 

@@ -4,7 +4,8 @@
  * A CLOCK_MONOTONIC read between two ordered counter reads c1 <= c2 happened at some count in [c1, c2]: we
  * keep the tightest of `tries` such brackets (a preempted try is simply outvoted). The wall offset
  * CLOCK_REALTIME - CLOCK_MONOTONIC is bracketed the same way by monotonic reads before and after a realtime
- * read: the offset lies in [r - m2, r - m1].
+ * read: the offset lies in [r - m2, r - m1] (fc__sample_offset, also what convert.c and state.c take the
+ * kernel's offset with).
  */
 #include <limits.h>
 
@@ -13,7 +14,6 @@
 int fc__sample_take(const struct fc_source *src, int tries, struct fc_sample *out)
 {
 	uint64_t best = UINT64_MAX, second = UINT64_MAX;
-	int64_t best_off = INT64_MAX;
 	int got = 0;
 	struct fc_sample runner_up = {0};
 
@@ -55,16 +55,43 @@ int fc__sample_take(const struct fc_source *src, int tries, struct fc_sample *ou
 		out->c_half = runner_up.c_half;
 		out->mono = runner_up.mono;
 	}
-	for (int i = 0; i < 2; i++) {
-		int64_t m1, r, m2;
-		if (src->kernel(src->ctx, CLOCK_MONOTONIC, &m1) || src->kernel(src->ctx, CLOCK_REALTIME, &r) ||
-		    src->kernel(src->ctx, CLOCK_MONOTONIC, &m2))
+	{
+		struct fc_offset o;
+		if (fc__sample_offset(src, 2, 1, &o) != 0)
 			return -1;
-		if (m2 - m1 < best_off) {
-			best_off = m2 - m1;
-			out->off_lo = r - m2;
-			out->off_hi = r - m1;
+		out->off_lo = o.lo;
+		out->off_hi = o.hi;
+	}
+	return 0;
+}
+
+/* One kernel read, tried up to `tries` times; *ns keeps what the last try left. */
+static int kernel_read(const struct fc_source *src, clockid_t id, int tries, int64_t *ns)
+{
+	*ns = 0;
+	for (int i = 0; i < tries; i++)
+		if (src->kernel(src->ctx, id, ns) == 0)
+			return 0;
+	return -1;
+}
+
+int fc__sample_offset(const struct fc_source *src, int brackets, int tries, struct fc_offset *out)
+{
+	int64_t best = INT64_MAX;
+	*out = (struct fc_offset){0};
+	for (int i = 0; i < brackets; i++) {
+		int64_t m1, r, m2;
+		int bad = kernel_read(src, CLOCK_MONOTONIC, tries, &m1);
+		bad |= kernel_read(src, CLOCK_REALTIME, tries, &r);
+		bad |= kernel_read(src, CLOCK_MONOTONIC, tries, &m2);
+		if (m2 - m1 < best) {
+			best = m2 - m1;
+			out->lo = r - m2;
+			out->hi = r - m1;
+			out->m1 = m1;
 		}
+		if (bad)
+			return -1;
 	}
 	return 0;
 }

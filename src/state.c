@@ -3,7 +3,8 @@
  * hands it owns, the per-thread writer mark, and reads of the kernel's clocks through a clock's source.
  *
  * Owns: g_clock, fc__pub (what the inline readers load), fc__in_writer, the real fc_source.
- * May call: libc (clock_gettime) only. Everything else in the clock core is built on this file.
+ * May call: libc (clock_gettime), and sample.c's wall-offset bracket (floor 0). Everything else in the clock core is
+ * built on this file.
  */
 #include <string.h>
 #include <time.h>
@@ -42,14 +43,11 @@ __thread int fc__in_writer;
 
 struct fc_clock *fc__global_clock(void) { return &g_clock; }
 
-/* clock_gettime(CLOCK_MONOTONIC / CLOCK_REALTIME) cannot fail on Linux with a valid pointer; a seccomp
- * filter on the syscall fallback could make one call fail now and then. Retry: a read that returned 0
- * would be raised to a floor below values already returned (found by fuzz_track). */
-#define KERNEL_TRIES 8
+/* FC_KERNEL_TRIES (internal.h): why a kernel read is retried. */
 int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id)
 {
 	int64_t ns = 0;
-	for (int i = 0; i < KERNEL_TRIES; i++)
+	for (int i = 0; i < FC_KERNEL_TRIES; i++)
 		if (c->src.kernel(c->src.ctx, id, &ns) == 0)
 			break;
 	return ns;
@@ -109,10 +107,10 @@ void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_of
 		    th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))       /* R5 */
 			continue;
 		if (h.flags & FC_HAND_KERNEL) {
-			int64_t m1 = fc__kernel_ns(c, CLOCK_MONOTONIC), r = fc__kernel_ns(c, CLOCK_REALTIME);
-			int64_t m2 = fc__kernel_ns(c, CLOCK_MONOTONIC);
-			*mono = m1 < h.floor_ns ? h.floor_ns : m1;
-			*real_off = r - (m1 + (m2 - m1) / 2);
+			struct fc_offset o;
+			(void)fc__sample_offset(&c->src, 1, FC_KERNEL_TRIES, &o); /* a failed read counts as 0 */
+			*mono = o.m1 < h.floor_ns ? h.floor_ns : o.m1;
+			*real_off = fc__offset_mid(&o);
 			return;
 		}
 		if (d > (h.mask >> 1))
