@@ -161,7 +161,9 @@ static inline int64_t fc_real_ns_relaxed(void)
  *       writer (never per read; src/bound, docs/ACCURACY.md "Bound sources"), chosen by
  *       FASTCLOCK_BOUND_SOURCE=auto|clockbound|chrony|kernel|none (auto: in this order, the first present):
  *       - clockbound: AWS ClockBound's segment (FASTCLOCK_CLOCKBOUND_PATH, default /var/run/clockbound/shm0),
- *         read with its client's rules: bound + max_drift x age, its status, its disruption marker;
+ *         read with its client's rules: bound + max_drift x age, its status, its disruption marker; in auto
+ *         mode a segment below SYNCHRONIZED (its daemon died, or never wrote it) has chronyd probed beside it,
+ *         which replaces it once its report is better, until the segment is SYNCHRONIZED again;
  *       - chrony: chronyd's tracking and newest measurement over its command socket (FASTCLOCK_CHRONY_SOCKET,
  *         default /var/run/chrony/chronyd.sock, root or chrony's group), asked at most once a second without
  *         blocking: the interval covers the clock as it is and as chronyd's correction would make it, plus

@@ -250,6 +250,13 @@ struct fc_bounder {
 	int64_t kernel_at;      /* when adjtimex was last read */
 	int64_t chosen_at;      /* when the source was chosen (auto re-tries the better ones every 10 s) */
 	struct fc_bound cur;    /* the current bound */
+	/* Auto mode on a ClockBound segment that vouches for nothing better than FREE_RUNNING (its daemon died,
+	 * or never wrote it): chronyd's socket is probed beside it, and replaces it once chronyd's report is
+	 * better (select.c fall_back). */
+	struct fc_chrony probe;
+	struct fc_bound probe_b;  /* the probe's own report */
+	int probing;              /* probe is open */
+	int64_t probe_at;         /* when the probe was last opened or tried */
 	/* the kernel's NTP state: injected (tests), else fc__ntp_read */
 	int (*ntp)(void *ctx, struct fc_ntp *out);
 	void *ntp_ctx;

@@ -137,7 +137,7 @@ static void choose(struct fc_bounder *bd, int64_t now)
 
 /* Auto mode on a lesser source: switch to a better one if it has appeared, without touching the current one
  * otherwise (a chrony socket keeps its outstanding request and its last report). */
-static void upgrade(struct fc_bounder *bd, int64_t now)
+static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 {
 	struct fc_bound scratch = {0}; /* a better source that is still absent is not an error of this one */
 	struct fc_cb cb;
@@ -145,9 +145,14 @@ static void upgrade(struct fc_bounder *bd, int64_t now)
 	struct stat st;
 	int to = FC_BOUND_NONE;
 	bd->chosen_at = now;
-	if (fc__cb_open(&cb, bd->cfg.clockbound, &scratch, now) == 0)
-		to = FC_BOUND_CLOCKBOUND;
-	else if (bd->kind == FC_BOUND_KERNEL && stat(bd->cfg.chrony, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	if (fc__cb_open(&cb, bd->cfg.clockbound, &scratch, now) == 0) {
+		/* only to a segment that vouches for the time now: not a dead daemon's (fall_back left it) */
+		if (fc__cb_poll(&cb, now_coarse, NULL, &scratch) == FC_SYNC_SYNCHRONIZED)
+			to = FC_BOUND_CLOCKBOUND;
+		else
+			fc__cb_close(&cb);
+	}
+	if (to == FC_BOUND_NONE && bd->kind == FC_BOUND_KERNEL && stat(bd->cfg.chrony, &st) == 0 && S_ISSOCK(st.st_mode) &&
 		 fc__chrony_open(&ch, bd->cfg.chrony, &scratch, now) == 0)
 		to = FC_BOUND_CHRONY;
 	if (to == FC_BOUND_NONE)
@@ -161,6 +166,76 @@ static void upgrade(struct fc_bounder *bd, int64_t now)
 	fc__bfmt(bd->why, sizeof(bd->why), "auto: %s appeared", to == FC_BOUND_CLOCKBOUND ? "a ClockBound segment"
 											     : "chronyd's socket");
 	bd->cur = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "source changed; no report yet"};
+}
+
+/* Poll chronyd (a request at most once a second, the reply collected without blocking) and age its report
+ * as ClockBound's client ages a segment. */
+static void chrony_poll(struct fc_chrony *ch, const char *path, int64_t mono, struct fc_bound *b)
+{
+	fc__chrony_poll(ch, mono, POLL_EVERY_NS, b);
+	if (ch->last_reply == 0) {
+		b->status = FC_SYNC_UNKNOWN;
+		fc__bfmt(b->reason, sizeof(b->reason), "no tracking report from chronyd at %.70s yet", path);
+	} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= CHRONY_VOID_NS) {
+		b->status = FC_SYNC_UNKNOWN;
+		fc__bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld s",
+			 (long long)((mono - b->as_of_ns) / NS_PER_SEC));
+	} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= CHRONY_GRACE_NS) {
+		b->status = FC_SYNC_FREE_RUNNING;
+		fc__bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld ms",
+			 (long long)((mono - b->as_of_ns) / 1000000));
+	} else if (ch->last_reply && mono - b->as_of_ns < CHRONY_GRACE_NS && b->status == FC_SYNC_FREE_RUNNING) {
+		fc__chrony_eval(&ch->last, ch->have_src ? &ch->src : NULL, b->as_of_ns, b); /* fresh again */
+	}
+}
+
+static void probe_close(struct fc_bounder *bd)
+{
+	if (bd->probing)
+		fc__chrony_close(&bd->probe);
+	bd->probing = 0;
+}
+
+/* Auto mode on ClockBound. A segment whose daemon died says SYNCHRONIZED for the client's 5 s grace, then
+ * FREE_RUNNING (a bound growing at max_drift) until void_after, then UNKNOWN; one never written, or whose
+ * marker is behind VMClock's, is UNKNOWN. A chronyd that is alive vouches for more. So while the segment is
+ * below SYNCHRONIZED, chronyd's socket is probed beside it (a request a second, never waiting), and replaces
+ * the segment once its report is better: SYNCHRONIZED, or FREE_RUNNING against an UNKNOWN segment. The bound
+ * never drops from an honest FREE_RUNNING to UNKNOWN in the switch: the probe's report comes with it.
+ * upgrade() goes back to the segment once it is SYNCHRONIZED again. */
+static void fall_back(struct fc_bounder *bd, int64_t mono)
+{
+	const struct fc_bound *b = &bd->cur;
+	int better;
+	if (b->status == FC_SYNC_SYNCHRONIZED || b->status == FC_SYNC_DISRUPTED) {
+		probe_close(bd); /* live again; DISRUPTED: the segment's own event, chronyd saw the same clock */
+		return;
+	}
+	if (!bd->probing) {
+		struct stat st;
+		if (mono - bd->probe_at < POLL_EVERY_NS)
+			return;
+		bd->probe_at = mono;
+		if (stat(bd->cfg.chrony, &st) != 0 || !S_ISSOCK(st.st_mode))
+			return;
+		bd->probe_b = (struct fc_bound){.status = FC_SYNC_UNKNOWN};
+		if (fc__chrony_open(&bd->probe, bd->cfg.chrony, &bd->probe_b, mono) != 0)
+			return;
+		bd->probing = 1;
+	}
+	chrony_poll(&bd->probe, bd->cfg.chrony, mono, &bd->probe_b);
+	better = bd->probe_b.status == FC_SYNC_SYNCHRONIZED ||
+		 (bd->probe_b.status == FC_SYNC_FREE_RUNNING && b->status == FC_SYNC_UNKNOWN);
+	if (!better)
+		return;
+	fc__bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment %s (%.60s): fell back to chronyd",
+		 b->status == FC_SYNC_UNKNOWN ? "unknown" : "free-running", b->reason);
+	fc__cb_close(&bd->cb);
+	bd->ch = bd->probe;
+	bd->probing = 0;
+	bd->kind = FC_BOUND_CHRONY;
+	bd->chosen_at = mono;
+	bd->cur = bd->probe_b;
 }
 
 void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now)
@@ -186,6 +261,7 @@ void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, 
 void fc__bounder_close(struct fc_bounder *bd)
 {
 	close_sources(bd);
+	probe_close(bd);
 	if (bd->have_vm)
 		fc__vmc_close(&bd->vm);
 	bd->have_vm = 0;
@@ -196,7 +272,7 @@ const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int
 {
 	struct fc_bound *b = &bd->cur;
 	if (bd->cfg.mode < 0 && bd->kind != FC_BOUND_CLOCKBOUND && mono - bd->chosen_at >= RESELECT_EVERY_NS) {
-		upgrade(bd, mono);
+		upgrade(bd, mono, mono_coarse);
 	} else if (!source_open(bd) && mono - bd->chosen_at >= POLL_EVERY_NS) {
 		/* the source is not open (absent at start, or never opened): try again, once a second */
 		int was = bd->kind;
@@ -217,24 +293,12 @@ const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int
 	case FC_BOUND_CLOCKBOUND: {
 		uint64_t marker = bd->vm.snap.disruption_marker;
 		fc__cb_poll(&bd->cb, mono_coarse, bd->have_vm && bd->vm.have_snap ? &marker : NULL, b);
+		if (bd->cfg.mode < 0)
+			fall_back(bd, mono);
 		break;
 	}
 	case FC_BOUND_CHRONY:
-		fc__chrony_poll(&bd->ch, mono, POLL_EVERY_NS, b);
-		if (bd->ch.last_reply == 0) {
-			b->status = FC_SYNC_UNKNOWN;
-			fc__bfmt(b->reason, sizeof(b->reason), "no tracking report from chronyd at %.70s yet", bd->cfg.chrony);
-		} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= CHRONY_VOID_NS) {
-			b->status = FC_SYNC_UNKNOWN;
-			fc__bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld s",
-				 (long long)((mono - b->as_of_ns) / NS_PER_SEC));
-		} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= CHRONY_GRACE_NS) {
-			b->status = FC_SYNC_FREE_RUNNING;
-			fc__bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld ms",
-				 (long long)((mono - b->as_of_ns) / 1000000));
-		} else if (bd->ch.last_reply && mono - b->as_of_ns < CHRONY_GRACE_NS && b->status == FC_SYNC_FREE_RUNNING) {
-			fc__chrony_eval(&bd->ch.last, bd->ch.have_src ? &bd->ch.src : NULL, b->as_of_ns, b); /* fresh again */
-		}
+		chrony_poll(&bd->ch, bd->cfg.chrony, mono, b);
 		break;
 	case FC_BOUND_KERNEL:
 		if (mono - bd->kernel_at >= POLL_EVERY_NS) {

@@ -492,6 +492,124 @@ TEST(Select, auto_upgrades_to_a_clockbound_segment_that_appears_later)
 	fc__bounder_close(&bd);
 }
 
+// A fake chronyd on a datagram socket: answers each tracking request with a synchronised report.
+struct FakeChronyd {
+	std::string path;
+	int fd = -1;
+	explicit FakeChronyd(const std::string &dir) : path(dir + "/chronyd.sock")
+	{
+		fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+		sockaddr_un a{};
+		a.sun_family = AF_UNIX;
+		strcpy(a.sun_path, path.c_str());
+		EXPECT_EQ(bind(fd, (sockaddr *)&a, sizeof(a)), 0);
+	}
+	~FakeChronyd() { close(fd); }
+	int answer() // every request waiting: tracking ones get a report; returns how many were answered
+	{
+		uint8_t buf[512];
+		int n = 0;
+		for (;;) {
+			sockaddr_un from{};
+			socklen_t fl = sizeof(from);
+			ssize_t r = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (sockaddr *)&from, &fl);
+			if (r < 12)
+				return n;
+			if (r != 104) // not a tracking request (source data): left unanswered
+				continue;
+			uint32_t seq = (uint32_t)buf[8] << 24 | buf[9] << 16 | buf[10] << 8 | buf[11];
+			size_t len = tracking_reply(buf, seq, -0.0001, 0.0001, 0.00005, 0);
+			if (sendto(fd, buf, len, 0, (sockaddr *)&from, fl) == (ssize_t)len) // a closed client: not counted
+				n++;
+		}
+	}
+};
+
+// A ClockBound daemon that dies leaves a segment that turns FREE_RUNNING after 5 s: auto mode probes a live
+// chronyd beside it and switches once chronyd's report is better, saying why; a segment still dead at the
+// 10 s re-check is not taken back; a live one is. An explicit FASTCLOCK_BOUND_SOURCE=clockbound never moves.
+TEST(Select, dead_clockbound_segment_falls_back_to_a_live_chronyd_and_comes_back_when_it_lives)
+{
+	std::string d = tmpdir();
+	Segment g(d);
+	g.s.bound_nsec = 50000;
+	g.set_as_of(1 * SEC, 1001 * SEC);
+	g.write();
+	FakeChronyd chronyd(d);
+	fc_bound_config c;
+	char err[200];
+	fc__bound_config_parse(nullptr, g.path.c_str(), chronyd.path.c_str(), (d + "/novm").c_str(), &c, err,
+			      sizeof(err));
+	fc_bounder bd{};
+	bd.ntp = fake_ntp_maxerror0;
+	bd.writer_forced = 1;
+	fc__bounder_init(&bd, &c, 0);
+	ASSERT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
+	EXPECT_EQ(fc__bounder_poll(&bd, 2 * SEC, 2 * SEC)->status, FC_SYNC_SYNCHRONIZED);
+	EXPECT_EQ(chronyd.answer(), 0); // a live segment: chronyd is not asked
+	// the daemon died at 1 s: past the 5 s grace the segment is FREE_RUNNING; chronyd is asked beside it
+	const fc_bound *b = fc__bounder_poll(&bd, 8 * SEC, 8 * SEC);
+	EXPECT_EQ(b->status, FC_SYNC_FREE_RUNNING) << b->reason;
+	EXPECT_EQ(bd.kind, FC_BOUND_CLOCKBOUND); // not before chronyd has answered
+	EXPECT_EQ(chronyd.answer(), 1);
+	b = fc__bounder_poll(&bd, 8 * SEC + MS, 8 * SEC + MS);
+	ASSERT_EQ(bd.kind, FC_BOUND_CHRONY) << bd.why;
+	EXPECT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason; // the probe's report came with the switch
+	EXPECT_NE(strstr(bd.why, "fell back to chronyd"), nullptr) << bd.why;
+	EXPECT_NE(strstr(bd.why, "free-running"), nullptr) << bd.why;
+	// 10 s later the segment is still the dead daemon's: not taken back
+	chronyd.answer();
+	fc__bounder_poll(&bd, 18 * SEC + 2 * MS, 18 * SEC + 2 * MS);
+	EXPECT_EQ(bd.kind, FC_BOUND_CHRONY) << bd.why;
+	// the daemon is back: the next re-check (10 s on) takes the segment again
+	g.set_as_of(28 * SEC, 1028 * SEC);
+	g.update();
+	b = fc__bounder_poll(&bd, 28 * SEC + 3 * MS, 28 * SEC + 3 * MS);
+	EXPECT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
+	EXPECT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason;
+	fc__bounder_close(&bd);
+
+	// explicit: the same dead segment stays the source, FREE_RUNNING then UNKNOWN, and chronyd is never asked
+	chronyd.answer(); // what the closed bounder left
+	g.set_as_of(1 * SEC, 1001 * SEC);
+	g.update();
+	fc__bound_config_parse("clockbound", g.path.c_str(), chronyd.path.c_str(), (d + "/novm").c_str(), &c, err,
+			      sizeof(err));
+	fc__bounder_init(&bd, &c, 0);
+	ASSERT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
+	EXPECT_EQ(fc__bounder_poll(&bd, 8 * SEC, 8 * SEC)->status, FC_SYNC_FREE_RUNNING);
+	fc__bounder_poll(&bd, 8 * SEC + MS, 8 * SEC + MS);
+	EXPECT_EQ(chronyd.answer(), 0);
+	EXPECT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
+	fc__bounder_close(&bd);
+}
+
+// A segment never written (a daemon that died before its first update: UNKNOWN, as_of 0) falls back too.
+TEST(Select, never_written_clockbound_segment_falls_back_to_chronyd)
+{
+	std::string d = tmpdir();
+	Segment g(d);
+	g.s.clock_status = FC_CB_UNKNOWN;
+	g.write();
+	FakeChronyd chronyd(d);
+	fc_bound_config c;
+	char err[200];
+	fc__bound_config_parse(nullptr, g.path.c_str(), chronyd.path.c_str(), (d + "/novm").c_str(), &c, err,
+			      sizeof(err));
+	fc_bounder bd{};
+	bd.ntp = fake_ntp_maxerror0;
+	bd.writer_forced = 1;
+	fc__bounder_init(&bd, &c, 0);
+	ASSERT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
+	EXPECT_EQ(fc__bounder_poll(&bd, 2 * SEC, 2 * SEC)->status, FC_SYNC_UNKNOWN);
+	EXPECT_EQ(chronyd.answer(), 1);
+	const fc_bound *b = fc__bounder_poll(&bd, 2 * SEC + MS, 2 * SEC + MS);
+	ASSERT_EQ(bd.kind, FC_BOUND_CHRONY) << bd.why;
+	EXPECT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason;
+	EXPECT_NE(strstr(bd.why, "unknown"), nullptr) << bd.why;
+	fc__bounder_close(&bd);
+}
+
 TEST(Format, messages_are_built_without_snprintf_and_match_it)
 {
 	char a[128], b[128];
