@@ -525,6 +525,17 @@ struct FakeChronyd {
 	}
 };
 
+// A bounder with FASTCLOCK_BOUND_SOURCE=mode (nullptr: auto) over the segment and the fake chronyd, no VMClock.
+void start_bounder(fc_bounder *bd, const char *mode, const Segment &g, const FakeChronyd &chronyd, const std::string &d)
+{
+	fc_bound_config c;
+	char err[200];
+	fc__bound_config_parse(mode, g.path.c_str(), chronyd.path.c_str(), (d + "/novm").c_str(), &c, err, sizeof(err));
+	bd->ntp = fake_ntp_maxerror0;
+	bd->writer_forced = 1;
+	fc__bounder_init(bd, &c, 0);
+}
+
 // A ClockBound daemon that dies leaves a segment that turns FREE_RUNNING after 5 s: auto mode probes a live
 // chronyd beside it and switches once chronyd's report is better, saying why; a segment still dead at the
 // 10 s re-check is not taken back; a live one is. An explicit FASTCLOCK_BOUND_SOURCE=clockbound never moves.
@@ -536,14 +547,8 @@ TEST(Select, dead_clockbound_segment_falls_back_to_a_live_chronyd_and_comes_back
 	g.set_as_of(1 * SEC, 1001 * SEC);
 	g.write();
 	FakeChronyd chronyd(d);
-	fc_bound_config c;
-	char err[200];
-	fc__bound_config_parse(nullptr, g.path.c_str(), chronyd.path.c_str(), (d + "/novm").c_str(), &c, err,
-			      sizeof(err));
 	fc_bounder bd{};
-	bd.ntp = fake_ntp_maxerror0;
-	bd.writer_forced = 1;
-	fc__bounder_init(&bd, &c, 0);
+	start_bounder(&bd, nullptr, g, chronyd, d);
 	ASSERT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
 	EXPECT_EQ(fc__bounder_poll(&bd, 2 * SEC, 2 * SEC)->status, FC_SYNC_SYNCHRONIZED);
 	EXPECT_EQ(chronyd.answer(), 0); // a live segment: chronyd is not asked
@@ -573,9 +578,7 @@ TEST(Select, dead_clockbound_segment_falls_back_to_a_live_chronyd_and_comes_back
 	chronyd.answer(); // what the closed bounder left
 	g.set_as_of(1 * SEC, 1001 * SEC);
 	g.update();
-	fc__bound_config_parse("clockbound", g.path.c_str(), chronyd.path.c_str(), (d + "/novm").c_str(), &c, err,
-			      sizeof(err));
-	fc__bounder_init(&bd, &c, 0);
+	start_bounder(&bd, "clockbound", g, chronyd, d);
 	ASSERT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
 	EXPECT_EQ(fc__bounder_poll(&bd, 8 * SEC, 8 * SEC)->status, FC_SYNC_FREE_RUNNING);
 	fc__bounder_poll(&bd, 8 * SEC + MS, 8 * SEC + MS);
@@ -592,14 +595,8 @@ TEST(Select, never_written_clockbound_segment_falls_back_to_chronyd)
 	g.s.clock_status = FC_CB_UNKNOWN;
 	g.write();
 	FakeChronyd chronyd(d);
-	fc_bound_config c;
-	char err[200];
-	fc__bound_config_parse(nullptr, g.path.c_str(), chronyd.path.c_str(), (d + "/novm").c_str(), &c, err,
-			      sizeof(err));
 	fc_bounder bd{};
-	bd.ntp = fake_ntp_maxerror0;
-	bd.writer_forced = 1;
-	fc__bounder_init(&bd, &c, 0);
+	start_bounder(&bd, nullptr, g, chronyd, d);
 	ASSERT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
 	EXPECT_EQ(fc__bounder_poll(&bd, 2 * SEC, 2 * SEC)->status, FC_SYNC_UNKNOWN);
 	EXPECT_EQ(chronyd.answer(), 1);

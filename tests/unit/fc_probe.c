@@ -45,6 +45,25 @@ static int fail(const char *what, long long a, long long b)
 	return 1;
 }
 
+/* One drop-in read between two kernel reads: fc_clock_gettime(id), or fc_gettimeofday (tv: rounded down to
+ * the us, so it may lie up to 999 ns below the bracket). 0, or fail()'s 1. */
+static int dropin_check(clockid_t id, int tv)
+{
+	struct timespec ts;
+	struct timeval t;
+	int64_t a = kns(id), v, sub, unit;
+	if (tv ? fc_gettimeofday(&t, NULL) != 0 : fc_clock_gettime(id, &ts) != 0)
+		return fail(tv ? "fc_gettimeofday failed" : "fc_clock_gettime failed", id, 0);
+	const int64_t b = kns(id);
+	sub = tv ? (int64_t)t.tv_usec : (int64_t)ts.tv_nsec;
+	unit = tv ? 1000 : 1;
+	v = ((int64_t)(tv ? t.tv_sec : ts.tv_sec) * (1000000000 / unit) + sub) * unit;
+	if (v < a - BOUND_NS - (unit - 1) || v > b + BOUND_NS || sub < 0 || sub >= 1000000000 / unit)
+		return fail(tv ? "fc_gettimeofday outside the kernel bracket" : "fc_clock_gettime outside the kernel bracket",
+			    v - a, b - a);
+	return 0;
+}
+
 /* n bracketed reads of each clock (fc_mono_ns, fc_real_ns and the drop-ins): kernel, fastclock, kernel; and
  * monotonicity of fc_mono_ns. */
 static int agree(int n)
@@ -59,32 +78,9 @@ static int agree(int n)
 			return fail("fc_real_ns outside the kernel bracket", g - r1, r2 - r1);
 		if (f < last)
 			return fail("fc_mono_ns went back", f, last);
-		{ /* the drop-ins, which read the hand's seconds + remainder anchors (the same instant, split) */
-			struct timespec ts;
-			struct timeval tv;
-			int64_t a, b, v;
-			a = kns(CLOCK_MONOTONIC);
-			if (fc_clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-				return fail("fc_clock_gettime(CLOCK_MONOTONIC) failed", 0, 0);
-			b = kns(CLOCK_MONOTONIC);
-			v = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-			if (v < a - BOUND_NS || v > b + BOUND_NS || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
-				return fail("fc_clock_gettime(CLOCK_MONOTONIC) outside the kernel bracket", v - a, b - a);
-			a = kns(CLOCK_REALTIME);
-			if (fc_clock_gettime(CLOCK_REALTIME, &ts) != 0)
-				return fail("fc_clock_gettime(CLOCK_REALTIME) failed", 0, 0);
-			b = kns(CLOCK_REALTIME);
-			v = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-			if (v < a - BOUND_NS || v > b + BOUND_NS || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
-				return fail("fc_clock_gettime(CLOCK_REALTIME) outside the kernel bracket", v - a, b - a);
-			a = kns(CLOCK_REALTIME);
-			if (fc_gettimeofday(&tv, NULL) != 0)
-				return fail("fc_gettimeofday failed", 0, 0);
-			b = kns(CLOCK_REALTIME);
-			v = ((int64_t)tv.tv_sec * 1000000 + tv.tv_usec) * 1000; /* rounded down to the us */
-			if (v < a - BOUND_NS - 999 || v > b + BOUND_NS || tv.tv_usec < 0 || tv.tv_usec >= 1000000)
-				return fail("fc_gettimeofday outside the kernel bracket", v - a, b - a);
-		}
+		/* the drop-ins, which read the hand's seconds + remainder anchors (the same instant, split) */
+		if (dropin_check(CLOCK_MONOTONIC, 0) || dropin_check(CLOCK_REALTIME, 0) || dropin_check(CLOCK_REALTIME, 1))
+			return 1;
 		last = f;
 		if (f < k1 && k1 - f > worst)
 			worst = k1 - f;
