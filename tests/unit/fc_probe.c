@@ -267,8 +267,17 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "fork-updater")) {
 		pid_t pid;
+		int64_t c0, w0;
 		if (fc_updater_start(200000) != 0)
 			return fail("fc_updater_start", errno, 0);
+		/* Fork once the thread has run its loop (the coarse clock moved), not while it is still being set
+		 * up: under gcc 12's ASan a new thread's set-up allocates (pthread_getattr_np -> calloc), and a fork
+		 * at that moment leaves ASan's allocator lock held in the child, whose own new thread then blocks on
+		 * it for ever (seen in CI under load; ASan's runtime, not the library: the library allocates
+		 * nothing). */
+		c0 = fc_mono_coarse_ns(), w0 = kns(CLOCK_MONOTONIC);
+		while (fc_mono_coarse_ns() == c0 && kns(CLOCK_MONOTONIC) - w0 < 2000000000LL)
+			sched_yield();
 		pid = fork();
 		if (pid == 0) {
 			struct fc_status st;
