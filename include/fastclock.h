@@ -159,7 +159,14 @@ static inline int64_t fc_real_ns_relaxed(void)
  *       median ~2.2 us at the default 1 ms period, ~60 ns at 1 us, ~2.3 ms at 1 s);
  *   (b) for fc_real_bounded only, the error of CLOCK_REALTIME against UTC, from a bound source polled by the
  *       writer (never per read; src/bound, docs/ACCURACY.md "Bound sources"), chosen by
- *       FASTCLOCK_BOUND_SOURCE=auto|clockbound|chrony|kernel|none (auto: in this order, the first present):
+ *       FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none (auto: in this order, the first
+ *       present):
+ *       - vmclock: a VMClock (/dev/vmclock0, FASTCLOCK_VMCLOCK_PATH) whose host publishes the time of this
+ *         CPU's counter (counter_id, UTC or TAI with its offset, maximum errors flagged valid, SYNCHRONIZED or
+ *         FREERUNNING), sampled at each re-anchor between two CLOCK_REALTIME reads: its maximum error plus
+ *         half the bracket, grown at its period error + the rate seen between CLOCK_REALTIME and its time +
+ *         5000 ppm (the contract below); auto mode serves it while the snapshot gives that time, and the
+ *         next source otherwise;
  *       - clockbound: AWS ClockBound's segment (FASTCLOCK_CLOCKBOUND_PATH, default /var/run/clockbound/shm0),
  *         read with its client's rules: bound + max_drift x age, its status, its disruption marker; in auto
  *         mode a segment below SYNCHRONIZED (its daemon died, or never wrote it) has chronyd probed beside it,
@@ -451,7 +458,7 @@ struct fc_status {
 	int step_notifier;          /* 1 if the updater thread watches a CANCEL_ON_SET timerfd */
 	uint64_t step_notifications; /* wall-clock steps reported by the notifier */
 	/* The source of fc_real_bounded's UTC part (FASTCLOCK_BOUND_SOURCE; docs/ACCURACY.md "Bound sources"). */
-	char bound_source[16];      /* "clockbound", "chrony", "kernel", "none" */
+	char bound_source[16];      /* "vmclock", "clockbound", "chrony", "kernel", "none" */
 	char bound_why[120];        /* why this source was chosen */
 	char bound_reason[120];     /* why the status it gives now */
 	int bound_status;           /* enum fc_sync, the source's own (before the tracker's DISRUPTED) */

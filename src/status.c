@@ -63,6 +63,7 @@ const char *fc_freq_source_name(int src)
 static void bound_status(struct fc_clock *c, struct fc_status *out)
 {
 	const struct fc_bounder *bd = c->bounder;
+	const struct fc_bound *cur;
 	int64_t now;
 	out->bound_error_age_ns = -1;
 	if (!bd) {
@@ -71,17 +72,18 @@ static void bound_status(struct fc_clock *c, struct fc_status *out)
 	}
 	fc__clock_lock(c);
 	now = fc__kernel_ns(c, CLOCK_MONOTONIC);
-	fc__copy_str(out->bound_source, sizeof(out->bound_source), fc__bound_kind_name(bd->kind));
-	fc__copy_str(out->bound_why, sizeof(out->bound_why), bd->why);
-	fc__copy_str(out->bound_reason, sizeof(out->bound_reason), bd->cur.reason);
-	fc__copy_str(out->bound_error, sizeof(out->bound_error), bd->cur.last_error);
-	out->bound_status = bd->cur.status;
-	out->bound_age_ns = bd->cur.as_of_ns ? now - bd->cur.as_of_ns : -1;
-	out->bound_half_ns = fc__bound_half_at(&bd->cur, now);
-	out->bound_center_ns = bd->cur.center_ns;
-	out->leap = bd->cur.leap;
-	if (bd->cur.last_error[0])
-		out->bound_error_age_ns = now - bd->cur.last_error_at;
+	cur = fc__bounder_current(bd);
+	fc__copy_str(out->bound_source, sizeof(out->bound_source), fc__bounder_name(bd));
+	fc__copy_str(out->bound_why, sizeof(out->bound_why), fc__bounder_why(bd));
+	fc__copy_str(out->bound_reason, sizeof(out->bound_reason), cur->reason);
+	fc__copy_str(out->bound_error, sizeof(out->bound_error), cur->last_error);
+	out->bound_status = cur->status;
+	out->bound_age_ns = cur->as_of_ns ? now - cur->as_of_ns : -1;
+	out->bound_half_ns = fc__bound_half_at(cur, now);
+	out->bound_center_ns = cur->center_ns;
+	out->leap = cur->leap;
+	if (cur->last_error[0])
+		out->bound_error_age_ns = now - cur->last_error_at;
 	fc__clock_unlock(c);
 }
 

@@ -9,9 +9,10 @@
  * Sources (one file each, all pure over injected paths, sockets and clock values so tests drive them):
  *   clockbound.c  ClockBound's shared-memory segment (protocol v2), read exactly as ClockBound's client;
  *   chrony.c      chronyd's tracking report over its unix command socket, asked without ever blocking;
- *   vmclock.c     /dev/vmclock0 (Linux vmclock-abi.h): its disruption marker and status, an overlay;
+ *   vmclock.c     /dev/vmclock0 (Linux vmclock-abi.h): its disruption marker and status, an overlay on the
+ *                 others; and, when the host publishes the time of the CPU's counter, the first source;
  *   kernel.c      adjtimex maxerror, trusted only when the process writing it is known to set it honestly;
- *   select.c      FASTCLOCK_BOUND_SOURCE=auto|clockbound|chrony|kernel|none and the path overrides;
+ *   select.c      FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none and the path overrides;
  *   bound.c       the shared helpers (half-width at a time, the last error); fmt.c async-signal-safe formatting.
  * The sources may call libc's async-signal-safe functions, ntp.c (select.c: fc__ntp_read) and each other only
  * downwards (select.c -> the sources -> bound.c -> fmt.c). Nothing of the clock core.
@@ -34,6 +35,7 @@ enum fc_bound_kind {
 	FC_BOUND_CLOCKBOUND = 1,
 	FC_BOUND_CHRONY = 2,
 	FC_BOUND_KERNEL = 3,
+	FC_BOUND_VMCLOCK = 4,
 };
 
 enum fc_leap { FC_LEAP_NONE = 0, FC_LEAP_INSERT = 1, FC_LEAP_DELETE = 2 };
@@ -185,13 +187,42 @@ enum fc_vmc_status {
 	FC_VMC_FREERUNNING = 3,
 	FC_VMC_UNRELIABLE = 4
 };
-/* The fields of Linux's struct vmclock_abi (include/uapi/linux/vmclock-abi.h) that we use, little endian. */
+/* Constants of Linux's include/uapi/linux/vmclock-abi.h. */
+#define FC_VMC_COUNTER_ARM_VCNT 0
+#define FC_VMC_COUNTER_X86_TSC 1
+#define FC_VMC_TIME_UTC 0
+#define FC_VMC_TIME_TAI 1
+#define FC_VMC_FLAG_TAI_OFFSET_VALID (1u << 0)
+#define FC_VMC_FLAG_PERIOD_MAXERROR_VALID (1u << 4)
+#define FC_VMC_FLAG_TIME_MAXERROR_VALID (1u << 6)
+#define FC_VMC_LEAP_PRE_POS 1 /* a positive leap second at the end of the month */
+#define FC_VMC_LEAP_PRE_NEG 2
+#define FC_VMC_LEAP_POS 3     /* during 23:59:60 */
+/* This CPU's counter in VMClock's numbering (-1: none it can describe). */
+#if defined(__x86_64__)
+#define FC_VMC_OUR_COUNTER FC_VMC_COUNTER_X86_TSC
+#elif defined(__aarch64__)
+#define FC_VMC_OUR_COUNTER FC_VMC_COUNTER_ARM_VCNT
+#else
+#define FC_VMC_OUR_COUNTER (-1)
+#endif
+/* The time source's growth terms (fc__vmc_bound): the rate of CLOCK_REALTIME against VMClock's time before
+ * a first measurement (500 ppm: the kernel's largest NTP frequency, MAXFREQ), the shortest baseline that
+ * measures it (1 ms, as the tracker's rate), and the swing it may take before the next sample (5000 ppm: the
+ * tracker's contract, src/track.c KERNEL_SWING_DIV). */
+#define FC_VMC_FIRST_RATE_PPB 500000u
+#define FC_VMC_RATE_BASELINE_NS 1000000LL
+#define FC_VMC_SWING_PPB 5000000u
+/* The fields of Linux's struct vmclock_abi that we use, little endian. */
 struct fc_vmc_snap {
 	uint64_t disruption_marker;
 	uint64_t flags;
 	int clock_status;
 	int leap_indicator;
 	uint64_t time_maxerror_nanosec;
+	int counter_id, time_type, tai_offset_sec, counter_period_shift;
+	uint64_t counter_value, counter_period_frac_sec, counter_period_maxerror_rate_frac_sec;
+	uint64_t time_sec, time_frac_sec; /* time_frac_sec: units of 2^-64 s */
 };
 struct fc_vmc {
 	char path[256];
@@ -201,12 +232,28 @@ struct fc_vmc {
 	int have_snap;
 	uint64_t marker_seen;
 	int disrupted; /* the marker moved and no good sample (SYNCHRONIZED, same marker) has been read since */
+	/* the time source */
+	char why[FC_BOUND_TEXT]; /* why the last snapshot gave no time ("" when it did) */
+	int64_t rate_at, rate_center; /* baseline of the CLOCK_REALTIME-vs-VMClock rate: mono, centre (0: none) */
+	uint64_t seen_ppb;            /* that rate, last measured */
 };
 int fc__vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t now);
 void fc__vmc_close(struct fc_vmc *v);
 /* Snapshot under its seq_count; returns 0 (v->snap, v->disrupted updated), or -1 (torn for every try or
  * malformed: b->last_error). */
 int fc__vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now);
+/* Does the snapshot give the time of `counter_id` (FC_VMC_OUR_COUNTER)? 1, or 0 with why (naming the field
+ * and its value). Pure. */
+int fc__vmc_usable(const struct fc_vmc_snap *s, int counter_id, char *why, size_t n);
+/* UTC at counter value ctr, floored to the ns, and VMClock's maximum error there, rounded up: 0, or -1 with
+ * why (the snapshot gives no time, or ctr is too far from counter_value to compute). Pure. */
+int fc__vmc_time_at(const struct fc_vmc_snap *s, int counter_id, uint64_t ctr, int64_t *utc_ns, int64_t *err_ns,
+		    char *why, size_t n);
+/* The time source: the bound of CLOCK_REALTIME against VMClock's time, from one sample r0 <= ctr <= r1
+ * (CLOCK_REALTIME before, the counter, CLOCK_REALTIME after) taken at CLOCK_MONOTONIC mono. Returns 1 with *b
+ * set (centre, half-width, growth, status, leap), or 0 with v->why. Pure but for the rate baseline in *v. */
+int fc__vmc_bound(struct fc_vmc *v, int counter_id, int64_t mono, int64_t r0, uint64_t ctr, int64_t r1,
+		  struct fc_bound *b);
 /* Apply the overlay to a bound from another source: DISRUPTED while v->disrupted, UNKNOWN while VMClock says
  * its clock is unreliable. */
 void fc__vmc_apply(const struct fc_vmc *v, struct fc_bound *b);
@@ -229,7 +276,7 @@ int fc__kernel_eval(const struct fc_ntp *n, int writer, int64_t now, struct fc_b
 
 /* ---- select.c -------------------------------------------------------------------------------------------- */
 struct fc_bound_config {
-	int mode; /* -1: auto, else enum fc_bound_kind */
+	int mode; /* -1: auto, else enum fc_bound_kind (FC_BOUND_VMCLOCK: VMClock's time only) */
 	char clockbound[256], chrony[108], vmclock[256], proc[128];
 };
 /* Parse FASTCLOCK_BOUND_SOURCE and the path overrides FASTCLOCK_CLOCKBOUND_PATH, FASTCLOCK_CHRONY_SOCKET,
@@ -261,9 +308,19 @@ struct fc_bounder {
 	int (*ntp)(void *ctx, struct fc_ntp *out);
 	void *ntp_ctx;
 	int writer_forced;      /* tests: use `writer` as given, never scan */
+	/* VMClock as the time source (auto and FASTCLOCK_BOUND_SOURCE=vmclock): used while its snapshot gives
+	 * the time of the counter; auto mode goes on polling the source chosen above, and serves it otherwise */
+	int use_vm;             /* the last poll served vm_b */
+	struct fc_bound vm_b;   /* its bound */
+	int vm_counter;         /* VMClock's number for the counter read below (FC_VMC_OUR_COUNTER) */
+	/* the sample's reads: injected (tests), else the hardware counter and clock_gettime(CLOCK_REALTIME) */
+	uint64_t (*counter)(void *ctx);
+	int64_t (*realtime)(void *ctx);
+	void *clk_ctx;
 };
 /* Choose a source per cfg (auto: a ClockBound segment that opens, else chronyd's socket if it exists, else
- * the kernel). now: CLOCK_MONOTONIC. */
+ * the kernel; a VMClock that gives the time of the counter before them all, while it does). now:
+ * CLOCK_MONOTONIC. */
 void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now);
 void fc__bounder_close(struct fc_bounder *bd);
 /* Poll the source if due (ClockBound: every call, a memory read; chrony: a request at most once a second,
@@ -271,6 +328,10 @@ void fc__bounder_close(struct fc_bounder *bd);
  * mono_coarse: CLOCK_MONOTONIC_COARSE (ClockBound's time base). Returns &bd->cur. */
 const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse);
 const char *fc__bound_kind_name(int kind);
+/* What the last poll served: the bound, the source's name and why it is the one. */
+const struct fc_bound *fc__bounder_current(const struct fc_bounder *bd);
+const char *fc__bounder_name(const struct fc_bounder *bd);
+const char *fc__bounder_why(const struct fc_bounder *bd);
 
 #ifdef __cplusplus
 }

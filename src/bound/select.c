@@ -1,8 +1,9 @@
 /*
  * fastclock — which bound source stands behind fc_real_bounded, and its polling.
- * FASTCLOCK_BOUND_SOURCE=auto|clockbound|chrony|kernel|none (auto: a ClockBound segment that opens, else
- * chronyd's command socket if it exists, else the kernel), FASTCLOCK_CLOCKBOUND_PATH, FASTCLOCK_CHRONY_SOCKET,
- * FASTCLOCK_VMCLOCK_PATH override the default paths. Called by the writer only (under its lock).
+ * FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none (auto: a VMClock while it gives the time of
+ * the counter, else a ClockBound segment that opens, else chronyd's command socket if it exists, else the
+ * kernel), FASTCLOCK_CLOCKBOUND_PATH, FASTCLOCK_CHRONY_SOCKET, FASTCLOCK_VMCLOCK_PATH override the default
+ * paths. Called by the writer only (under its lock).
  *
  * Owns: struct fc_bounder (the chosen source, its state, the current bound).
  * May call: clockbound.c, chrony.c, vmclock.c, kernel.c, bound.c, fmt.c, ntp.c (fc__ntp_read), libc (stat).
@@ -10,6 +11,9 @@
  */
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+
+#include "fastclock/fc_counter.h"
 
 #include "bound.h"
 
@@ -32,6 +36,7 @@ const char *fc__bound_kind_name(int kind)
 	case FC_BOUND_CLOCKBOUND: return "clockbound";
 	case FC_BOUND_CHRONY: return "chrony";
 	case FC_BOUND_KERNEL: return "kernel";
+	case FC_BOUND_VMCLOCK: return "vmclock";
 	default: return "?";
 	}
 }
@@ -54,17 +59,17 @@ static int set_path(char *dst, size_t n, const char *v, const char *def, const c
 int fc__bound_config_parse(const char *mode, const char *cb_path, const char *chrony_path, const char *vm_path,
 			  struct fc_bound_config *out, char *err, size_t errlen)
 {
-	static const char *const names[] = {"none", "clockbound", "chrony", "kernel"};
+	static const char *const names[] = {"none", "clockbound", "chrony", "kernel", "vmclock"};
 	int errors = 0;
 	memset(out, 0, sizeof(*out));
 	out->mode = -1;
 	if (mode && *mode && strcmp(mode, "auto") != 0) {
 		int found = 0;
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 5; k++)
 			if (strcmp(mode, names[k]) == 0)
 				out->mode = k, found = 1;
 		if (!found) {
-			fc__bfmt(err, errlen, "FASTCLOCK_BOUND_SOURCE=%.40s: want auto, clockbound, chrony, kernel or none",
+			fc__bfmt(err, errlen, "FASTCLOCK_BOUND_SOURCE=%.40s: want auto, vmclock, clockbound, chrony, kernel or none",
 				 mode);
 			errors++;
 		}
@@ -94,6 +99,10 @@ static int try_source(struct fc_bounder *bd, int kind, int64_t now)
 	switch (kind) {
 	case FC_BOUND_CLOCKBOUND:
 		return fc__cb_open(&bd->cb, bd->cfg.clockbound, &bd->cur, now);
+	case FC_BOUND_VMCLOCK:
+		if (!bd->have_vm)
+			bd->have_vm = fc__vmc_open(&bd->vm, bd->cfg.vmclock, &bd->cur, now) == 0;
+		return bd->have_vm ? 0 : -1;
 	case FC_BOUND_CHRONY:
 		if (stat(bd->cfg.chrony, &st) != 0 || !S_ISSOCK(st.st_mode)) {
 			fc__bound_error(&bd->cur, now, "no chronyd socket at %.70s", bd->cfg.chrony);
@@ -108,7 +117,10 @@ static int try_source(struct fc_bounder *bd, int kind, int64_t now)
 
 static int source_open(const struct fc_bounder *bd)
 {
-	return bd->kind == FC_BOUND_CLOCKBOUND ? bd->cb.seg != NULL : bd->kind == FC_BOUND_CHRONY ? bd->ch.fd >= 0 : 1;
+	return bd->kind == FC_BOUND_CLOCKBOUND ? bd->cb.seg != NULL
+	       : bd->kind == FC_BOUND_CHRONY   ? bd->ch.fd >= 0
+	       : bd->kind == FC_BOUND_VMCLOCK  ? bd->have_vm
+					       : 1;
 }
 
 static void choose(struct fc_bounder *bd, int64_t now)
@@ -238,12 +250,32 @@ static void fall_back(struct fc_bounder *bd, int64_t mono)
 	bd->cur = bd->probe_b;
 }
 
+static uint64_t hw_counter(void *ctx)
+{
+	(void)ctx;
+	return fc__counter_ordered(); /* ordered: after the CLOCK_REALTIME read before it, before the one after */
+}
+
+static int64_t realtime_ns(void *ctx)
+{
+	struct timespec ts;
+	(void)ctx;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
 void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now)
 {
 	int (*ntp)(void *, struct fc_ntp *) = bd->ntp;
-	void *ntp_ctx = bd->ntp_ctx;
-	int forced = bd->writer_forced, writer = bd->writer;
+	void *ntp_ctx = bd->ntp_ctx, *clk_ctx = bd->clk_ctx;
+	uint64_t (*counter)(void *) = bd->counter;
+	int64_t (*realtime)(void *) = bd->realtime;
+	int forced = bd->writer_forced, writer = bd->writer, vm_counter = counter ? bd->vm_counter : FC_VMC_OUR_COUNTER;
 	memset(bd, 0, sizeof(*bd));
+	bd->counter = counter ? counter : hw_counter;
+	bd->realtime = realtime ? realtime : realtime_ns;
+	bd->clk_ctx = clk_ctx;
+	bd->vm_counter = vm_counter;
 	bd->ntp = ntp ? ntp : fc__ntp_read;
 	bd->ntp_ctx = ntp_ctx;
 	bd->writer_forced = forced;
@@ -268,9 +300,53 @@ void fc__bounder_close(struct fc_bounder *bd)
 	bd->kind = FC_BOUND_NONE;
 }
 
+/* VMClock as the time source, when the mode allows it and this poll's snapshot gives the time of the counter:
+ * one sample (CLOCK_REALTIME, the counter, CLOCK_REALTIME). Sets bd->use_vm; explicit mode without it: UNKNOWN
+ * with the reason. */
+static int vm_time(struct fc_bounder *bd, int64_t mono, int polled)
+{
+	bd->use_vm = 0;
+	if (polled && (bd->cfg.mode < 0 || bd->cfg.mode == FC_BOUND_VMCLOCK)) {
+		int64_t r0 = bd->realtime(bd->clk_ctx);
+		uint64_t ctr = bd->counter(bd->clk_ctx);
+		int64_t r1 = bd->realtime(bd->clk_ctx);
+		bd->use_vm = fc__vmc_bound(&bd->vm, bd->vm_counter, mono, r0, ctr, r1, &bd->vm_b);
+	}
+	if (bd->use_vm) {
+		memcpy(bd->vm_b.last_error, bd->cur.last_error, sizeof(bd->vm_b.last_error));
+		bd->vm_b.last_error_at = bd->cur.last_error_at;
+	} else if (bd->kind == FC_BOUND_VMCLOCK) {
+		/* nothing promised (the last error stays) */
+		bd->cur.status = FC_SYNC_UNKNOWN;
+		bd->cur.center_ns = 0;
+		bd->cur.half_ns = INT64_MAX / 4;
+		bd->cur.drift_ppb = 0;
+		bd->cur.leap = FC_LEAP_NONE;
+		fc__bfmt(bd->cur.reason, sizeof(bd->cur.reason), "%.110s",
+			 !bd->have_vm ? "no VMClock (see last error)" : polled ? bd->vm.why : "no consistent VMClock read");
+	}
+	return bd->use_vm;
+}
+
+const struct fc_bound *fc__bounder_current(const struct fc_bounder *bd)
+{
+	return bd->use_vm ? &bd->vm_b : &bd->cur;
+}
+
+const char *fc__bounder_name(const struct fc_bounder *bd)
+{
+	return fc__bound_kind_name(bd->use_vm ? FC_BOUND_VMCLOCK : bd->kind);
+}
+
+const char *fc__bounder_why(const struct fc_bounder *bd)
+{
+	return bd->use_vm && bd->cfg.mode < 0 ? "auto: a VMClock gives the time of the counter" : bd->why;
+}
+
 const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 {
-	struct fc_bound *b = &bd->cur;
+	struct fc_bound *b = &bd->cur, *out;
+	int polled = 0;
 	if (bd->cfg.mode < 0 && bd->kind != FC_BOUND_CLOCKBOUND && mono - bd->chosen_at >= RESELECT_EVERY_NS) {
 		upgrade(bd, mono, mono_coarse);
 	} else if (!source_open(bd) && mono - bd->chosen_at >= POLL_EVERY_NS) {
@@ -288,7 +364,7 @@ const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int
 		*b = keep;
 	}
 	if (bd->have_vm)
-		fc__vmc_poll(&bd->vm, b, mono);
+		polled = fc__vmc_poll(&bd->vm, b, mono) == 0;
 	switch (bd->kind) {
 	case FC_BOUND_CLOCKBOUND: {
 		uint64_t marker = bd->vm.snap.disruption_marker;
@@ -312,11 +388,15 @@ const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int
 			bd->kernel_at = mono;
 		}
 		break;
+	case FC_BOUND_VMCLOCK:
+		break; /* vm_time */
 	default:
 		*b = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "FASTCLOCK_BOUND_SOURCE=none"};
+		bd->use_vm = 0;
 		return b;
 	}
+	out = vm_time(bd, mono, polled) ? &bd->vm_b : b;
 	if (bd->have_vm)
-		fc__vmc_apply(&bd->vm, b);
-	return b;
+		fc__vmc_apply(&bd->vm, out);
+	return out;
 }

@@ -1,8 +1,14 @@
 /*
  * fastclock — VMClock (/dev/vmclock0, Linux >= 6.13; the layout of include/uapi/linux/vmclock-abi.h, little
- * endian): its disruption marker and clock status, an overlay on the other sources. A marker that moves
- * (live migration, snapshot restore) makes the status DISRUPTED until a good sample: one read with the same
- * marker as the previous one and a SYNCHRONIZED clock status.
+ * endian), two roles:
+ *   - an overlay on the other sources: a disruption marker that moves (live migration, snapshot restore)
+ *     makes the status DISRUPTED until a good sample (one read with the same marker as the previous one and
+ *     a SYNCHRONIZED clock status); an UNRELIABLE host clock turns SYNCHRONIZED into UNKNOWN;
+ *   - a time source, when the host publishes the time of the CPU's counter (its "advanced mode": counter_id
+ *     is this CPU's counter, time_type UTC or TAI with a valid offset, maximum errors flagged valid, clock
+ *     SYNCHRONIZED or FREERUNNING): UTC at a counter value is time + (counter - counter_value) x period,
+ *     within time_maxerror + |counter - counter_value| x period_maxerror (fc__vmc_time_at), and the bound of
+ *     CLOCK_REALTIME against it comes from one bracketed sample (fc__vmc_bound).
  *
  * Owns: struct fc_vmc (the mapping, the last snapshot, the disruption state).
  * May call: async-signal-safe libc only (open, fstat, mmap), bound.c, fmt.c.
@@ -20,11 +26,20 @@
 #define VMC_MAGIC 0
 #define VMC_SIZE 4
 #define VMC_VERSION 8
+#define VMC_COUNTER_ID 10
+#define VMC_TIME_TYPE 11
 #define VMC_SEQ 12
 #define VMC_MARKER 16
 #define VMC_FLAGS 24
 #define VMC_STATUS 34
+#define VMC_TAI_OFFSET 36
 #define VMC_LEAP 38
+#define VMC_SHIFT 39
+#define VMC_COUNTER_VALUE 40
+#define VMC_PERIOD 48
+#define VMC_PERIOD_MAXERROR 64
+#define VMC_TIME_SEC 72
+#define VMC_TIME_FRAC 80
 #define VMC_MAXERROR 96
 #define VMC_LEN 104 /* the structure's size in version 1 */
 #define VMC_TRIES 1000 /* torn reads tolerated per poll (the host holds seq_count odd for microseconds) */
@@ -98,6 +113,15 @@ int fc__vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now)
 		s.clock_status = (int)m[VMC_STATUS];
 		s.leap_indicator = (int)m[VMC_LEAP];
 		s.time_maxerror_nanosec = le(m + VMC_MAXERROR, 8);
+		s.counter_id = (int)m[VMC_COUNTER_ID];
+		s.time_type = (int)m[VMC_TIME_TYPE];
+		s.tai_offset_sec = (int16_t)(uint16_t)le(m + VMC_TAI_OFFSET, 2); /* two's complement */
+		s.counter_period_shift = (int)m[VMC_SHIFT];
+		s.counter_value = le(m + VMC_COUNTER_VALUE, 8);
+		s.counter_period_frac_sec = le(m + VMC_PERIOD, 8);
+		s.counter_period_maxerror_rate_frac_sec = le(m + VMC_PERIOD_MAXERROR, 8);
+		s.time_sec = le(m + VMC_TIME_SEC, 8);
+		s.time_frac_sec = le(m + VMC_TIME_FRAC, 8);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* V2 */
 		q2 = __atomic_load_n((const uint32_t *)(m + VMC_SEQ), __ATOMIC_RELAXED);
 		if (q1 != q2)
@@ -127,4 +151,141 @@ void fc__vmc_apply(const struct fc_vmc *v, struct fc_bound *b)
 		b->status = FC_SYNC_UNKNOWN;
 		fc__bfmt(b->reason, sizeof(b->reason), "VMClock says the host clock is unreliable");
 	}
+}
+
+/* ---- the time source -------------------------------------------------------------------------------------- */
+
+#define NS_PER_SEC 1000000000LL
+/* Counter deltas, times and errors past these are refused, not computed: 2^62 ticks (146 years at 1 GHz),
+ * 2^36 s of elapsed time or error (2177 years), time_sec up to 2^33 s (year 2242): every product below then
+ * fits its 128-bit type and every result an int64 of ns. */
+#define MAX_DELTA ((uint64_t)1 << 62)
+#define MAX_SPAN_SEC ((uint64_t)1 << 36)
+#define MAX_TIME_SEC ((uint64_t)1 << 33)
+#define MAX_ERROR_NS ((uint64_t)1 << 50) /* 13 days: a "maximum error" past this promises nothing */
+
+int fc__vmc_usable(const struct fc_vmc_snap *s, int counter_id, char *why, size_t n)
+{
+	const uint64_t need = FC_VMC_FLAG_PERIOD_MAXERROR_VALID | FC_VMC_FLAG_TIME_MAXERROR_VALID;
+	if (counter_id < 0 || s->counter_id != counter_id)
+		return fc__bfmt(why, n, "VMClock counter_id %d is not this CPU's counter (%d)", s->counter_id, counter_id),
+		       0;
+	if (s->time_type != FC_VMC_TIME_UTC && !(s->time_type == FC_VMC_TIME_TAI && (s->flags & FC_VMC_FLAG_TAI_OFFSET_VALID)))
+		return fc__bfmt(why, n, "VMClock time_type %d (flags %#llx): not UTC, nor TAI with a valid offset",
+				s->time_type, (unsigned long long)s->flags),
+		       0;
+	if ((s->flags & need) != need)
+		return fc__bfmt(why, n, "VMClock flags %#llx: no valid maximum error for the time and the period",
+				(unsigned long long)s->flags),
+		       0;
+	if (s->clock_status != FC_VMC_SYNCHRONIZED && s->clock_status != FC_VMC_FREERUNNING)
+		return fc__bfmt(why, n, "VMClock clock_status %d (neither SYNCHRONIZED nor FREERUNNING)", s->clock_status),
+		       0;
+	if (s->counter_period_shift > 63 || s->counter_period_frac_sec == 0)
+		return fc__bfmt(why, n, "VMClock counter period %llu >> %d: not a period",
+				(unsigned long long)s->counter_period_frac_sec, s->counter_period_shift),
+		       0;
+	if (s->time_sec >= MAX_TIME_SEC || s->time_maxerror_nanosec >= MAX_ERROR_NS)
+		return fc__bfmt(why, n, "VMClock time_sec %llu, time_maxerror_nanosec %llu: out of range",
+				(unsigned long long)s->time_sec, (unsigned long long)s->time_maxerror_nanosec),
+		       0;
+	return 1;
+}
+
+/* |d| x rate >> shift: a span in units of 2^-64 s (rate in 2^-(64 + shift) s per tick). */
+static unsigned __int128 span(uint64_t ad, uint64_t rate, int shift)
+{
+	return ((unsigned __int128)ad * rate) >> shift;
+}
+
+/* A span of 2^-64 s units in ns, rounded up. */
+static uint64_t span_ns_up(unsigned __int128 e)
+{
+	uint64_t sec = (uint64_t)(e >> 64), frac = (uint64_t)e;
+	unsigned __int128 f = (unsigned __int128)frac * NS_PER_SEC;
+	return sec * (uint64_t)NS_PER_SEC + (uint64_t)(f >> 64) + ((uint64_t)f != 0);
+}
+
+int fc__vmc_time_at(const struct fc_vmc_snap *s, int counter_id, uint64_t ctr, int64_t *utc_ns, int64_t *err_ns,
+		    char *why, size_t n)
+{
+	uint64_t d = ctr - s->counter_value, ad;
+	int neg = d >> 63;
+	unsigned __int128 e, ee;
+	__int128 t;
+	int64_t sec;
+	if (!fc__vmc_usable(s, counter_id, why, n))
+		return -1;
+	ad = neg ? -d : d;
+	if (ad >= MAX_DELTA)
+		return fc__bfmt(why, n, "counter %llu is %s%llu ticks from VMClock's counter_value %llu",
+				(unsigned long long)ctr, neg ? "-" : "", (unsigned long long)ad,
+				(unsigned long long)s->counter_value),
+		       -1;
+	e = span(ad, s->counter_period_frac_sec, s->counter_period_shift);
+	ee = span(ad, s->counter_period_maxerror_rate_frac_sec, s->counter_period_shift);
+	if ((e >> 64) >= MAX_SPAN_SEC || (ee >> 64) >= MAX_SPAN_SEC)
+		return fc__bfmt(why, n, "counter %llu is %llu ticks from VMClock's counter_value: beyond 2^36 s",
+				(unsigned long long)ctr, (unsigned long long)ad),
+		       -1;
+	/* time_sec.time_frac_sec +- e, in 2^-64 s; TAI to UTC by the published offset */
+	t = (__int128)((unsigned __int128)s->time_sec << 64 | s->time_frac_sec);
+	t = neg ? t - (__int128)e : t + (__int128)e;
+	if (s->time_type == FC_VMC_TIME_TAI)
+		t -= (__int128)s->tai_offset_sec * ((__int128)1 << 64);
+	sec = (int64_t)(t >> 64); /* floor (arithmetic shift) */
+	if (sec <= -(int64_t)MAX_TIME_SEC || sec >= (int64_t)(2 * MAX_TIME_SEC))
+		return fc__bfmt(why, n, "VMClock time %lld s at counter %llu: out of range", (long long)sec,
+				(unsigned long long)ctr),
+		       -1;
+	/* floor to the ns: the truth lies in [*utc_ns, *utc_ns + 1) */
+	*utc_ns = sec * NS_PER_SEC + (int64_t)(((unsigned __int128)(uint64_t)t * NS_PER_SEC) >> 64);
+	*err_ns = (int64_t)(s->time_maxerror_nanosec + span_ns_up(ee));
+	return 0;
+}
+
+int fc__vmc_bound(struct fc_vmc *v, int counter_id, int64_t mono, int64_t r0, uint64_t ctr, int64_t r1,
+		  struct fc_bound *b)
+{
+	const struct fc_vmc_snap *s = &v->snap;
+	int64_t utc, err, mid, center;
+	uint64_t rate_ppb, seen_ppb;
+	if (!v->have_snap)
+		return fc__bfmt(v->why, sizeof(v->why), "no consistent VMClock read yet"), 0;
+	if (fc__vmc_time_at(s, counter_id, ctr, &utc, &err, v->why, sizeof(v->why)) != 0)
+		return 0;
+	if (r1 < r0)
+		return fc__bfmt(v->why, sizeof(v->why), "CLOCK_REALTIME went back %lld ns across the VMClock sample",
+				(long long)(r0 - r1)),
+		       0;
+	mid = r0 + (r1 - r0) / 2;
+	center = utc - mid;
+	/* the growth of |UTC - CLOCK_REALTIME| after this sample: VMClock's own period error, the rate
+	 * CLOCK_REALTIME was seen to run at against VMClock's time (over >= 1 ms; 500 ppm, the kernel's largest
+	 * NTP frequency, before a first measurement), and the swing that rate may take before the next sample
+	 * (the tracker's contract, src/track.c: 5000 ppm) */
+	rate_ppb = (uint64_t)(((unsigned __int128)s->counter_period_maxerror_rate_frac_sec * NS_PER_SEC) /
+			      s->counter_period_frac_sec) + 1;
+	seen_ppb = FC_VMC_FIRST_RATE_PPB;
+	if (v->rate_at && mono - v->rate_at >= FC_VMC_RATE_BASELINE_NS) {
+		int64_t dc = center - v->rate_center;
+		seen_ppb = (uint64_t)(((unsigned __int128)(uint64_t)(dc < 0 ? -dc : dc) * NS_PER_SEC) /
+				      (uint64_t)(mono - v->rate_at)) + 1;
+		v->seen_ppb = seen_ppb;
+	} else if (v->rate_at) {
+		seen_ppb = v->seen_ppb ? v->seen_ppb : FC_VMC_FIRST_RATE_PPB;
+	}
+	if (!v->rate_at || mono - v->rate_at >= FC_VMC_RATE_BASELINE_NS)
+		v->rate_at = mono, v->rate_center = center;
+	b->center_ns = center;
+	b->half_ns = err + (r1 - r0 + 1) / 2 + 1; /* + half the bracket, + the ns floor */
+	b->as_of_ns = mono;
+	b->drift_ppb = (int64_t)(rate_ppb + seen_ppb + FC_VMC_SWING_PPB);
+	b->status = s->clock_status == FC_VMC_SYNCHRONIZED ? FC_SYNC_SYNCHRONIZED : FC_SYNC_FREE_RUNNING;
+	b->leap = s->leap_indicator == FC_VMC_LEAP_PRE_POS || s->leap_indicator == FC_VMC_LEAP_POS ? FC_LEAP_INSERT
+		  : s->leap_indicator == FC_VMC_LEAP_PRE_NEG ? FC_LEAP_DELETE
+							      : FC_LEAP_NONE;
+	fc__bfmt(b->reason, sizeof(b->reason), "VMClock %s: the host's time of the counter, max error %lld ns",
+		 s->clock_status == FC_VMC_SYNCHRONIZED ? "synchronized" : "free running", (long long)err);
+	return 1;
 }

@@ -13,6 +13,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "bound/bound.h"
@@ -421,6 +423,143 @@ TEST(VmClock, wrong_magic_is_refused_naming_it)
 	EXPECT_NE(strstr(b.last_error, "magic"), nullptr) << b.last_error;
 }
 
+// ---- VMClock as a time source ------------------------------------------------------------------------------
+// A snapshot of a host that publishes the time of a 2.5 GHz counter (shift 4), 10 us and 10 ppm maximum errors.
+constexpr long double TWO64 = 18446744073709551616.0L;
+fc_vmc_snap vm_line()
+{
+	fc_vmc_snap s{};
+	s.counter_id = FC_VMC_COUNTER_X86_TSC;
+	s.time_type = FC_VMC_TIME_UTC;
+	s.flags = FC_VMC_FLAG_TIME_MAXERROR_VALID | FC_VMC_FLAG_PERIOD_MAXERROR_VALID;
+	s.clock_status = FC_VMC_SYNCHRONIZED;
+	s.counter_period_shift = 4;
+	s.counter_value = 1000000000000ull;
+	s.counter_period_frac_sec = (uint64_t)(TWO64 * 16 / 2.5e9L);
+	s.counter_period_maxerror_rate_frac_sec = s.counter_period_frac_sec / 100000; // 10 ppm
+	s.time_sec = 1700000000;
+	s.time_frac_sec = (uint64_t)(0.3L * TWO64);
+	s.time_maxerror_nanosec = 10000;
+	return s;
+}
+
+// time + (counter - counter_value) x period, against a long double reference (the seconds kept apart so the
+// reference has sub-ns precision), at deltas of both signs up to 10^4 s; the error grows with |delta|.
+TEST(VmClockTime, time_of_the_counter_agrees_with_a_long_double_reference_on_both_sides_of_counter_value)
+{
+	fc_vmc_snap s = vm_line();
+	const int64_t deltas[] = {0, 1, -1, 7, -7, 2500000000LL, -2500000000LL, 12345678901LL, -98765432109LL,
+				  25000000000000LL};
+	char why[FC_BOUND_TEXT] = "";
+	for (int tai = 0; tai < 2; tai++) {
+		if (tai) {
+			s.time_type = FC_VMC_TIME_TAI;
+			s.flags |= FC_VMC_FLAG_TAI_OFFSET_VALID;
+			s.tai_offset_sec = 37;
+		}
+		for (int64_t d : deltas) {
+			int64_t utc, err;
+			ASSERT_EQ(fc__vmc_time_at(&s, FC_VMC_COUNTER_X86_TSC, s.counter_value + (uint64_t)d, &utc, &err, why,
+						  sizeof(why)),
+				  0)
+				<< why;
+			long double el = (long double)d * (long double)s.counter_period_frac_sec / (TWO64 * 16) * 1e9L;
+			long double sub = (long double)s.time_frac_sec / TWO64 * 1e9L + el;
+			int64_t base = ((int64_t)s.time_sec - (tai ? 37 : 0)) * SEC;
+			long double want = (long double)base + sub; // ~1.7e18: 64-bit mantissa, 0.125 ns steps
+			EXPECT_LE(std::abs((double)((long double)utc - want)), 1.0) << "delta " << d << " tai " << tai;
+			long double ew = 10000 + (long double)std::llabs(d) * (long double)s.counter_period_maxerror_rate_frac_sec /
+							 (TWO64 * 16) * 1e9L;
+			EXPECT_GE((long double)err, ew) << "delta " << d;
+			EXPECT_LE((long double)err, ew + 2) << "delta " << d;
+		}
+	}
+}
+
+// Each thing a host may leave out, or a page may get wrong, gives no time, and the reason names the value.
+TEST(VmClockTime, a_snapshot_that_promises_nothing_gives_no_time_and_names_the_value)
+{
+	struct Case {
+		const char *what;
+		void (*spoil)(fc_vmc_snap *);
+		const char *says;
+	} cases[] = {
+		{"another counter", [](fc_vmc_snap *s) { s->counter_id = FC_VMC_COUNTER_ARM_VCNT; }, "counter_id 0"},
+		{"monotonic time", [](fc_vmc_snap *s) { s->time_type = 2; }, "time_type 2"},
+		{"TAI without its offset", [](fc_vmc_snap *s) { s->time_type = FC_VMC_TIME_TAI; }, "time_type 1"},
+		{"no time maximum error", [](fc_vmc_snap *s) { s->flags &= ~FC_VMC_FLAG_TIME_MAXERROR_VALID; }, "flags 0x10"},
+		{"no period maximum error", [](fc_vmc_snap *s) { s->flags &= ~FC_VMC_FLAG_PERIOD_MAXERROR_VALID; },
+		 "flags 0x40"},
+		{"unreliable", [](fc_vmc_snap *s) { s->clock_status = FC_VMC_UNRELIABLE; }, "clock_status 4"},
+		{"initializing", [](fc_vmc_snap *s) { s->clock_status = FC_VMC_INITIALIZING; }, "clock_status 1"},
+		{"shift 64", [](fc_vmc_snap *s) { s->counter_period_shift = 64; }, ">> 64"},
+		{"period 0", [](fc_vmc_snap *s) { s->counter_period_frac_sec = 0; }, "period 0"},
+		{"time in 2242", [](fc_vmc_snap *s) { s->time_sec = 1ull << 33; }, "time_sec 8589934592"},
+		{"absurd maximum error", [](fc_vmc_snap *s) { s->time_maxerror_nanosec = 1ull << 50; }, "time_maxerror"},
+	};
+	for (const Case &c : cases) {
+		fc_vmc_snap s = vm_line();
+		int64_t utc = 0, err = 0;
+		char why[FC_BOUND_TEXT] = "";
+		c.spoil(&s);
+		EXPECT_EQ(fc__vmc_usable(&s, FC_VMC_COUNTER_X86_TSC, why, sizeof(why)), 0) << c.what;
+		EXPECT_EQ(fc__vmc_time_at(&s, FC_VMC_COUNTER_X86_TSC, s.counter_value, &utc, &err, why, sizeof(why)), -1)
+			<< c.what;
+		EXPECT_NE(strstr(why, c.says), nullptr) << c.what << ": " << why;
+	}
+	fc_vmc_snap s = vm_line(); // a counter 2^62 ticks away: refused, not wrapped
+	int64_t utc, err;
+	char why[FC_BOUND_TEXT] = "";
+	EXPECT_EQ(fc__vmc_time_at(&s, FC_VMC_COUNTER_X86_TSC, s.counter_value - (1ull << 62), &utc, &err, why, sizeof(why)),
+		  -1);
+	EXPECT_NE(strstr(why, "ticks from"), nullptr) << why;
+}
+
+// The bound of CLOCK_REALTIME against VMClock's time from one sample: centred on VMClock's time, its maximum
+// error plus half the bracket; its growth covers CLOCK_REALTIME running 100 ppm slow of VMClock until the next
+// sample, which measures that rate; a FREERUNNING host is FREE_RUNNING; a leap second is announced; a bracket
+// that goes back is refused.
+TEST(VmClockTime, bound_is_centred_on_vmclock_and_holds_until_the_next_sample)
+{
+	fc_vmc v{};
+	v.snap = vm_line();
+	v.have_snap = 1;
+	fc_bound b{};
+	const int64_t r0 = 1700000000 * SEC; // CLOCK_REALTIME
+	int64_t utc, err;
+	char why[FC_BOUND_TEXT];
+	uint64_t c = v.snap.counter_value + 2500000; // 1 ms after counter_value
+	ASSERT_EQ(fc__vmc_time_at(&v.snap, FC_VMC_COUNTER_X86_TSC, c, &utc, &err, why, sizeof(why)), 0) << why;
+	const int64_t real = utc - 3 * MS; // VMClock's time is CLOCK_REALTIME + 3 ms
+	ASSERT_EQ(fc__vmc_bound(&v, FC_VMC_COUNTER_X86_TSC, 5 * SEC, real - 20, c, real + 20, &b), 1) << v.why;
+	EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED);
+	EXPECT_EQ(b.center_ns, 3 * MS);
+	EXPECT_GE(b.half_ns, err + 20);
+	EXPECT_LE(b.half_ns, err + 22);
+	EXPECT_EQ(b.as_of_ns, 5 * SEC);
+	EXPECT_GE(b.drift_ppb, (int64_t)(FC_VMC_FIRST_RATE_PPB + FC_VMC_SWING_PPB + 10000)); // + 10 ppm: the period
+	(void)r0;
+	// 2 ms later CLOCK_REALTIME has run 100 ppm slow of VMClock: the first bound still holds there
+	uint64_t c2 = c + 5000000;
+	int64_t utc2;
+	ASSERT_EQ(fc__vmc_time_at(&v.snap, FC_VMC_COUNTER_X86_TSC, c2, &utc2, &err, why, sizeof(why)), 0);
+	const int64_t real2 = real + 2 * MS - 200; // 100 ppm of 2 ms
+	EXPECT_LE(std::llabs(real2 + b.center_ns - utc2), fc__bound_half_at(&b, 5 * SEC + 2 * MS));
+	ASSERT_EQ(fc__vmc_bound(&v, FC_VMC_COUNTER_X86_TSC, 5 * SEC + 2 * MS, real2 - 20, c2, real2 + 20, &b), 1);
+	EXPECT_NEAR(b.center_ns, 3 * MS + 200, 1);
+	// the rate seen (100 ppm, +- the brackets) replaces the 500 ppm first guess
+	EXPECT_GE(b.drift_ppb, (int64_t)(FC_VMC_SWING_PPB + 100000));
+	EXPECT_LT(b.drift_ppb, (int64_t)(FC_VMC_SWING_PPB + FC_VMC_FIRST_RATE_PPB));
+	v.snap.clock_status = FC_VMC_FREERUNNING;
+	v.snap.leap_indicator = FC_VMC_LEAP_PRE_NEG;
+	ASSERT_EQ(fc__vmc_bound(&v, FC_VMC_COUNTER_X86_TSC, 6 * SEC, real2 - 20, c2, real2 + 20, &b), 1);
+	EXPECT_EQ(b.status, FC_SYNC_FREE_RUNNING);
+	EXPECT_EQ(b.leap, FC_LEAP_DELETE);
+	EXPECT_EQ(fc__vmc_bound(&v, FC_VMC_COUNTER_X86_TSC, 7 * SEC, real2 + 20, c2, real2 - 20, &b), 0);
+	EXPECT_NE(strstr(v.why, "went back 40 ns"), nullptr) << v.why;
+	EXPECT_EQ(fc__vmc_bound(&v, FC_VMC_COUNTER_ARM_VCNT, 7 * SEC, real2, c2, real2, &b), 0);
+}
+
 // ---- selection ---------------------------------------------------------------------------------------------
 TEST(Select, bad_source_name_is_reported_with_the_value)
 {
@@ -439,6 +578,86 @@ int fake_ntp_maxerror0(void *, fc_ntp *out)
 {
 	*out = fc_ntp{FC_SYNC_SYNCHRONIZED, 0, 0, 0}; // what the kernel shows right after a timesyncd poll
 	return out->sync;
+}
+
+// A bounder over a VMClock page and injected reads (the counter, CLOCK_REALTIME).
+struct FakeHost {
+	uint64_t counter = 0;
+	int64_t real = 0;
+	static uint64_t read_counter(void *p) { return ((FakeHost *)p)->counter; }
+	static int64_t read_real(void *p) { return ((FakeHost *)p)->real; }
+};
+
+void vm_page(VmFile &f, const fc_vmc_snap &s)
+{
+	auto put = [&](int off, uint64_t v, int n) {
+		for (int i = 0; i < n; i++)
+			f.m[off + i] = (uint8_t)(v >> (8 * i));
+	};
+	f.m[10] = (uint8_t)s.counter_id, f.m[11] = (uint8_t)s.time_type;
+	put(24, s.flags, 8);
+	f.m[34] = (uint8_t)s.clock_status;
+	f.m[39] = (uint8_t)s.counter_period_shift;
+	put(40, s.counter_value, 8), put(48, s.counter_period_frac_sec, 8);
+	put(64, s.counter_period_maxerror_rate_frac_sec, 8), put(72, s.time_sec, 8), put(80, s.time_frac_sec, 8);
+	put(96, s.time_maxerror_nanosec, 8);
+	f.write();
+}
+
+// Auto mode serves VMClock while its page gives the time of the counter, and the next source (here the kernel)
+// when it does not; FASTCLOCK_BOUND_SOURCE=vmclock is UNKNOWN then, saying why. The status names the source.
+TEST(Select, vmclock_gives_the_time_while_it_can_and_the_next_source_serves_otherwise)
+{
+	std::string d = tmpdir();
+	VmFile f(d);
+	fc_vmc_snap s = vm_line();
+	vm_page(f, s);
+	FakeHost host;
+	host.counter = s.counter_value + 2500000;
+	int64_t utc, err;
+	char why[FC_BOUND_TEXT];
+	ASSERT_EQ(fc__vmc_time_at(&s, FC_VMC_COUNTER_X86_TSC, host.counter, &utc, &err, why, sizeof(why)), 0);
+	host.real = utc - 3 * MS;
+	for (const char *mode : {(const char *)nullptr, "vmclock"}) {
+		fc_bound_config c;
+		char cerr[200] = "";
+		ASSERT_EQ(fc__bound_config_parse(mode, (d + "/none").c_str(), (d + "/none.sock").c_str(), f.path.c_str(), &c,
+						 cerr, sizeof(cerr)),
+			  0)
+			<< cerr;
+		fc_bounder bd{};
+		bd.ntp = fake_ntp_maxerror0;
+		bd.writer_forced = 1;
+		bd.writer = FC_WRITER_CHRONYD;
+		bd.counter = FakeHost::read_counter, bd.realtime = FakeHost::read_real, bd.clk_ctx = &host;
+		bd.vm_counter = FC_VMC_COUNTER_X86_TSC;
+		fc__bounder_init(&bd, &c, 0);
+		const fc_bound *b = fc__bounder_poll(&bd, SEC, SEC);
+		EXPECT_STREQ(fc__bounder_name(&bd), "vmclock") << (mode ? mode : "auto");
+		EXPECT_EQ(b, fc__bounder_current(&bd));
+		EXPECT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason;
+		EXPECT_EQ(b->center_ns, 3 * MS);
+		EXPECT_EQ(b->half_ns, err + 1);
+		// the host stops vouching: auto serves the kernel's maxerror (chronyd writes it: maxerror 0 here),
+		// the explicit mode promises nothing, and says why
+		f.m[34] = FC_VMC_UNRELIABLE;
+		f.write();
+		b = fc__bounder_poll(&bd, 2 * SEC, 2 * SEC);
+		if (!mode) {
+			EXPECT_STREQ(fc__bounder_name(&bd), "kernel");
+			EXPECT_EQ(b->center_ns, 0);
+			EXPECT_NE(b->half_ns, err + 1);
+		} else {
+			EXPECT_STREQ(fc__bounder_name(&bd), "vmclock");
+			EXPECT_EQ(b->status, FC_SYNC_UNKNOWN);
+			EXPECT_NE(strstr(b->reason, "clock_status 4"), nullptr) << b->reason;
+		}
+		f.m[34] = FC_VMC_SYNCHRONIZED;
+		f.write();
+		EXPECT_EQ(fc__bounder_poll(&bd, 3 * SEC, 3 * SEC)->center_ns, 3 * MS);
+		EXPECT_STREQ(fc__bounder_name(&bd), "vmclock");
+		fc__bounder_close(&bd);
+	}
 }
 
 TEST(Select, auto_falls_back_to_chrony_then_kernel_and_timesyncd_maxerror_zero_is_unknown)
