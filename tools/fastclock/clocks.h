@@ -52,7 +52,7 @@ struct fcb_clock {
 };
 
 #define FCB_DEFINE(ID, EXPR)                                                                               \
-	static inline int64_t fcb_read_##ID(void) { return (int64_t)(EXPR); }                             \
+	static inline __attribute__((always_inline)) int64_t fcb_read_##ID(void) { return (int64_t)(EXPR); } \
 	static __attribute__((noinline)) void fcb_batch_##ID(long n)                                       \
 	{                                                                                                  \
 		uint64_t acc = 0; /* unsigned: the sum wraps, defined behaviour */                         \
