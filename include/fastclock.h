@@ -171,10 +171,11 @@ static inline int64_t fc_real_ns_relaxed(void)
  *         read with its client's rules: bound + max_drift x age, its status, its disruption marker; in auto
  *         mode a segment below SYNCHRONIZED (its daemon died, or never wrote it) has chronyd probed beside it,
  *         which replaces it once its report is better, until the segment is SYNCHRONIZED again;
- *       - chrony: chronyd's tracking and newest measurement over its command socket (FASTCLOCK_CHRONY_SOCKET,
- *         default /var/run/chrony/chronyd.sock, root or chrony's group), asked at most once a second without
- *         blocking: the interval covers the clock as it is and as chronyd's correction would make it, plus
- *         chronyd's root distance, and reaches a newer measurement that disagrees (a reference step);
+ *       - chrony: chronyd's tracking and its selected source's newest measurement over its command socket
+ *         (FASTCLOCK_CHRONY_SOCKET, default /var/run/chrony/chronyd.sock, root or chrony's group), asked at
+ *         most once a second without blocking: the interval covers the clock as it is and as chronyd's
+ *         correction would make it, plus chronyd's root distance, and reaches a newer measurement of the
+ *         selected source that disagrees (a reference step); sources chronyd does not select never count;
  *       - kernel: adjtimex maxerror, grown at 500 ppm, SYNCHRONIZED only under chronyd or ntpd (timesyncd
  *         writes 0, busybox ntpd nothing: UNKNOWN with the reason);
  *       and a VMClock (/dev/vmclock0, FASTCLOCK_VMCLOCK_PATH) whose disruption marker moves makes it DISRUPTED.

@@ -46,8 +46,9 @@ package() { # the library as a dependency and the package (issues 10, 17); needs
 
 lint() { [ -x scripts/lint.sh ] && scripts/lint.sh; }
 
-mutation() { # the protocol mutants, each killed in 5 runs of 5 (tests/mutation/run.py; ~3 min on 2 cores)
-  tests/mutation/run.sh --set protocol --runs 5 --build build/mutation
+mutation() { # the protocol mutants, each killed in 5 runs of 5, and the bound sources' (deterministic: 2 runs)
+  tests/mutation/run.sh --set protocol --runs 5 --build build/mutation &&
+  tests/mutation/run.sh --set bound --runs 2 --build build/mutation
 }
 
 for ph in "${phases[@]}"; do

@@ -134,13 +134,22 @@ struct fc_chrony_tracking {
 	double last_offset, rms_offset, freq_ppm, resid_freq_ppm, skew_ppm;
 	double root_delay, root_dispersion, last_update_interval; /* s */
 };
-/* chronyd's source data for source 0 (candm.h RPY_Source_Data): its newest measurement. */
+/* chronyd's source data for one source (candm.h RPY_Source_Data): its state and newest measurement. */
 struct fc_chrony_source {
-	int state, reachability;
+	int state, reachability; /* state: FC_CHRONY_SELECTED is the source chronyd synchronises to */
 	uint32_t since_sample; /* s */
 	double latest_meas;     /* s; the local clock's offset from the source (> 0: local ahead) */
 	double latest_meas_err; /* s */
+	int index;              /* its index in chronyd's list of sources */
 };
+/* candm.h RPY_SD_ST_SELECTED (chrony >= 4.0; RPY_SD_ST_SYNC, also 0, before). */
+#define FC_CHRONY_SELECTED 0
+/* Source-data requests in one round (indices first, first + 1, ... round the list). A round's datagrams are
+ * sent back to back and answered into our socket before we read it: with the tracking and count requests they
+ * must fit a unix datagram queue, whose Linux default length is 10 (net.unix.max_dgram_qlen), with room for
+ * another client of chronyd's (chronyc, ClockBound's daemon). chronyd's sources are usually few (a `pool`
+ * adds 4 by default); past this many, each round without the selected source looks at the next ones. */
+#define FC_CHRONY_MAX_SOURCES 6
 struct fc_chrony {
 	char path[108];  /* chronyd's socket */
 	char local[108]; /* our bound socket: chronyd replies to its path */
@@ -152,18 +161,27 @@ struct fc_chrony {
 	int64_t last_reply; /* of the last good reply (0: none) */
 	int64_t tracking_at; /* send time of the request the last tracking report answered */
 	struct fc_chrony_tracking last;
-	struct fc_chrony_source src;
+	struct fc_chrony_source src; /* the selected source's newest data (have_src), from the last full round */
 	int have_src;
-	int got; /* replies of the outstanding round: 1 tracking, 2 source data */
+	int src_index;       /* the index chronyd selected last (-1: none yet): followed until another is selected */
+	uint32_t n_sources;  /* chronyd's count of sources, last reported (0: none yet) */
+	uint32_t first;      /* the round's first source index */
+	/* the outstanding round: tracking (seq), the source count (seq + 1), source data (seq + 2 + i) */
+	int got;             /* 1 tracking, 2 the count */
+	int want_src, got_src; /* source-data requests sent, replies taken */
+	struct fc_chrony_source round_src; /* the best source of the round so far (round_rank > 0) */
+	int round_rank;      /* 2 selected, 1 the one selected last, 0 none */
 };
 /* Build a tracking request (its padded length, as chronyd requires) into buf; returns its length. Pure. */
 size_t fc__chrony_request(uint32_t seq, uint8_t *buf, size_t len);
 /* Decode a reply to request seq: 0, or -1 with a reason in err (naming the bad field and value). Pure. */
 int fc__chrony_decode(const uint8_t *buf, size_t len, uint32_t seq, struct fc_chrony_tracking *t, char *err,
 		     size_t errlen);
-size_t fc__chrony_request_source(uint32_t seq, uint8_t *buf, size_t len); /* source data, index 0 */
+size_t fc__chrony_request_source(uint32_t seq, uint32_t index, uint8_t *buf, size_t len); /* source data */
+size_t fc__chrony_request_count(uint32_t seq, uint8_t *buf, size_t len);                 /* the source count */
 int fc__chrony_decode_source(const uint8_t *buf, size_t len, uint32_t seq, struct fc_chrony_source *sd, char *err,
 			    size_t errlen);
+int fc__chrony_decode_count(const uint8_t *buf, size_t len, uint32_t seq, uint32_t *n, char *err, size_t errlen);
 /* A decoded report (and the newest measurement, or NULL) to a bound as of `at` (the request's send time: the
  * report is at least that fresh). */
 int fc__chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_source *sd, int64_t at,
@@ -172,9 +190,11 @@ int fc__chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_s
  * Returns 0, or -1 with b->last_error set. */
 int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now);
 void fc__chrony_close(struct fc_chrony *ch);
-/* Never blocks: collects a reply if one is waiting (updating *b), then sends a new request if none is out
- * and `now - last request >= min_interval`. A request unanswered after FC_CHRONY_TIMEOUT_NS is an error;
- * the previous bound stays (growing) until void. Returns 1 if *b was updated from a new reply, else 0. */
+/* Never blocks: collects the replies waiting (updating *b), then sends a new round of requests if none is out
+ * and `now - last request >= min_interval`: tracking, the source count, and the data of each source, of which
+ * the one chronyd selected (or, while none is, the one it selected last) joins the interval. A request
+ * unanswered after FC_CHRONY_TIMEOUT_NS is an error; the previous bound stays (growing) until void. Returns 1
+ * if *b was updated from a new reply, else 0. */
 int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, struct fc_bound *b);
 
 /* ---- vmclock.c ------------------------------------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /*
  * fastclock — chronyd's tracking report over its unix command socket (chrony's candm.h, protocol version 6),
- * asked without ever blocking: a request is sent on one poll and its reply collected on a later one.
+ * with the newest measurement of the source chronyd selected, asked without ever blocking: a round of requests
+ * is sent on one poll and the replies collected on later ones.
  *
  * Owns: struct fc_chrony (the socket, the outstanding request, the last report), the candm encoding.
  * May call: async-signal-safe libc only (socket, bind, chmod, unlink, sendto, recv, getpid), bound.c, fmt.c.
@@ -23,9 +24,12 @@
 #define CANDM_REPLY 2
 #define CANDM_REQ_TRACKING 33
 #define CANDM_RPY_TRACKING 5
+#define CANDM_REQ_N_SOURCES 14
+#define CANDM_RPY_N_SOURCES 2
 #define CANDM_REQ_SOURCE_DATA 15
 #define CANDM_RPY_SOURCE_DATA 3
 #define CANDM_STT_SUCCESS 0
+#define CANDM_STT_NOSUCHSOURCE 4
 /* Request header: version, pkt_type, res1, res2, command (16), attempt (16), sequence (32), pad1, pad2. */
 #define CANDM_REQ_HEAD 20
 /* Reply header: version, pkt_type, res1, res2, command, reply, status, pad1..3 (16 each), sequence, pad4, pad5. */
@@ -40,6 +44,11 @@
  * since_sample (4), orig_latest_meas, latest_meas, latest_meas_err (Floats). Its request carries an index (4). */
 #define CANDM_SOURCE_DATA_LEN 48
 #define CANDM_SOURCE_DATA_PKT (CANDM_RPY_HEAD + CANDM_SOURCE_DATA_LEN)
+/* RPY_N_Sources up to its EOR: n_sources (4). */
+#define CANDM_N_SOURCES_LEN 4
+#define CANDM_N_SOURCES_PKT (CANDM_RPY_HEAD + CANDM_N_SOURCES_LEN)
+/* The sequence numbers of one round: tracking, the count, then one per source-data request. */
+#define ROUND_SEQS (2u + FC_CHRONY_MAX_SOURCES)
 
 static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8), p[1] = (uint8_t)v; }
 static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)(v >> 16)), put16(p + 2, (uint16_t)v); }
@@ -70,7 +79,7 @@ static size_t request(uint16_t cmd, size_t pkt, uint32_t seq, uint8_t *buf, size
 {
 	if (len < pkt)
 		return 0;
-	memset(buf, 0, pkt); /* padding, and index 0 for a source-data request */
+	memset(buf, 0, pkt); /* padding */
 	buf[0] = CANDM_VERSION;
 	buf[1] = CANDM_REQUEST;
 	put16(buf + 4, cmd);
@@ -83,9 +92,17 @@ size_t fc__chrony_request(uint32_t seq, uint8_t *buf, size_t len)
 	return request(CANDM_REQ_TRACKING, CANDM_TRACKING_PKT, seq, buf, len);
 }
 
-size_t fc__chrony_request_source(uint32_t seq, uint8_t *buf, size_t len)
+size_t fc__chrony_request_source(uint32_t seq, uint32_t index, uint8_t *buf, size_t len)
 {
-	return request(CANDM_REQ_SOURCE_DATA, CANDM_SOURCE_DATA_PKT, seq, buf, len);
+	size_t n = request(CANDM_REQ_SOURCE_DATA, CANDM_SOURCE_DATA_PKT, seq, buf, len);
+	if (n)
+		put32(buf + CANDM_REQ_HEAD, index); /* REQ_Source_Data: index */
+	return n;
+}
+
+size_t fc__chrony_request_count(uint32_t seq, uint8_t *buf, size_t len)
+{
+	return request(CANDM_REQ_N_SOURCES, CANDM_N_SOURCES_PKT, seq, buf, len);
 }
 
 /* Common reply checks; 0 if buf is a successful reply of type rpy to request cmd with sequence seq. */
@@ -129,6 +146,14 @@ int fc__chrony_decode_source(const uint8_t *buf, size_t len, uint32_t seq, struc
 	sd->since_sample = get32(d + 32);
 	sd->latest_meas = get_float(d + 40);
 	sd->latest_meas_err = get_float(d + 44);
+	return 0;
+}
+
+int fc__chrony_decode_count(const uint8_t *buf, size_t len, uint32_t seq, uint32_t *n, char *err, size_t errlen)
+{
+	if (check_reply(buf, len, seq, CANDM_REQ_N_SOURCES, CANDM_RPY_N_SOURCES, CANDM_N_SOURCES_PKT, err, errlen) != 0)
+		return -1;
+	*n = get32(buf + CANDM_RPY_HEAD);
 	return 0;
 }
 
@@ -216,8 +241,10 @@ int fc__chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_s
 	} else {
 		b->status = FC_SYNC_SYNCHRONIZED;
 		fc__bfmt(b->reason, sizeof(b->reason),
-			 "chronyd stratum %d, correction %.6f s, newest measurement %.6f s, root distance %.6f s",
-			 t->stratum, t->correction, sd ? sd->latest_meas : 0.0, t->root_delay / 2 + t->root_dispersion);
+			 "chronyd stratum %d, correction %.6f s, root distance %.6f s; %s %d newest measurement %.6f s",
+			 t->stratum, t->correction, t->root_delay / 2 + t->root_dispersion,
+			 !sd ? "no source data" : sd->state == FC_CHRONY_SELECTED ? "selected source" : "last selected source",
+			 sd ? sd->index : -1, sd ? sd->latest_meas : 0.0);
 	}
 	return b->status;
 }
@@ -242,6 +269,7 @@ int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, 
 
 	memset(ch, 0, sizeof(*ch));
 	ch->fd = -1;
+	ch->src_index = -1;
 	if (strlen(path) >= sizeof(ch->path)) {
 		fc__bound_error(b, now, "chronyd socket path too long (%zu bytes): %s", strlen(path), path);
 		return -1;
@@ -274,6 +302,76 @@ int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, 
 	return 0;
 }
 
+/* How much a source of the round counts: 2 the one chronyd selected, 1 the one it selected last (followed
+ * while none is: right after a reference step chronyd may stop calling its only source selected, and that
+ * source's newest measurement is what shows the step), 0 neither, or unreachable. */
+static int rank(const struct fc_chrony *ch, const struct fc_chrony_source *sd)
+{
+	if (sd->reachability == 0)
+		return 0;
+	return sd->state == FC_CHRONY_SELECTED ? 2 : sd->index == ch->src_index ? 1 : 0;
+}
+
+/* Every reply of the round is in (or the round timed out): the best source becomes the one in the interval. */
+static void end_round(struct fc_chrony *ch)
+{
+	if (ch->round_rank > 0) {
+		ch->src = ch->round_src;
+		ch->have_src = 1;
+		ch->src_index = ch->round_src.index;
+	} else {
+		ch->have_src = 0; /* no source to follow: tracking alone, as ClockBound */
+		/* more sources than one round asks: look at the next ones */
+		if (ch->n_sources > FC_CHRONY_MAX_SOURCES)
+			ch->first = (ch->first + FC_CHRONY_MAX_SOURCES) % ch->n_sources;
+	}
+	ch->sent_at = 0;
+}
+
+/* One reply datagram of the round: 1 if it was one (taken, or a source chronyd no longer has), 0 if not
+ * (err says why). */
+static int take(struct fc_chrony *ch, const uint8_t *buf, size_t n, int64_t now, char *err, size_t errlen)
+{
+	uint32_t k = n >= CANDM_RPY_HEAD ? get32(buf + 16) - ch->seq : ROUND_SEQS;
+	struct fc_chrony_source sd;
+	if (k == 0) {
+		struct fc_chrony_tracking t;
+		if (fc__chrony_decode(buf, n, ch->seq, &t, err, errlen) != 0)
+			return 0;
+		ch->last = t;
+		ch->last_reply = now;
+		ch->tracking_at = ch->sent_at;
+		ch->got |= 1;
+		return 1;
+	}
+	if (k == 1) {
+		if (fc__chrony_decode_count(buf, n, ch->seq + 1, &ch->n_sources, err, errlen) != 0)
+			return 0;
+		if (ch->first >= ch->n_sources)
+			ch->first = 0;
+		ch->got |= 2;
+		return 1;
+	}
+	if (k - 2 < (uint32_t)ch->want_src) {
+		if (get16(buf + 8) == CANDM_STT_NOSUCHSOURCE) { /* the list shrank since the count */
+			ch->got_src++;
+			return 1;
+		}
+		if (fc__chrony_decode_source(buf, n, ch->seq + k, &sd, err, errlen) != 0)
+			return 0;
+		sd.index = (int)((ch->first + k - 2) % (ch->n_sources ? ch->n_sources : 1));
+		ch->got_src++;
+		if (rank(ch, &sd) > ch->round_rank) {
+			ch->round_src = sd;
+			ch->round_rank = rank(ch, &sd);
+		}
+		return 1;
+	}
+	/* not of this round (a late reply to an older one, or not chronyd's): named by the tracking check */
+	fc__chrony_decode(buf, n, ch->seq, &(struct fc_chrony_tracking){0}, err, errlen);
+	return 0;
+}
+
 int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, struct fc_bound *b)
 {
 	uint8_t buf[512];
@@ -283,50 +381,54 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 
 	if (ch->fd < 0)
 		return 0;
-	/* collect every datagram waiting: a late reply to an older sequence is dropped */
+	/* collect every datagram waiting: a late reply to an older round is dropped */
 	while (ch->sent_at && (n = recv(ch->fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0) {
-		struct fc_chrony_tracking t;
-		struct fc_chrony_source sd;
-		if (fc__chrony_decode(buf, (size_t)n, ch->seq, &t, err, sizeof(err)) == 0) {
-			ch->last = t;
-			ch->last_reply = now;
-			ch->tracking_at = ch->sent_at;
-			ch->got |= 1;
-		} else if (fc__chrony_decode_source(buf, (size_t)n, ch->seq + 1, &sd, err, sizeof(err)) == 0) {
-			ch->src = sd;
-			ch->have_src = 1;
-			ch->got |= 2;
-		} else {
+		if (!take(ch, buf, (size_t)n, now, err, sizeof(err))) {
 			fc__bound_error(b, now, "%s", err);
 			continue;
 		}
+		if (ch->got == 3 && ch->got_src == ch->want_src)
+			end_round(ch);
 		if (ch->last_reply)
 			fc__chrony_eval(&ch->last, ch->have_src ? &ch->src : NULL, ch->tracking_at, b);
 		updated = 1;
-		if (ch->got == 3)
-			ch->sent_at = 0;
 	}
 	if (ch->sent_at && now - ch->sent_at >= FC_CHRONY_TIMEOUT_NS) {
-		fc__bound_error(b, now, "no reply from chronyd at %s in %lld ms", ch->path,
-			       (long long)(FC_CHRONY_TIMEOUT_NS / 1000000));
-		ch->sent_at = 0;
+		fc__bound_error(b, now, "no reply from chronyd at %s in %lld ms (%s)", ch->path,
+			       (long long)(FC_CHRONY_TIMEOUT_NS / 1000000),
+			       !(ch->got & 1) ? "tracking" : !(ch->got & 2) ? "source count" : "source data");
+		end_round(ch); /* what did come counts */
 	}
 	if (!ch->sent_at && (ch->seq == 0 || now - ch->last_sent >= min_interval)) {
 		struct sockaddr_un a = {.sun_family = AF_UNIX};
 		size_t len;
 		memcpy(a.sun_path, ch->path, strlen(ch->path) + 1);
 		ch->last_sent = now;
-		ch->seq += 2; /* tracking: seq, source data: seq + 1 */
+		ch->seq += ROUND_SEQS;
 		ch->got = 0;
+		ch->got_src = 0;
+		ch->round_rank = 0;
+		/* the sources chronyd counted last round, from `first` round the list (index 0 alone before it has
+		 * answered: most have one) */
+		ch->want_src = ch->n_sources == 0 ? 1
+			       : ch->n_sources < FC_CHRONY_MAX_SOURCES ? (int)ch->n_sources
+								       : FC_CHRONY_MAX_SOURCES;
 		len = fc__chrony_request(ch->seq, buf, sizeof(buf));
 		if (sendto(ch->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len) {
 			fc__bound_error(b, now, "send to chronyd at %s: %s", ch->path, fc__errname(errno));
 			return updated;
 		}
-		len = fc__chrony_request_source(ch->seq + 1, buf, sizeof(buf));
-		if (sendto(ch->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len)
-			ch->got |= 2; /* no source data this round: tracking alone */
 		ch->sent_at = now;
+		/* the rest are best effort: one that cannot be sent is not waited for */
+		len = fc__chrony_request_count(ch->seq + 1, buf, sizeof(buf));
+		if (sendto(ch->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len)
+			ch->got |= 2;
+		for (int i = 0; i < ch->want_src; i++) {
+			uint32_t index = (ch->first + (uint32_t)i) % (ch->n_sources ? ch->n_sources : 1);
+			len = fc__chrony_request_source(ch->seq + 2 + (uint32_t)i, index, buf, sizeof(buf));
+			if (sendto(ch->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len)
+				ch->want_src = i;
+		}
 	}
 	return updated;
 }

@@ -36,7 +36,7 @@ struct shm_time {
 	unsigned receive_nsec;
 	int dummy[8];
 };
-#define SHM_KEY 0x4e545030 /* "NTP0": unit 0 */
+#define SHM_KEY 0x4e545030 /* "NTP0": unit 0; unit u is SHM_KEY + u */
 /* chronyd's refclock polls the segment every 2^dpoll s; feeding at 4 Hz matches dpoll -2 */
 #define FEED_EVERY_NS 250000000LL
 
@@ -104,23 +104,29 @@ static void *feed(void *arg)
 	return NULL;
 }
 
-static pthread_t feeder_thread;
 int feeder_start(struct feeder *f)
 {
-	int id = shmget(SHM_KEY, sizeof(struct shm_time), IPC_CREAT | 0600);
+	pthread_t t;
+	int id = shmget(SHM_KEY + f->unit, sizeof(struct shm_time), IPC_CREAT | 0600);
 	if (id < 0 || (f->shm = shmat(id, NULL, 0)) == (void *)-1) {
-		fprintf(stderr, "shm 0x%x: %s\n", SHM_KEY, strerror(errno));
+		fprintf(stderr, "shm 0x%x: %s\n", SHM_KEY + f->unit, strerror(errno));
 		return -1;
 	}
 	memset(f->shm, 0, sizeof(struct shm_time));
-	return pthread_create(&feeder_thread, NULL, feed, f);
+	if (pthread_create(&t, NULL, feed, f) != 0)
+		return -1;
+	f->thread = (unsigned long)t;
+	return 0;
 }
 
 void feeder_stop(struct feeder *f)
 {
+	if (!f->shm)
+		return;
 	f->stop = 1;
-	pthread_join(feeder_thread, NULL);
+	pthread_join((pthread_t)f->thread, NULL);
 	shmdt(f->shm);
+	f->shm = NULL;
 }
 
 static pid_t spawn(char *const argv[])
@@ -137,18 +143,18 @@ static pid_t spawn(char *const argv[])
 	return p;
 }
 
-pid_t chronyd_start(const char *dir, const char *sock)
+pid_t chronyd_start(const char *dir, const char *sock, const char *refclocks)
 {
 	char conf[600], body[2048];
 	FILE *fp;
 	snprintf(conf, sizeof(conf), "%s/chrony.conf", dir);
-	/* A refclock with a known offset; no NTP or command ports (port 0, cmdport 0); maxclockerror 1 ppm (the
+	/* Refclocks with known offsets; no NTP or command ports (port 0, cmdport 0); maxclockerror 1 ppm (the
 	 * drift ClockBound's -m 1 assumes); private files. */
 	snprintf(body, sizeof(body),
-		 "refclock SHM 0 poll 1 dpoll -2 filter 8 precision 1e-6\n"
+		 "%s"
 		 "port 0\ncmdport 0\nbindcmdaddress %s\nmaxclockerror 1\n"
 		 "driftfile %s/drift\npidfile %s/chronyd.pid\nlogdir %s\n",
-		 sock, dir, dir, dir);
+		 refclocks, sock, dir, dir, dir);
 	fp = fopen(conf, "w");
 	if (!fp)
 		return -1;

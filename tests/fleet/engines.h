@@ -12,23 +12,27 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The reference: CLOCK_REALTIME + offset_ns, sampled with uniform noise of +-noise_ns. */
+/* A refclock's time: CLOCK_REALTIME + offset_ns, sampled with uniform noise of +-noise_ns, into SHM unit `unit`. */
 struct feeder {
 	volatile int64_t offset_ns;
 	volatile int64_t noise_ns;
 	volatile int stop;
 	volatile int paused; /* no samples: chronyd's reference goes silent */
+	int unit;            /* the NTP SHM unit (key 0x4e545030 + unit) */
 	void *shm;
 	uint64_t samples;
+	unsigned long thread; /* pthread_t */
 };
 int64_t now_ns(int clock);
 /* Private IPC and mount namespaces, a private /run (tmp/run bound over it). 0, or -1 with a message. */
 int engines_unshare(const char *tmp);
-/* Start writing SHM samples (unit 0) every 250 ms (chronyd's dpoll -2) on a thread. */
+/* Start writing SHM samples (unit f->unit) every 250 ms (chronyd's dpoll -2) on a thread. */
 int feeder_start(struct feeder *f);
 void feeder_stop(struct feeder *f);
-/* chronyd -x with its config, socket, pid, drift files under dir; returns its pid or -1. */
-pid_t chronyd_start(const char *dir, const char *sock);
+/* The refclock of every scenario but one: SHM unit 0, a filtered sample every 2 s of 8 taken at 4 Hz. */
+#define ENGINES_REFCLOCK "refclock SHM 0 poll 1 dpoll -2 filter 8 precision 1e-6\n"
+/* chronyd -x with its config (the refclock lines given), socket, pid, drift files under dir; its pid or -1. */
+pid_t chronyd_start(const char *dir, const char *sock, const char *refclocks);
 /* clock-bound-d (binary at path) as -d -m 1; returns its pid or -1. */
 pid_t clockbound_start(const char *bin);
 /* SIGTERM then wait (SIGKILL after 3 s). */

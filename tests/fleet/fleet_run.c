@@ -8,6 +8,9 @@
  *   chrony-steady S     S seconds of steady tracking
  *   chrony-step S       +50 ms -> +80 ms after 3 s; the interval holds or stops claiming
  *   chrony-restart S    chronyd killed after 3 s, restarted 4 s later
+ *   chrony-decoy S      chronyd's first source (index 0) is a `noselect` refclock 450 ms away from the reference,
+ *                       which is its second: the interval must neither widen to the decoy (half-width at most
+ *                       30 ms: chronyd's 25 ms plus noise) nor miss the reference
  * Usage: fleet_run SCENARIO SECONDS TMPDIR. Exit 0: held; 1: a sample outside; 77: engines unavailable.
  */
 #define _GNU_SOURCE
@@ -30,6 +33,9 @@
 /* chronyd's refclock: poll 1 (a filtered sample every 2 s) of 8 raw samples at dpoll -2; the first filtered
  * sample whose median includes the step comes 1-3 s after it, and our poll reads it within 1 s. */
 #define STEP_BLIND_NS (4 * SEC)
+/* chrony-decoy: chronyd's interval is [0, 50 ms] + its root distance (tens of us); the decoy would make it
+ * [0, 500 ms] */
+#define DECOY_MAX_HALF_NS (30 * MS)
 
 struct tally {
 	uint64_t n, outside, unknown, synced;
@@ -79,9 +85,13 @@ static void tally_print(const char *name, const struct tally *t)
 		       (t->first_out - step_at) / 1e9, (t->last_out - step_at) / 1e9);
 }
 
-static struct feeder feed = {.offset_ns = 50 * MS, .noise_ns = 20000};
+static struct feeder feed = {.offset_ns = 50 * MS, .noise_ns = 20000}, decoy = {.offset_ns = 500 * MS, .noise_ns = 20000};
+/* chrony-decoy: the decoy (noselect) is unit 0 and chronyd's source 0, the reference unit 1 and source 1 */
+#define DECOY_REFCLOCKS                                                                                          \
+	"refclock SHM 0 poll 1 dpoll -2 filter 8 precision 1e-6 noselect\n"                                       \
+	"refclock SHM 1 poll 1 dpoll -2 filter 8 precision 1e-6\n"
 static struct fc_bounder chrony_bd, cb_bd; /* the sources read directly: chronyd, ClockBound's segment */
-static int with_cb;
+static int with_cb, with_decoy;
 static struct tally t_lib, t_src, t_cb;
 static uint64_t wider; /* samples where fastclock's half-width exceeded 1.5x ClockBound's at the same instant */
 static double ratio_sum;
@@ -212,6 +222,7 @@ static int fail(const char *what, pid_t a, pid_t b)
 	engine_stop(b);
 	engine_stop(a);
 	feeder_stop(&feed);
+	feeder_stop(&decoy);
 	return 1;
 }
 
@@ -231,6 +242,7 @@ int main(int argc, char **argv)
 	}
 	scen = argv[1], secs = atof(argv[2]), tmp = argv[3];
 	with_cb = strncmp(scen, "clockbound", 10) == 0;
+	with_decoy = strcmp(scen, "chrony-decoy") == 0;
 	if (geteuid() != 0) {
 		printf("SKIP: the engines need root (namespaces, chronyd)\n");
 		return SKIP;
@@ -249,9 +261,14 @@ int main(int argc, char **argv)
 	/* the library under test reads chronyd directly; ClockBound's segment is read beside it */
 	setenv("FASTCLOCK_BOUND_SOURCE", "chrony", 1);
 	setenv("FASTCLOCK_CHRONY_SOCKET", FC_CHRONY_SOCK, 1);
+	if (with_decoy) {
+		feed.unit = 1;
+		if (feeder_start(&decoy) != 0)
+			return 1;
+	}
 	if (feeder_start(&feed) != 0)
 		return 1;
-	chronyd = chronyd_start(tmp, FC_CHRONY_SOCK);
+	chronyd = chronyd_start(tmp, FC_CHRONY_SOCK, with_decoy ? DECOY_REFCLOCKS : ENGINES_REFCLOCK);
 	fc__bound_config_parse("chrony", NULL, FC_CHRONY_SOCK, "/nonexistent", &cfg, err, sizeof(err));
 	fc__bounder_init(&chrony_bd, &cfg, now_ns(CLOCK_MONOTONIC));
 	if (wait_synced(&chrony_bd, 30 * SEC) != 0) {
@@ -342,7 +359,9 @@ int main(int argc, char **argv)
 		run_until(start + 3 * SEC, verbose);
 		engine_stop(chronyd);
 		run_until(start + 7 * SEC, verbose);
-		chronyd = chronyd_start(tmp, FC_CHRONY_SOCK);
+		chronyd = chronyd_start(tmp, FC_CHRONY_SOCK, ENGINES_REFCLOCK);
+		run_until(end, verbose);
+	} else if (strcmp(scen, "chrony-decoy") == 0) {
 		run_until(end, verbose);
 	} else {
 		fprintf(stderr, "unknown scenario %s\n", scen);
@@ -352,8 +371,19 @@ int main(int argc, char **argv)
 	engine_stop(cbd);
 	engine_stop(chronyd);
 	feeder_stop(&feed);
+	feeder_stop(&decoy);
 	tally_print("fastclock", &t_lib);
 	tally_print("chrony-src", &t_src);
+	if (with_decoy) { /* the interval stayed chronyd's, not the decoy's */
+		printf("chronyd: %s\n", chrony_bd.cur.reason);
+		if (t_lib.max_half > DECOY_MAX_HALF_NS || t_src.max_half > DECOY_MAX_HALF_NS || t_lib.synced == 0) {
+			printf("FAIL: half-width up to %.3f ms (library), %.3f ms (source): the decoy widened it (want <= "
+			       "%.0f ms), or nothing synchronised (%llu)\n",
+			       t_lib.max_half / 1e6, t_src.max_half / 1e6, DECOY_MAX_HALF_NS / 1e6,
+			       (unsigned long long)t_lib.synced);
+			return 1;
+		}
+	}
 	if (with_cb) {
 		tally_print("clockbound", &t_cb);
 		printf("half-width fastclock/ClockBound: mean %.3f, samples above 1.5x: %llu of %llu\n",

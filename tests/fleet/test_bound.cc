@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "bound/bound.h"
 #include "fastclock.h"
@@ -225,8 +226,11 @@ TEST(Chrony, requests_are_padded_to_their_reply_length)
 	EXPECT_EQ(fc__chrony_request(9, buf, sizeof(buf)), 104u); // 28-byte reply header + RPY_Tracking (76)
 	EXPECT_EQ(buf[0], 6);
 	EXPECT_EQ(buf[5], 33);
-	EXPECT_EQ(fc__chrony_request_source(9, buf, sizeof(buf)), 76u); // + RPY_Source_Data (48)
+	EXPECT_EQ(fc__chrony_request_source(9, 3, buf, sizeof(buf)), 76u); // + RPY_Source_Data (48)
 	EXPECT_EQ(buf[5], 15);
+	EXPECT_EQ(buf[23], 3); // the index, big endian after the 20-byte header
+	EXPECT_EQ(fc__chrony_request_count(9, buf, sizeof(buf)), 32u); // + RPY_N_Sources (4)
+	EXPECT_EQ(buf[5], 14);
 }
 
 TEST(Chrony, interval_covers_the_uncorrected_and_corrected_clock_and_the_root_distance)
@@ -244,7 +248,7 @@ TEST(Chrony, interval_covers_the_uncorrected_and_corrected_clock_and_the_root_di
 	EXPECT_GE(b.center_ns + b.half_ns, 50 * MS + 20000 - 2);
 	EXPECT_LE(b.half_ns, 25 * MS + 20000 + 4);
 	// the newest measurement says the source is 30 ms further ahead: the interval reaches it
-	fc_chrony_source sd{0, 0377, 1, -0.030, 0.0001};
+	fc_chrony_source sd{0, 0377, 1, -0.030, 0.0001, 0};
 	fc__chrony_eval(&t, &sd, 0, &b);
 	EXPECT_GE(b.center_ns + b.half_ns, 80 * MS + 100000);
 }
@@ -311,6 +315,147 @@ TEST(Chrony, poll_never_blocks_collects_the_reply_later_and_times_out_a_silent_d
 	EXPECT_NE(strstr(b.last_error, path.c_str()), nullptr) << b.last_error;
 	fc__chrony_close(&ch);
 	close(srv);
+}
+
+// A fake chronyd that answers every request of a round, as the test sets its sources: tracking (a 50 ms
+// correction), the count (`count`, normally the list's size) and each source's state and newest measurement;
+// an index past the list gets STT_NOSUCHSOURCE, as from chronyd whose list shrank.
+struct FakeSources {
+	std::string path;
+	int fd = -1;
+	uint32_t count = 0;
+	struct Src {
+		int state;
+		double meas;
+	};
+	std::vector<Src> src;
+	explicit FakeSources(const std::string &dir) : path(dir + "/chronyd.sock")
+	{
+		fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+		sockaddr_un a{};
+		a.sun_family = AF_UNIX;
+		strcpy(a.sun_path, path.c_str());
+		EXPECT_EQ(bind(fd, (sockaddr *)&a, sizeof(a)), 0);
+	}
+	~FakeSources() { close(fd); }
+	static uint32_t get32(const uint8_t *p) { return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
+	int answer() // every request waiting; returns how many source-data requests came
+	{
+		uint8_t buf[512];
+		int asked = 0;
+		for (;;) {
+			sockaddr_un from{};
+			socklen_t fl = sizeof(from);
+			ssize_t r = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (sockaddr *)&from, &fl);
+			if (r < 24)
+				return asked;
+			uint32_t seq = get32(buf + 8), cmd = (uint32_t)buf[4] << 8 | buf[5];
+			size_t len = 0;
+			if (cmd == 33) {
+				len = tracking_reply(buf, seq, 0.050, 0.000020, 0.000010, 0);
+			} else if (cmd == 14) {
+				memset(buf, 0, 32);
+				buf[0] = 6, buf[1] = 2;
+				put16(buf + 4, 14), put16(buf + 6, 2), put32(buf + 16, seq), put32(buf + 28, count);
+				len = 32;
+			} else if (cmd == 15) {
+				uint32_t i = get32(buf + 20);
+				asked++;
+				memset(buf, 0, 76);
+				buf[0] = 6, buf[1] = 2;
+				put16(buf + 4, 15), put16(buf + 6, 3), put32(buf + 16, seq);
+				if (i < src.size()) {
+					uint8_t *d = buf + 28;
+					put16(d + 24, (uint16_t)src[i].state), put16(d + 30, 0377), put32(d + 32, 1);
+					put32(d + 40, put_float(src[i].meas)), put32(d + 44, put_float(0.00001));
+				} else {
+					put16(buf + 8, 4); // STT_NOSUCHSOURCE
+				}
+				len = 76;
+			}
+			if (len)
+				sendto(fd, buf, len, 0, (sockaddr *)&from, fl);
+		}
+	}
+};
+
+// One round: the requests, chronyd's answers, the replies taken.
+int round_trip(fc_chrony *ch, FakeSources &f, int64_t at, fc_bound *b)
+{
+	fc__chrony_poll(ch, at, SEC, b);
+	int asked = f.answer();
+	fc__chrony_poll(ch, at + MS, SEC, b);
+	return asked;
+}
+
+// chronyd's list holds a source it does not select (here one 500 ms off, as a `noselect` or falseticker one):
+// its measurement stays out of the interval; the source chronyd selects is followed, its newest measurement in
+// the interval (a reference step shows there first); while chronyd selects none, the one it selected last is
+// followed; when it selects another, that one. Rounds ask for every source the count says (at most
+// FC_CHRONY_MAX_SOURCES), and a source that vanished meanwhile ends the round without an error.
+TEST(Chrony, the_selected_source_joins_the_interval_and_unselected_ones_never_do)
+{
+	std::string d = tmpdir();
+	FakeSources f(d);
+	f.src = {{1, -0.5}, {FC_CHRONY_SELECTED, 0.0}}; // 1: RPY_SD_ST_NONSELECTABLE
+	f.count = 2;
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
+	// round 1: the count is not known yet, source 0 alone is asked: not selected, left out
+	EXPECT_EQ(round_trip(&ch, f, 1 * SEC, &b), 1);
+	EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
+	EXPECT_LE(b.half_ns, 25 * MS + 100000) << "the unselected source's 500 ms widened the interval";
+	EXPECT_NE(strstr(b.reason, "no source data"), nullptr) << b.reason;
+	// round 2: both; source 1 is selected and in the interval
+	EXPECT_EQ(round_trip(&ch, f, 2 * SEC, &b), 2);
+	EXPECT_NE(strstr(b.reason, "selected source 1"), nullptr) << b.reason;
+	EXPECT_LE(b.half_ns, 25 * MS + 100000);
+	// the reference steps 30 ms ahead: the selected source's newest measurement shows it
+	f.src[1].meas = -0.030;
+	round_trip(&ch, f, 3 * SEC, &b);
+	EXPECT_GE(b.center_ns + b.half_ns, 80 * MS);
+	// chronyd stops calling it selected (jittery) and selects none: still followed
+	f.src[1].state = 3;
+	round_trip(&ch, f, 4 * SEC, &b);
+	EXPECT_GE(b.center_ns + b.half_ns, 80 * MS);
+	EXPECT_NE(strstr(b.reason, "last selected source 1"), nullptr) << b.reason;
+	// chronyd selects source 0 now (back to the 50 ms line): source 1 is left out
+	f.src[0] = {FC_CHRONY_SELECTED, 0.0};
+	round_trip(&ch, f, 5 * SEC, &b);
+	EXPECT_NE(strstr(b.reason, "selected source 0"), nullptr) << b.reason;
+	EXPECT_LE(b.center_ns + b.half_ns, 50 * MS + 100000);
+	// the count says 3, the list has 2: index 2 is answered STT_NOSUCHSOURCE, the round ends, no error
+	f.count = 3;
+	round_trip(&ch, f, 6 * SEC, &b);
+	b.last_error[0] = 0;
+	EXPECT_EQ(round_trip(&ch, f, 7 * SEC, &b), 3);
+	round_trip(&ch, f, 8 * SEC, &b);
+	EXPECT_STREQ(b.last_error, "");
+	EXPECT_EQ(b.as_of_ns, 8 * SEC);
+	fc__chrony_close(&ch);
+}
+
+// More sources than one round asks for: rounds without the selected one move on to the next indices.
+TEST(Chrony, a_selected_source_past_the_first_rounds_window_is_found)
+{
+	std::string d = tmpdir();
+	FakeSources f(d);
+	f.src.assign(2 * FC_CHRONY_MAX_SOURCES + 2, {4, 0.2}); // RPY_SD_ST_UNSELECTED, 200 ms off
+	f.src[2 * FC_CHRONY_MAX_SOURCES] = {FC_CHRONY_SELECTED, -0.001};
+	f.count = (uint32_t)f.src.size();
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
+	EXPECT_EQ(round_trip(&ch, f, 1 * SEC, &b), 1); // index 0: the count is not known yet
+	EXPECT_EQ(round_trip(&ch, f, 2 * SEC, &b), FC_CHRONY_MAX_SOURCES); // from index FC_CHRONY_MAX_SOURCES
+	EXPECT_NE(strstr(b.reason, "no source data"), nullptr) << b.reason;
+	EXPECT_EQ(round_trip(&ch, f, 3 * SEC, &b), FC_CHRONY_MAX_SOURCES); // from 2 x that, round the list
+	std::string want = "selected source " + std::to_string(2 * FC_CHRONY_MAX_SOURCES);
+	EXPECT_NE(strstr(b.reason, want.c_str()), nullptr) << b.reason;
+	EXPECT_GE(b.center_ns + b.half_ns, 51 * MS); // its measurement: 1 ms further ahead
+	EXPECT_LE(b.half_ns, 26 * MS);
+	fc__chrony_close(&ch);
 }
 
 // ---- the kernel's maxerror and its writer ------------------------------------------------------------------
@@ -643,6 +788,7 @@ TEST(Select, vmclock_gives_the_time_while_it_can_and_the_next_source_serves_othe
 		f.m[34] = FC_VMC_UNRELIABLE;
 		f.write();
 		b = fc__bounder_poll(&bd, 2 * SEC, 2 * SEC);
+		EXPECT_EQ(b, fc__bounder_current(&bd)); // fc_status reports what the reads use
 		if (!mode) {
 			EXPECT_STREQ(fc__bounder_name(&bd), "kernel");
 			EXPECT_EQ(b->center_ns, 0);

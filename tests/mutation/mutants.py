@@ -2,7 +2,7 @@
 tracker relies on. A mutant is an exact text replacement; the runner fails loudly when the text is not found
 exactly once, so this list cannot silently rot when the code moves.
 
-Fields: name, set ("protocol": CI runs these; "all": the rest, outside CI), guards (what the step is for), file,
+Fields: name, set ("protocol" and "bound": CI runs these; "all": the rest, outside CI), guards (what the step is for), file,
 old, new, targets (what to rebuild), tests (ctest -R regex), and optionally note (why a survivor survives).
 """
 
@@ -13,6 +13,8 @@ old, new, targets (what to rebuild), tests (ctest -R regex), and optionally note
 # documented acquire/release all the same.
 
 PROTO_TESTS = r"^interleave_"
+VM_TARGETS = ["fleet_unit", "fleet_vmclock"]
+VM_TESTS = r"^VmClock|^Select\.vmclock|^fleet_vmclock_default$"
 HOOK_TARGETS = ["fc_interleave"]
 
 M = [
@@ -199,4 +201,82 @@ M = [
          old="	h->real_ns = (int64_t)((uint64_t)h->mono_ns + (uint64_t)h->real_off_ns);",
          new="	h->real_ns = h->mono_ns;",
          targets=["fastclock_unit_tests"], tests=r"^Hands\.|^Api\."),
+    # ---- VMClock as a time source (src/bound/vmclock.c, select.c): pure code, deterministic tests -------------
+    dict(name="vmclock: period error left out of the maximum error", set="bound",
+         guards="the error grows with the distance from counter_value",
+         file="src/bound/vmclock.c",
+         old="	*err_ns = (int64_t)(s->time_maxerror_nanosec + span_ns_up(ee));",
+         new="	*err_ns = (int64_t)s->time_maxerror_nanosec; (void)ee; (void)span_ns_up;",
+         targets=VM_TARGETS, tests=VM_TESTS),
+    dict(name="vmclock: counter before counter_value added, not subtracted", set="bound",
+         guards="a sample taken before the host's last update",
+         file="src/bound/vmclock.c",
+         old="	t = neg ? t - (__int128)e : t + (__int128)e;",
+         new="	t = t + (__int128)e;",
+         targets=VM_TARGETS, tests=VM_TESTS),
+    dict(name="vmclock: TAI offset ignored", set="bound", guards="a host that publishes TAI",
+         file="src/bound/vmclock.c",
+         old="		t -= (__int128)s->tai_offset_sec * ((__int128)1 << 64);",
+         new="		t -= 0;",
+         targets=VM_TARGETS, tests=VM_TESTS),
+    dict(name="vmclock: TAI accepted without a valid offset", set="bound", guards="an offset the host did not vouch for",
+         file="src/bound/vmclock.c",
+         old="!(s->time_type == FC_VMC_TIME_TAI && (s->flags & FC_VMC_FLAG_TAI_OFFSET_VALID))",
+         new="!(s->time_type == FC_VMC_TIME_TAI)",
+         targets=VM_TARGETS, tests=VM_TESTS),
+    dict(name="vmclock: an UNRELIABLE or initializing host gives time", set="bound",
+         guards="only SYNCHRONIZED and FREERUNNING clocks are a source",
+         file="src/bound/vmclock.c",
+         old="	if (s->clock_status != FC_VMC_SYNCHRONIZED && s->clock_status != FC_VMC_FREERUNNING)",
+         new="	if (0)",
+         targets=VM_TARGETS, tests=VM_TESTS),
+    dict(name="vmclock: half the sample's bracket left out", set="bound",
+         guards="CLOCK_REALTIME was read somewhere in the bracket",
+         file="src/bound/vmclock.c",
+         old="	b->half_ns = err + (r1 - r0 + 1) / 2 + 1; /* + half the bracket, + the ns floor */",
+         new="	b->half_ns = err + 1;",
+         targets=VM_TARGETS, tests=VM_TESTS),
+    dict(name="vmclock: no allowance for a rate swing before the next sample", set="bound",
+         guards="the bound holds until the next re-anchor",
+         file="src/bound/vmclock.c",
+         old="	b->drift_ppb = (int64_t)(rate_ppb + seen_ppb + FC_VMC_SWING_PPB);",
+         new="	b->drift_ppb = (int64_t)(rate_ppb + seen_ppb);",
+         targets=VM_TARGETS, tests=VM_TESTS),
+    dict(name="vmclock: the rate seen never measured", set="bound",
+         guards="CLOCK_REALTIME's measured rate against the host's time",
+         file="src/bound/vmclock.c",
+         old="	if (v->rate_at && mono - v->rate_at >= FC_VMC_RATE_BASELINE_NS) {",
+         new="	if (0) {",
+         targets=VM_TARGETS, tests=VM_TESTS),
+    dict(name="vmclock: a free-running host claimed SYNCHRONIZED", set="bound",
+         guards="the status says what the host says",
+         file="src/bound/vmclock.c",
+         old="	b->status = s->clock_status == FC_VMC_SYNCHRONIZED ? FC_SYNC_SYNCHRONIZED : FC_SYNC_FREE_RUNNING;",
+         new="	b->status = FC_SYNC_SYNCHRONIZED;",
+         targets=VM_TARGETS, tests=VM_TESTS),
+    dict(name="vmclock: auto mode keeps VMClock when its page stops giving the time", set="bound",
+         guards="fall back to the next source",
+         file="src/bound/select.c",
+         old="	out = vm_time(bd, mono, polled) ? &bd->vm_b : b;",
+         new="	out = (vm_time(bd, mono, polled), bd->vm_b.as_of_ns) ? &bd->vm_b : b;",
+         targets=VM_TARGETS, tests=VM_TESTS),
+    # ---- chronyd's selected source (src/bound/chrony.c) ------------------------------------------------------
+    dict(name="chrony: every reachable source joins the interval (the first one asked, as before)", set="bound",
+         guards="a source chronyd does not select (noselect, falseticker) never widens the interval",
+         file="src/bound/chrony.c",
+         old="	return sd->state == FC_CHRONY_SELECTED ? 2 : sd->index == ch->src_index ? 1 : 0;",
+         new="	return (void)ch, 2;",
+         targets=["fleet_unit"], tests=r"^Chrony\."),
+    dict(name="chrony: the source selected last dropped while chronyd selects none", set="bound",
+         guards="right after a step chronyd may stop calling its source selected: its measurement shows the step",
+         file="src/bound/chrony.c",
+         old="	return sd->state == FC_CHRONY_SELECTED ? 2 : sd->index == ch->src_index ? 1 : 0;",
+         new="	return (void)ch, sd->state == FC_CHRONY_SELECTED ? 2 : 0;",
+         targets=["fleet_unit"], tests=r"^Chrony\."),
+    dict(name="chrony: the window never moves past the first sources", set="bound",
+         guards="a selected source past FC_CHRONY_MAX_SOURCES is found",
+         file="src/bound/chrony.c",
+         old="			ch->first = (ch->first + FC_CHRONY_MAX_SOURCES) % ch->n_sources;",
+         new="			ch->first += 0;",
+         targets=["fleet_unit"], tests=r"^Chrony\."),
 ]

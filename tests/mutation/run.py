@@ -3,10 +3,11 @@
 need, run them N times, restore the file, and print a table: mutant, the test that killed it, runs killed out
 of runs tried, verdict.
 
-  tests/mutation/run.py [--set protocol|all] [--runs N] [--build DIR] [--only SUBSTRING] [--markdown]
+  tests/mutation/run.py [--set protocol|bound|all] [--runs N] [--build DIR] [--only SUBSTRING] [--markdown]
 
 Exit 0 when every mutant of the set was killed in every run, except those whose `note` says why no test can
-observe them (memory-order weakenings on x86-64: the model proves those steps); 1 otherwise; 2 when the
+observe them (memory-order weakenings on x86-64: the model proves those steps); 1 otherwise (a mutant that does
+not compile counts against the gate too: it tests nothing); 2 when the
 gate itself cannot run (a mutant's text not found exactly once, the unmutated build or tests failing).
 Standard library only.
 """
@@ -80,7 +81,7 @@ def main():
     # `finally` like Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     ap = argparse.ArgumentParser()
-    ap.add_argument("--set", default="protocol", choices=["protocol", "all"])
+    ap.add_argument("--set", default="protocol", choices=["protocol", "bound", "all"])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--build", default="build/mutation")
     ap.add_argument("--only", default=None)
@@ -91,7 +92,7 @@ def main():
     build_abs = os.path.join(SRC, a.build, "build")
     copy_tree(ROOT)
     a.build = build_abs
-    chosen = [m for m in M if (a.set == "all" or m["set"] == "protocol") and (a.only is None or a.only in m["name"])]
+    chosen = [m for m in M if (a.set == "all" or m["set"] == a.set) and (a.only is None or a.only in m["name"])]
     if not chosen:
         sys.exit("mutation: no mutant selected")
     # Every target text must be there exactly once before anything is built.
@@ -123,9 +124,10 @@ def main():
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(orig.replace(m["old"], m["new"]))
             r = build(a.build, m["targets"])
-            if r.returncode:
-                verdict = "does not compile (not a valid mutant)"
+            if r.returncode:  # a mutant that does not build tests nothing: the list needs fixing
+                verdict = "DOES NOT COMPILE: fix the mutant"
                 tried = 0
+                bad += 1
             else:
                 tried = a.runs
                 for _ in range(a.runs):
