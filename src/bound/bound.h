@@ -141,6 +141,7 @@ struct fc_chrony_source {
 	double latest_meas;     /* s; the local clock's offset from the source (> 0: local ahead) */
 	double latest_meas_err; /* s */
 	int index;              /* its index in chronyd's list of sources */
+	uint8_t addr[20];       /* candm's IPAddr as sent: what identifies the source across rounds */
 };
 /* candm.h RPY_SD_ST_SELECTED (chrony >= 4.0; RPY_SD_ST_SYNC, also 0, before). */
 #define FC_CHRONY_SELECTED 0
@@ -150,6 +151,9 @@ struct fc_chrony_source {
  * another client of chronyd's (chronyc, ClockBound's daemon). chronyd's sources are usually few (a `pool`
  * adds 4 by default); past this many, each round without the selected source looks at the next ones. */
 #define FC_CHRONY_MAX_SOURCES 6
+/* Datagrams read per poll at most (a round's replies are 2 + FC_CHRONY_MAX_SOURCES): a flood never holds the
+ * writer. */
+#define FC_CHRONY_RECV_MAX 32
 struct fc_chrony {
 	char path[108];  /* chronyd's socket */
 	char local[108]; /* our bound socket: chronyd replies to its path */
@@ -163,12 +167,13 @@ struct fc_chrony {
 	struct fc_chrony_tracking last;
 	struct fc_chrony_source src; /* the selected source's newest data (have_src), from the last full round */
 	int have_src;
-	int src_index;       /* the index chronyd selected last (-1: none yet): followed until another is selected */
+	int src_index;       /* the index of the source followed (-1: none): asked first in each round */
 	uint32_t n_sources;  /* chronyd's count of sources, last reported (0: none yet) */
 	uint32_t first;      /* the round's first source index */
 	/* the outstanding round: tracking (seq), the source count (seq + 1), source data (seq + 2 + i) */
 	int got;             /* 1 tracking, 2 the count */
 	int want_src, got_src; /* source-data requests sent, replies taken */
+	uint32_t req_index[FC_CHRONY_MAX_SOURCES]; /* the index each source-data request asked for */
 	struct fc_chrony_source round_src; /* the best source of the round so far (round_rank > 0) */
 	int round_rank;      /* 2 selected, 1 the one selected last, 0 none */
 };
@@ -243,6 +248,7 @@ struct fc_vmc_snap {
 	int counter_id, time_type, tai_offset_sec, counter_period_shift;
 	uint64_t counter_value, counter_period_frac_sec, counter_period_maxerror_rate_frac_sec;
 	uint64_t time_sec, time_frac_sec; /* time_frac_sec: units of 2^-64 s */
+	uint32_t seq;                     /* the seq_count it was read under */
 };
 struct fc_vmc {
 	char path[256];
@@ -262,6 +268,10 @@ void fc__vmc_close(struct fc_vmc *v);
 /* Snapshot under its seq_count; returns 0 (v->snap, v->disrupted updated), or -1 (torn for every try or
  * malformed: b->last_error). */
 int fc__vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now);
+/* Has the host left the page as it was at the last snapshot (same seq_count)? A sample taken after the
+ * snapshot is valid for it only if so: a live migration between the two rewrites the line for another
+ * host's counter. */
+int fc__vmc_unchanged(const struct fc_vmc *v);
 /* Does the snapshot give the time of `counter_id` (FC_VMC_OUR_COUNTER)? 1, or 0 with why (naming the field
  * and its value). Pure. */
 int fc__vmc_usable(const struct fc_vmc_snap *s, int counter_id, char *why, size_t n);

@@ -141,6 +141,7 @@ int fc__chrony_decode_source(const uint8_t *buf, size_t len, uint32_t seq, struc
 	if (check_reply(buf, len, seq, CANDM_REQ_SOURCE_DATA, CANDM_RPY_SOURCE_DATA, CANDM_SOURCE_DATA_PKT, err,
 			errlen) != 0)
 		return -1;
+	memcpy(sd->addr, d, sizeof(sd->addr)); /* IPAddr: the source's address (a refclock's: its refid) */
 	sd->state = get16(d + 24);
 	sd->reachability = get16(d + 30);
 	sd->since_sample = get32(d + 32);
@@ -302,14 +303,17 @@ int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, 
 	return 0;
 }
 
-/* How much a source of the round counts: 2 the one chronyd selected, 1 the one it selected last (followed
- * while none is: right after a reference step chronyd may stop calling its only source selected, and that
- * source's newest measurement is what shows the step), 0 neither, or unreachable. */
+/* How much a source of the round counts: 2 the one chronyd selected, 1 the one it selected last, known by its
+ * address (an index moves when the list changes), followed while none is selected: right after a reference
+ * step chronyd may stop calling its only source selected, and that source's newest measurement is what shows
+ * the step; 0 neither, or unreachable. */
 static int rank(const struct fc_chrony *ch, const struct fc_chrony_source *sd)
 {
 	if (sd->reachability == 0)
 		return 0;
-	return sd->state == FC_CHRONY_SELECTED ? 2 : sd->index == ch->src_index ? 1 : 0;
+	if (sd->state == FC_CHRONY_SELECTED)
+		return 2;
+	return ch->src_index >= 0 && memcmp(sd->addr, ch->src.addr, sizeof(sd->addr)) == 0 ? 1 : 0;
 }
 
 /* Every reply of the round is in (or the round timed out): the best source becomes the one in the interval. */
@@ -320,24 +324,31 @@ static void end_round(struct fc_chrony *ch)
 		ch->have_src = 1;
 		ch->src_index = ch->round_src.index;
 	} else {
-		ch->have_src = 0; /* no source to follow: tracking alone, as ClockBound */
-		/* more sources than one round asks: look at the next ones */
-		if (ch->n_sources > FC_CHRONY_MAX_SOURCES)
-			ch->first = (ch->first + FC_CHRONY_MAX_SOURCES) % ch->n_sources;
+		ch->have_src = 0; /* no source to follow this round: tracking alone, as ClockBound (the one followed
+				   * stays known, and asked, should it answer again) */
 	}
+	/* more sources than one round asks, and none of these selected: look at the next ones (the request list
+	 * keeps the one followed) */
+	if (ch->round_rank < 2 && ch->n_sources > FC_CHRONY_MAX_SOURCES)
+		ch->first = (ch->first + FC_CHRONY_MAX_SOURCES - 1) % ch->n_sources;
 	ch->sent_at = 0;
 }
 
-/* One reply datagram of the round: 1 if it was one (taken, or a source chronyd no longer has), 0 if not
- * (err says why). */
+/* One reply datagram: 1 if it belongs to the outstanding round (taken, or a source chronyd no longer has or
+ * would not give), 0 if it is a late reply to an older round (dropped silently), -1 if it is neither or
+ * malformed (err says why). */
 static int take(struct fc_chrony *ch, const uint8_t *buf, size_t n, int64_t now, char *err, size_t errlen)
 {
 	uint32_t k = n >= CANDM_RPY_HEAD ? get32(buf + 16) - ch->seq : ROUND_SEQS;
 	struct fc_chrony_source sd;
+	/* a reply to one of the last rounds, or to this one after it timed out: chronyd was slow */
+	if (n >= CANDM_RPY_HEAD && ((ch->seq - get32(buf + 16)) - 1 < 4 * ROUND_SEQS || (!ch->sent_at && k < ROUND_SEQS)))
+		return 0;
+	fc__bfmt(err, errlen, "a datagram of %zu bytes that is no reply of chronyd's", n);
 	if (k == 0) {
 		struct fc_chrony_tracking t;
 		if (fc__chrony_decode(buf, n, ch->seq, &t, err, errlen) != 0)
-			return 0;
+			return -1;
 		ch->last = t;
 		ch->last_reply = now;
 		ch->tracking_at = ch->sent_at;
@@ -346,30 +357,46 @@ static int take(struct fc_chrony *ch, const uint8_t *buf, size_t n, int64_t now,
 	}
 	if (k == 1) {
 		if (fc__chrony_decode_count(buf, n, ch->seq + 1, &ch->n_sources, err, errlen) != 0)
-			return 0;
-		if (ch->first >= ch->n_sources)
+			return -1;
+		if (ch->first >= ch->n_sources) /* applies to the next round's requests */
 			ch->first = 0;
 		ch->got |= 2;
 		return 1;
 	}
 	if (k - 2 < (uint32_t)ch->want_src) {
-		if (get16(buf + 8) == CANDM_STT_NOSUCHSOURCE) { /* the list shrank since the count */
-			ch->got_src++;
+		uint16_t status = get16(buf + 8);
+		ch->got_src++; /* answered, whatever the answer */
+		if (status == CANDM_STT_NOSUCHSOURCE) /* the list shrank since the count */
 			return 1;
-		}
 		if (fc__chrony_decode_source(buf, n, ch->seq + k, &sd, err, errlen) != 0)
-			return 0;
-		sd.index = (int)((ch->first + k - 2) % (ch->n_sources ? ch->n_sources : 1));
-		ch->got_src++;
+			return -1;
+		sd.index = (int)ch->req_index[k - 2];
 		if (rank(ch, &sd) > ch->round_rank) {
 			ch->round_src = sd;
 			ch->round_rank = rank(ch, &sd);
 		}
 		return 1;
 	}
-	/* not of this round (a late reply to an older one, or not chronyd's): named by the tracking check */
+	/* not of this round, nor of a recent one: named by the tracking check */
 	fc__chrony_decode(buf, n, ch->seq, &(struct fc_chrony_tracking){0}, err, errlen);
-	return 0;
+	return -1;
+}
+
+/* The source-data requests of a round: the source followed (if any), then the list from `first` round, at
+ * most FC_CHRONY_MAX_SOURCES and no more than chronyd counted last (index 0 alone before it has answered: most
+ * have one). */
+static void plan_round(struct fc_chrony *ch)
+{
+	uint32_t n = ch->n_sources, want = n == 0 ? 1 : n < FC_CHRONY_MAX_SOURCES ? n : FC_CHRONY_MAX_SOURCES;
+	int k = 0;
+	if (ch->src_index >= 0 && (uint32_t)ch->src_index < n)
+		ch->req_index[k++] = (uint32_t)ch->src_index;
+	for (uint32_t i = 0; (uint32_t)k < want && i < (n ? n : 1); i++) {
+		uint32_t index = (ch->first + i) % (n ? n : 1);
+		if (!(ch->src_index >= 0 && index == (uint32_t)ch->src_index))
+			ch->req_index[k++] = index;
+	}
+	ch->want_src = k;
 }
 
 int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, struct fc_bound *b)
@@ -381,12 +408,14 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 
 	if (ch->fd < 0)
 		return 0;
-	/* collect every datagram waiting: a late reply to an older round is dropped */
-	while (ch->sent_at && (n = recv(ch->fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0) {
-		if (!take(ch, buf, (size_t)n, now, err, sizeof(err))) {
+	/* collect the datagrams waiting (a bounded number a poll): late replies to older rounds are dropped, so
+	 * they never fill the socket's queue */
+	for (int i = 0; i < FC_CHRONY_RECV_MAX && (n = recv(ch->fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0; i++) {
+		int r = take(ch, buf, (size_t)n, now, err, sizeof(err));
+		if (r < 0)
 			fc__bound_error(b, now, "%s", err);
+		if (r <= 0)
 			continue;
-		}
 		if (ch->got == 3 && ch->got_src == ch->want_src)
 			end_round(ch);
 		if (ch->last_reply)
@@ -408,11 +437,7 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 		ch->got = 0;
 		ch->got_src = 0;
 		ch->round_rank = 0;
-		/* the sources chronyd counted last round, from `first` round the list (index 0 alone before it has
-		 * answered: most have one) */
-		ch->want_src = ch->n_sources == 0 ? 1
-			       : ch->n_sources < FC_CHRONY_MAX_SOURCES ? (int)ch->n_sources
-								       : FC_CHRONY_MAX_SOURCES;
+		plan_round(ch);
 		len = fc__chrony_request(ch->seq, buf, sizeof(buf));
 		if (sendto(ch->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len) {
 			fc__bound_error(b, now, "send to chronyd at %s: %s", ch->path, fc__errname(errno));
@@ -424,8 +449,7 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 		if (sendto(ch->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len)
 			ch->got |= 2;
 		for (int i = 0; i < ch->want_src; i++) {
-			uint32_t index = (ch->first + (uint32_t)i) % (ch->n_sources ? ch->n_sources : 1);
-			len = fc__chrony_request_source(ch->seq + 2 + (uint32_t)i, index, buf, sizeof(buf));
+			len = fc__chrony_request_source(ch->seq + 2 + (uint32_t)i, ch->req_index[i], buf, sizeof(buf));
 			if (sendto(ch->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len)
 				ch->want_src = i;
 		}

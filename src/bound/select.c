@@ -250,6 +250,9 @@ static void fall_back(struct fc_bounder *bd, int64_t mono)
 	bd->cur = bd->probe_b;
 }
 
+/* Samples tried per poll while the host keeps rewriting VMClock between the snapshot and the sample. */
+#define VM_SAMPLE_TRIES 3
+
 static uint64_t hw_counter(void *ctx)
 {
 	(void)ctx;
@@ -306,11 +309,23 @@ void fc__bounder_close(struct fc_bounder *bd)
 static int vm_time(struct fc_bounder *bd, int64_t mono, int polled)
 {
 	bd->use_vm = 0;
-	if (polled && (bd->cfg.mode < 0 || bd->cfg.mode == FC_BOUND_VMCLOCK)) {
+	for (int k = 0; polled && (bd->cfg.mode < 0 || bd->cfg.mode == FC_BOUND_VMCLOCK); k++) {
 		int64_t r0 = bd->realtime(bd->clk_ctx);
 		uint64_t ctr = bd->counter(bd->clk_ctx);
 		int64_t r1 = bd->realtime(bd->clk_ctx);
-		bd->use_vm = fc__vmc_bound(&bd->vm, bd->vm_counter, mono, r0, ctr, r1, &bd->vm_b);
+		/* an ordered counter read: its fence (lfence, isb) lets the seq_count load below start only once the
+		 * sample's counter read has completed */
+		(void)bd->counter(bd->clk_ctx);
+		if (fc__vmc_unchanged(&bd->vm)) {
+			bd->use_vm = fc__vmc_bound(&bd->vm, bd->vm_counter, mono, r0, ctr, r1, &bd->vm_b);
+			break;
+		}
+		/* the host rewrote the page since the snapshot (a migration moves the marker: DISRUPTED): snapshot
+		 * again and sample again */
+		if (k == VM_SAMPLE_TRIES - 1 || fc__vmc_poll(&bd->vm, &bd->cur, mono) != 0) {
+			fc__bfmt(bd->vm.why, sizeof(bd->vm.why), "VMClock rewritten during each of %d samples", k + 1);
+			break;
+		}
 	}
 	if (bd->use_vm) {
 		memcpy(bd->vm_b.last_error, bd->cur.last_error, sizeof(bd->vm_b.last_error));

@@ -130,6 +130,7 @@ int fc__vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now)
 			v->disrupted = 1;
 		else if (v->disrupted && v->have_snap && s.clock_status == FC_VMC_SYNCHRONIZED)
 			v->disrupted = 0;
+		s.seq = q1;
 		v->marker_seen = s.disruption_marker;
 		v->snap = s;
 		v->have_snap = 1;
@@ -157,12 +158,19 @@ void fc__vmc_apply(const struct fc_vmc *v, struct fc_bound *b)
 
 #define NS_PER_SEC 1000000000LL
 /* Counter deltas, times and errors past these are refused, not computed: 2^62 ticks (146 years at 1 GHz),
- * 2^36 s of elapsed time or error (2177 years), time_sec up to 2^33 s (year 2242): every product below then
- * fits its 128-bit type and every result an int64 of ns. */
+ * 2^32 s of elapsed time or of its error (136 years), time_sec up to 2^33 s (year 2242), a result within
+ * +-MAX_UTC_SEC: every product below then fits its 128-bit type, the time an int64 of ns, and the error
+ * (below 2^50 + 2^32 x 10^9 ns < 2^63) too. */
 #define MAX_DELTA ((uint64_t)1 << 62)
-#define MAX_SPAN_SEC ((uint64_t)1 << 36)
+#define MAX_SPAN_SEC ((uint64_t)1 << 32)
 #define MAX_TIME_SEC ((uint64_t)1 << 33)
+#define MAX_UTC_SEC (INT64_MAX / NS_PER_SEC - 1) /* 9223372035 s: sec x 10^9 + 10^9 fits an int64 */
 #define MAX_ERROR_NS ((uint64_t)1 << 50) /* 13 days: a "maximum error" past this promises nothing */
+/* Rates past this (1000x, in ppb) are saturated: a bound growing that fast promises nothing anyway, and the
+ * sum of three stays far from INT64_MAX. */
+#define MAX_PPB 1000000000000ull
+/* The widest CLOCK_REALTIME bracket a sample may have (a sample preempted for longer is refused). */
+#define MAX_BRACKET_NS NS_PER_SEC
 
 int fc__vmc_usable(const struct fc_vmc_snap *s, int counter_id, char *why, size_t n)
 {
@@ -184,6 +192,11 @@ int fc__vmc_usable(const struct fc_vmc_snap *s, int counter_id, char *why, size_
 	if (s->counter_period_shift > 63 || s->counter_period_frac_sec == 0)
 		return fc__bfmt(why, n, "VMClock counter period %llu >> %d: not a period",
 				(unsigned long long)s->counter_period_frac_sec, s->counter_period_shift),
+		       0;
+	if (s->counter_period_maxerror_rate_frac_sec > s->counter_period_frac_sec)
+		return fc__bfmt(why, n, "VMClock counter period maximum error %llu above the period %llu",
+				(unsigned long long)s->counter_period_maxerror_rate_frac_sec,
+				(unsigned long long)s->counter_period_frac_sec),
 		       0;
 	if (s->time_sec >= MAX_TIME_SEC || s->time_maxerror_nanosec >= MAX_ERROR_NS)
 		return fc__bfmt(why, n, "VMClock time_sec %llu, time_maxerror_nanosec %llu: out of range",
@@ -225,7 +238,7 @@ int fc__vmc_time_at(const struct fc_vmc_snap *s, int counter_id, uint64_t ctr, i
 	e = span(ad, s->counter_period_frac_sec, s->counter_period_shift);
 	ee = span(ad, s->counter_period_maxerror_rate_frac_sec, s->counter_period_shift);
 	if ((e >> 64) >= MAX_SPAN_SEC || (ee >> 64) >= MAX_SPAN_SEC)
-		return fc__bfmt(why, n, "counter %llu is %llu ticks from VMClock's counter_value: beyond 2^36 s",
+		return fc__bfmt(why, n, "counter %llu is %llu ticks from VMClock's counter_value: beyond 2^32 s",
 				(unsigned long long)ctr, (unsigned long long)ad),
 		       -1;
 	/* time_sec.time_frac_sec +- e, in 2^-64 s; TAI to UTC by the published offset */
@@ -234,7 +247,7 @@ int fc__vmc_time_at(const struct fc_vmc_snap *s, int counter_id, uint64_t ctr, i
 	if (s->time_type == FC_VMC_TIME_TAI)
 		t -= (__int128)s->tai_offset_sec * ((__int128)1 << 64);
 	sec = (int64_t)(t >> 64); /* floor (arithmetic shift) */
-	if (sec <= -(int64_t)MAX_TIME_SEC || sec >= (int64_t)(2 * MAX_TIME_SEC))
+	if (sec < -MAX_UTC_SEC || sec > MAX_UTC_SEC)
 		return fc__bfmt(why, n, "VMClock time %lld s at counter %llu: out of range", (long long)sec,
 				(unsigned long long)ctr),
 		       -1;
@@ -244,33 +257,57 @@ int fc__vmc_time_at(const struct fc_vmc_snap *s, int counter_id, uint64_t ctr, i
 	return 0;
 }
 
+/* A rate in ppb, rounded up by one and saturated at MAX_PPB. */
+static uint64_t ppb(unsigned __int128 x)
+{
+	return x >= MAX_PPB ? MAX_PPB : (uint64_t)x + 1;
+}
+
+int fc__vmc_unchanged(const struct fc_vmc *v)
+{
+	/* acquire: the caller's reads before this load (its sample) are not moved after it by the compiler; the
+	 * counter read itself is ordered by the caller (select.c vm_time) */
+	return v->map && v->have_snap &&
+	       __atomic_load_n((const uint32_t *)(v->map + VMC_SEQ), __ATOMIC_ACQUIRE) == v->snap.seq;
+}
+
 int fc__vmc_bound(struct fc_vmc *v, int counter_id, int64_t mono, int64_t r0, uint64_t ctr, int64_t r1,
 		  struct fc_bound *b)
 {
 	const struct fc_vmc_snap *s = &v->snap;
 	int64_t utc, err, mid, center;
+	__int128 c128;
 	uint64_t rate_ppb, seen_ppb;
 	if (!v->have_snap)
 		return fc__bfmt(v->why, sizeof(v->why), "no consistent VMClock read yet"), 0;
 	if (fc__vmc_time_at(s, counter_id, ctr, &utc, &err, v->why, sizeof(v->why)) != 0)
 		return 0;
 	if (r1 < r0)
-		return fc__bfmt(v->why, sizeof(v->why), "CLOCK_REALTIME went back %lld ns across the VMClock sample",
-				(long long)(r0 - r1)),
+		return fc__bfmt(v->why, sizeof(v->why), "CLOCK_REALTIME went back %llu ns across the VMClock sample",
+				(unsigned long long)((uint64_t)r0 - (uint64_t)r1)),
 		       0;
-	mid = r0 + (r1 - r0) / 2;
-	center = utc - mid;
+	if ((uint64_t)r1 - (uint64_t)r0 > (uint64_t)MAX_BRACKET_NS)
+		return fc__bfmt(v->why, sizeof(v->why), "CLOCK_REALTIME bracket of %llu ns around the VMClock sample",
+				(unsigned long long)((uint64_t)r1 - (uint64_t)r0)),
+		       0;
+	mid = r0 + (int64_t)(((uint64_t)r1 - (uint64_t)r0) / 2);
+	c128 = (__int128)utc - mid;
+	if (c128 > (__int128)(INT64_MAX / 4) || c128 < -(__int128)(INT64_MAX / 4))
+		return fc__bfmt(v->why, sizeof(v->why), "VMClock's time is %lld s from CLOCK_REALTIME",
+				(long long)(c128 / NS_PER_SEC)),
+		       0;
+	center = (int64_t)c128;
 	/* the growth of |UTC - CLOCK_REALTIME| after this sample: VMClock's own period error, the rate
 	 * CLOCK_REALTIME was seen to run at against VMClock's time (over >= 1 ms; 500 ppm, the kernel's largest
 	 * NTP frequency, before a first measurement), and the swing that rate may take before the next sample
 	 * (the tracker's contract, src/track.c: 5000 ppm) */
-	rate_ppb = (uint64_t)(((unsigned __int128)s->counter_period_maxerror_rate_frac_sec * NS_PER_SEC) /
-			      s->counter_period_frac_sec) + 1;
+	rate_ppb = ppb(((unsigned __int128)s->counter_period_maxerror_rate_frac_sec * NS_PER_SEC) /
+		       s->counter_period_frac_sec);
 	seen_ppb = FC_VMC_FIRST_RATE_PPB;
 	if (v->rate_at && mono - v->rate_at >= FC_VMC_RATE_BASELINE_NS) {
-		int64_t dc = center - v->rate_center;
-		seen_ppb = (uint64_t)(((unsigned __int128)(uint64_t)(dc < 0 ? -dc : dc) * NS_PER_SEC) /
-				      (uint64_t)(mono - v->rate_at)) + 1;
+		int64_t dc = center - v->rate_center; /* both within +-INT64_MAX / 4 */
+		seen_ppb = ppb(((unsigned __int128)(uint64_t)(dc < 0 ? -dc : dc) * NS_PER_SEC) /
+			       (uint64_t)(mono - v->rate_at));
 		v->seen_ppb = seen_ppb;
 	} else if (v->rate_at) {
 		seen_ppb = v->seen_ppb ? v->seen_ppb : FC_VMC_FIRST_RATE_PPB;

@@ -319,7 +319,8 @@ static int mode_every_function(int argc, char **argv)
 }
 
 /* ---- signals ------------------------------------------------------------------------------------------- */
-static volatile sig_atomic_t sig_fail, sig_count;
+static volatile sig_atomic_t sig_fail;
+static int sig_count; /* handlers run (atomic: the watchdog thread reads it) */
 static int64_t sig_last_mono, sig_last_coarse, sig_last_ticks;
 static char sig_msg[128];
 static int64_t sig_vals[5]; /* k1, m, t, k2 of the failing handler call (printed by the main thread) */
@@ -362,13 +363,14 @@ static void on_tick(int sig)
 	sig_last_mono = m;
 	sig_last_ticks = t;
 	sig_last_coarse = c;
-	sig_count++;
+	__atomic_store_n(&sig_count, __atomic_load_n(&sig_count, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 	errno = saved;
 }
 
-static volatile int progress;
+static int progress; /* main-loop iterations (atomic: the watchdog thread reads it) */
 static timer_t sig_timer;
-static volatile long sig_interval_ns, sig_interval_asked_ns;
+static long sig_interval_ns, sig_interval_asked_ns; /* the watchdog's; read by the main thread after joining it */
+static int sig_stop; /* the main loop is done: the watchdog returns */
 
 /* Every 100 ms: a main loop that made no progress while handlers kept running is starved, not hung (each
  * handler, signal delivery included, costs more than the interval on this machine: ~30 us under ASan on a
@@ -383,13 +385,16 @@ static void *watchdog(void *arg)
 	for (;;) {
 		struct timespec tick = {0, 100000000};
 		nanosleep(&tick, NULL);
-		if (progress != last) {
-			last = progress, last_sig = sig_count, still = 0;
+		int now = __atomic_load_n(&progress, __ATOMIC_RELAXED), sigs = __atomic_load_n(&sig_count, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&sig_stop, __ATOMIC_ACQUIRE))
+			return NULL;
+		if (now != last) {
+			last = now, last_sig = sigs, still = 0;
 			continue;
 		}
-		if (sig_count != last_sig && sig_interval_ns < 10000000) {
+		if (sigs != last_sig && sig_interval_ns < 10000000) {
 			struct itimerspec its;
-			last_sig = sig_count;
+			last_sig = sigs;
 			sig_interval_ns *= 2;
 			its.it_interval.tv_sec = its.it_value.tv_sec = 0;
 			its.it_interval.tv_nsec = its.it_value.tv_nsec = sig_interval_ns;
@@ -397,7 +402,7 @@ static void *watchdog(void *arg)
 			continue;
 		}
 		if (++still >= 50) {
-			fprintf(stderr, "fc_ctx: no progress for 5 s: hung (signals handled: %d)\n", (int)sig_count);
+			fprintf(stderr, "fc_ctx: no progress for 5 s: hung (signals handled: %d)\n", sigs);
 			_exit(1);
 		}
 	}
@@ -449,16 +454,18 @@ static int mode_signals(int argc, char **argv)
 			fc_set_period_ns(iters % 512 ? 1000 : g_env_period);
 		free(p);
 		iters++;
-		progress++;
+		__atomic_store_n(&progress, __atomic_load_n(&progress, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 	}
 	timer_delete(sig_timer);
+	__atomic_store_n(&sig_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(wd, NULL);
 	if (sig_fail) {
 		fprintf(stderr, "fc_ctx: %s (values - k1: %lld, %lld, %lld ns)\n",
 			sig_msg, (long long)(sig_vals[1] - sig_vals[0]), (long long)(sig_vals[2] - sig_vals[0]),
 			(long long)(sig_vals[3] - sig_vals[0]));
 		return 1;
 	}
-	printf("signals: %d handler reads, %ld main-loop iterations, no hang, no corruption", (int)sig_count, iters);
+	printf("signals: %d handler reads, %ld main-loop iterations, no hang, no corruption", sig_count, iters);
 	if (sig_interval_ns != sig_interval_asked_ns)
 		printf(" (a signal every %ld us: the %ld us asked starved the main loop here)", sig_interval_ns / 1000,
 		       sig_interval_asked_ns / 1000);

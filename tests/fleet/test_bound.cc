@@ -248,7 +248,7 @@ TEST(Chrony, interval_covers_the_uncorrected_and_corrected_clock_and_the_root_di
 	EXPECT_GE(b.center_ns + b.half_ns, 50 * MS + 20000 - 2);
 	EXPECT_LE(b.half_ns, 25 * MS + 20000 + 4);
 	// the newest measurement says the source is 30 ms further ahead: the interval reaches it
-	fc_chrony_source sd{0, 0377, 1, -0.030, 0.0001, 0};
+	fc_chrony_source sd{0, 0377, 1, -0.030, 0.0001, 0, {}};
 	fc__chrony_eval(&t, &sd, 0, &b);
 	EXPECT_GE(b.center_ns + b.half_ns, 80 * MS + 100000);
 }
@@ -283,15 +283,22 @@ TEST(Chrony, bad_replies_are_rejected_naming_the_field)
 	EXPECT_NE(strstr(err, "status 2"), nullptr) << err;
 }
 
+// A datagram socket bound at path: a fake chronyd's.
+int bind_dgram(const std::string &path)
+{
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	sockaddr_un a{};
+	a.sun_family = AF_UNIX;
+	strcpy(a.sun_path, path.c_str());
+	EXPECT_EQ(bind(fd, (sockaddr *)&a, sizeof(a)), 0) << path;
+	return fd;
+}
+
 // A fake chronyd: a datagram socket at a path, answered by the test between two polls.
 TEST(Chrony, poll_never_blocks_collects_the_reply_later_and_times_out_a_silent_daemon)
 {
 	std::string d = tmpdir(), path = d + "/chronyd.sock";
-	int srv = socket(AF_UNIX, SOCK_DGRAM, 0);
-	sockaddr_un a{};
-	a.sun_family = AF_UNIX;
-	strcpy(a.sun_path, path.c_str());
-	ASSERT_EQ(bind(srv, (sockaddr *)&a, sizeof(a)), 0);
+	int srv = bind_dgram(path);
 	fc_chrony ch;
 	fc_bound b{};
 	ASSERT_EQ(fc__chrony_open(&ch, path.c_str(), &b, 0), 0) << b.last_error;
@@ -327,16 +334,10 @@ struct FakeSources {
 	struct Src {
 		int state;
 		double meas;
+		uint32_t addr = 0; // its IPv4 address (0: 10.0.0.index)
 	};
 	std::vector<Src> src;
-	explicit FakeSources(const std::string &dir) : path(dir + "/chronyd.sock")
-	{
-		fd = socket(AF_UNIX, SOCK_DGRAM, 0);
-		sockaddr_un a{};
-		a.sun_family = AF_UNIX;
-		strcpy(a.sun_path, path.c_str());
-		EXPECT_EQ(bind(fd, (sockaddr *)&a, sizeof(a)), 0);
-	}
+	explicit FakeSources(const std::string &dir) : path(dir + "/chronyd.sock"), fd(bind_dgram(path)) {}
 	~FakeSources() { close(fd); }
 	static uint32_t get32(const uint8_t *p) { return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
 	int answer() // every request waiting; returns how many source-data requests came
@@ -366,6 +367,7 @@ struct FakeSources {
 				put16(buf + 4, 15), put16(buf + 6, 3), put32(buf + 16, seq);
 				if (i < src.size()) {
 					uint8_t *d = buf + 28;
+					put32(d, src[i].addr ? src[i].addr : 0x0a000000u + i), put16(d + 16, 1); // IPADDR_INET4
 					put16(d + 24, (uint16_t)src[i].state), put16(d + 30, 0377), put32(d + 32, 1);
 					put32(d + 40, put_float(src[i].meas)), put32(d + 44, put_float(0.00001));
 				} else {
@@ -448,13 +450,57 @@ TEST(Chrony, a_selected_source_past_the_first_rounds_window_is_found)
 	fc_bound b{};
 	ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
 	EXPECT_EQ(round_trip(&ch, f, 1 * SEC, &b), 1); // index 0: the count is not known yet
-	EXPECT_EQ(round_trip(&ch, f, 2 * SEC, &b), FC_CHRONY_MAX_SOURCES); // from index FC_CHRONY_MAX_SOURCES
+	EXPECT_EQ(round_trip(&ch, f, 2 * SEC, &b), FC_CHRONY_MAX_SOURCES); // 5..10: each round moves on by 5
 	EXPECT_NE(strstr(b.reason, "no source data"), nullptr) << b.reason;
-	EXPECT_EQ(round_trip(&ch, f, 3 * SEC, &b), FC_CHRONY_MAX_SOURCES); // from 2 x that, round the list
+	EXPECT_EQ(round_trip(&ch, f, 3 * SEC, &b), FC_CHRONY_MAX_SOURCES); // 10..13, 0, 1, round the list
 	std::string want = "selected source " + std::to_string(2 * FC_CHRONY_MAX_SOURCES);
 	EXPECT_NE(strstr(b.reason, want.c_str()), nullptr) << b.reason;
 	EXPECT_GE(b.center_ns + b.half_ns, 51 * MS); // its measurement: 1 ms further ahead
 	EXPECT_LE(b.half_ns, 26 * MS);
+	// chronyd selects another source, outside this window, and still reaches the old one (unselected now,
+	// 200 ms off): the old one is followed (asked first) only until the window finds the new selection
+	f.src[2 * FC_CHRONY_MAX_SOURCES] = {4, 0.2};
+	f.src[3] = {FC_CHRONY_SELECTED, 0.0};
+	int rounds = 0;
+	want = "selected source 3";
+	while (rounds < 4 && !strstr(b.reason, want.c_str()))
+		round_trip(&ch, f, (4 + rounds++) * SEC, &b);
+	EXPECT_NE(strstr(b.reason, want.c_str()), nullptr) << b.reason << " after " << rounds << " rounds";
+	EXPECT_LE(b.center_ns + b.half_ns, 50 * MS + 100000); // the old source's 200 ms left out
+	fc__chrony_close(&ch);
+}
+
+// chronyd's list changes under the source followed (a source removed before it, or a pool server replaced):
+// it is known by its address, not its index. The followed source, unselected right after a reference step,
+// has moved from index 1 to 0; a new source now at index 1 is never taken for it. Late replies to a round
+// that timed out are dropped without an error.
+TEST(Chrony, the_source_followed_is_known_by_its_address_when_the_list_changes)
+{
+	std::string d = tmpdir();
+	FakeSources f(d);
+	f.src = {{4, 0.3, 0x0a000001u}, {FC_CHRONY_SELECTED, 0.0, 0x0a000002u}};
+	f.count = 2;
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
+	round_trip(&ch, f, 1 * SEC, &b);
+	round_trip(&ch, f, 2 * SEC, &b);
+	ASSERT_NE(strstr(b.reason, "selected source 1"), nullptr) << b.reason;
+	// the step: the followed source (10.0.0.2) shows +30 ms and is no longer called selected; the source
+	// before it is removed, and a new one (10.0.0.9, unselected, 400 ms off) appended
+	f.src = {{3, -0.030, 0x0a000002u}, {4, -0.4, 0x0a000009u}};
+	round_trip(&ch, f, 3 * SEC, &b);
+	EXPECT_NE(strstr(b.reason, "last selected source 0"), nullptr) << b.reason;
+	EXPECT_GE(b.center_ns + b.half_ns, 80 * MS);
+	EXPECT_LE(b.center_ns + b.half_ns, 81 * MS); // not the new source's 450 ms
+	// a round that times out (chronyd silent for 1 s), then its replies arrive: dropped, no error
+	fc__chrony_poll(&ch, 4 * SEC, SEC, &b);
+	fc__chrony_poll(&ch, 5 * SEC + MS, SEC, &b); // times out; the next round is sent
+	b.last_error[0] = 0;
+	f.answer(); // answers both rounds: the first's replies are late
+	fc__chrony_poll(&ch, 5 * SEC + 2 * MS, SEC, &b);
+	EXPECT_STREQ(b.last_error, "");
+	EXPECT_EQ(b.as_of_ns, 5 * SEC + MS);
 	fc__chrony_close(&ch);
 }
 
@@ -705,6 +751,58 @@ TEST(VmClockTime, bound_is_centred_on_vmclock_and_holds_until_the_next_sample)
 	EXPECT_EQ(fc__vmc_bound(&v, FC_VMC_COUNTER_ARM_VCNT, 7 * SEC, real2, c2, real2, &b), 0);
 }
 
+// Range edges: a time past what an int64 of ns holds is refused, not wrapped (a 24 MHz counter 2^31 s from a
+// time_sec near 2^33 s); an error past 2^32 s is refused, one below it stays positive; rates past 1000x are
+// saturated, so the bound never shrinks as it ages.
+TEST(VmClockTime, range_edges_are_refused_or_saturated_never_wrapped)
+{
+	fc_vmc_snap s = vm_line();
+	s.counter_period_frac_sec = (uint64_t)(TWO64 * 16 / 24e6L); // 24 MHz, shift 4
+	s.counter_period_maxerror_rate_frac_sec = s.counter_period_frac_sec / 100000;
+	s.time_sec = (1ull << 33) - 1;
+	int64_t utc = 0, err = 0;
+	char why[FC_BOUND_TEXT] = "";
+	const uint64_t two31s = (uint64_t)24000000 << 31; // ticks in 2^31 s
+	EXPECT_EQ(fc__vmc_time_at(&s, FC_VMC_COUNTER_X86_TSC, s.counter_value + two31s, &utc, &err, why, sizeof(why)), -1);
+	EXPECT_NE(strstr(why, "out of range"), nullptr) << why;
+	// elapsed time: 2^32 s from counter_value is refused; the error: a period error as large as the period over
+	// 2^31 s is 2^31 s, positive (before, 2^36 s of error was allowed and wrapped the int64 of ns)
+	s = vm_line();
+	s.counter_period_frac_sec = (uint64_t)(TWO64 * 16 / 24e6L);
+	s.counter_period_maxerror_rate_frac_sec = s.counter_period_frac_sec;
+	EXPECT_EQ(fc__vmc_time_at(&s, FC_VMC_COUNTER_X86_TSC, s.counter_value + 2 * two31s + 24000000, &utc, &err, why,
+				  sizeof(why)),
+		  -1);
+	EXPECT_NE(strstr(why, "beyond 2^32 s"), nullptr) << why;
+	ASSERT_EQ(fc__vmc_time_at(&s, FC_VMC_COUNTER_X86_TSC, s.counter_value + two31s - 24000000, &utc, &err, why,
+				  sizeof(why)),
+		  0)
+		<< why;
+	EXPECT_GE(err, (int64_t)((1ull << 31) - 1) * SEC);
+	// rates: a period error of 2^63 units per tick, and CLOCK_REALTIME stepping 200 days between two samples
+	// 1 ms apart: both saturate, the growth stays positive
+	fc_vmc v{};
+	v.snap = vm_line();
+	v.snap.counter_period_maxerror_rate_frac_sec = 1ull << 63;
+	v.have_snap = 1;
+	fc_bound b{};
+	uint64_t c = v.snap.counter_value;
+	ASSERT_EQ(fc__vmc_time_at(&v.snap, FC_VMC_COUNTER_X86_TSC, c, &utc, &err, why, sizeof(why)), -1);
+	EXPECT_NE(strstr(why, "period maximum error"), nullptr) << why; // above the period itself: absurd
+	v.snap.counter_period_maxerror_rate_frac_sec = v.snap.counter_period_frac_sec; // 100 %: still a rate
+	ASSERT_EQ(fc__vmc_time_at(&v.snap, FC_VMC_COUNTER_X86_TSC, c, &utc, &err, why, sizeof(why)), 0) << why;
+	ASSERT_EQ(fc__vmc_bound(&v, FC_VMC_COUNTER_X86_TSC, 5 * SEC, utc - 10, c, utc + 10, &b), 1) << v.why;
+	const int64_t day = 86400 * SEC;
+	ASSERT_EQ(fc__vmc_bound(&v, FC_VMC_COUNTER_X86_TSC, 5 * SEC + MS, utc - 200 * day, c, utc - 200 * day + 10, &b), 1)
+		<< v.why;
+	EXPECT_GT(b.drift_ppb, 0);
+	EXPECT_LE(b.drift_ppb, 3 * 1000000000000LL + (int64_t)FC_VMC_SWING_PPB);
+	EXPECT_GE(fc__bound_half_at(&b, 5 * SEC + 2 * MS), b.half_ns);
+	// a sample whose CLOCK_REALTIME bracket spans more than a second (preempted) is refused
+	EXPECT_EQ(fc__vmc_bound(&v, FC_VMC_COUNTER_X86_TSC, 6 * SEC, utc, c, utc + 2 * SEC, &b), 0);
+	EXPECT_NE(strstr(v.why, "bracket"), nullptr) << v.why;
+}
+
 // ---- selection ---------------------------------------------------------------------------------------------
 TEST(Select, bad_source_name_is_reported_with_the_value)
 {
@@ -740,7 +838,9 @@ void vm_page(VmFile &f, const fc_vmc_snap &s)
 			f.m[off + i] = (uint8_t)(v >> (8 * i));
 	};
 	f.m[10] = (uint8_t)s.counter_id, f.m[11] = (uint8_t)s.time_type;
+	put(12, s.seq, 4), put(16, s.disruption_marker, 8);
 	put(24, s.flags, 8);
+	put(36, (uint16_t)s.tai_offset_sec, 2);
 	f.m[34] = (uint8_t)s.clock_status;
 	f.m[39] = (uint8_t)s.counter_period_shift;
 	put(40, s.counter_value, 8), put(48, s.counter_period_frac_sec, 8);
@@ -806,6 +906,80 @@ TEST(Select, vmclock_gives_the_time_while_it_can_and_the_next_source_serves_othe
 	}
 }
 
+// A live migration between the snapshot and the sample: the host rewrites the page (a new marker, a new line
+// for the new host's counter) while the bounder reads the counter. The sample is taken again under the new
+// snapshot (never the old line applied to the new counter) and the moved marker makes it DISRUPTED.
+VmFile *migrating_page;
+fc_vmc_snap migrated_line;
+uint64_t migrating_counter(void *p)
+{
+	if (migrating_page) { // the first counter read of the sample: the host migrates right then
+		vm_page(*migrating_page, migrated_line);
+		migrating_page = nullptr;
+	}
+	return FakeHost::read_counter(p);
+}
+
+TEST(Select, vmclock_rewritten_during_the_sample_is_sampled_again_under_the_new_snapshot)
+{
+	std::string d = tmpdir();
+	VmFile f(d);
+	fc_vmc_snap s = vm_line();
+	s.seq = 2, s.disruption_marker = 1;
+	vm_page(f, s);
+	FakeHost host;
+	host.counter = s.counter_value + 2500000;
+	int64_t utc, err;
+	char why[FC_BOUND_TEXT];
+	ASSERT_EQ(fc__vmc_time_at(&s, FC_VMC_COUNTER_X86_TSC, host.counter, &utc, &err, why, sizeof(why)), 0);
+	host.real = utc - 3 * MS;
+	fc_bound_config c;
+	char cerr[200] = "";
+	ASSERT_EQ(fc__bound_config_parse("vmclock", (d + "/none").c_str(), (d + "/none.sock").c_str(), f.path.c_str(), &c,
+					 cerr, sizeof(cerr)),
+		  0)
+		<< cerr;
+	fc_bounder bd{};
+	bd.ntp = fake_ntp_maxerror0;
+	bd.writer_forced = 1;
+	bd.writer = FC_WRITER_CHRONYD;
+	bd.counter = FakeHost::read_counter, bd.realtime = FakeHost::read_real, bd.clk_ctx = &host;
+	bd.vm_counter = FC_VMC_COUNTER_X86_TSC;
+	fc__bounder_init(&bd, &c, 0);
+	const fc_bound *b = fc__bounder_poll(&bd, SEC, SEC);
+	ASSERT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason;
+	ASSERT_EQ(b->center_ns, 3 * MS);
+	// the next poll's sample: the host moves the marker and its line 7 s on during the counter read
+	migrated_line = s;
+	migrated_line.seq = 4, migrated_line.disruption_marker = 2, migrated_line.time_sec += 7;
+	migrating_page = &f;
+	bd.counter = migrating_counter;
+	b = fc__bounder_poll(&bd, 2 * SEC, 2 * SEC);
+	EXPECT_EQ(b->center_ns, 7 * SEC + 3 * MS) << "the old line was applied to the new host's counter";
+	EXPECT_EQ(b->status, FC_SYNC_DISRUPTED) << b->reason;
+	fc__bounder_close(&bd);
+}
+
+// A TAI host's offset is a signed 16-bit field: read from the page, -2 s makes UTC 2 s after the TAI time.
+TEST(VmClock, tai_offset_is_read_signed_from_the_page)
+{
+	std::string d = tmpdir();
+	VmFile f(d);
+	fc_vmc_snap s = vm_line();
+	s.time_type = FC_VMC_TIME_TAI, s.flags |= FC_VMC_FLAG_TAI_OFFSET_VALID, s.tai_offset_sec = -2;
+	vm_page(f, s);
+	fc_vmc v;
+	fc_bound b{};
+	ASSERT_EQ(fc__vmc_open(&v, f.path.c_str(), &b, 0), 0) << b.last_error;
+	ASSERT_EQ(fc__vmc_poll(&v, &b, 0), 0) << b.last_error;
+	EXPECT_EQ(v.snap.tai_offset_sec, -2);
+	int64_t utc, err;
+	char why[FC_BOUND_TEXT];
+	ASSERT_EQ(fc__vmc_time_at(&v.snap, FC_VMC_COUNTER_X86_TSC, s.counter_value, &utc, &err, why, sizeof(why)), 0) << why;
+	EXPECT_EQ(utc, (1700000000LL + 2) * SEC + 300 * MS);
+	fc__vmc_close(&v);
+}
+
 TEST(Select, auto_falls_back_to_chrony_then_kernel_and_timesyncd_maxerror_zero_is_unknown)
 {
 	std::string d = tmpdir();
@@ -861,14 +1035,7 @@ TEST(Select, auto_upgrades_to_a_clockbound_segment_that_appears_later)
 struct FakeChronyd {
 	std::string path;
 	int fd = -1;
-	explicit FakeChronyd(const std::string &dir) : path(dir + "/chronyd.sock")
-	{
-		fd = socket(AF_UNIX, SOCK_DGRAM, 0);
-		sockaddr_un a{};
-		a.sun_family = AF_UNIX;
-		strcpy(a.sun_path, path.c_str());
-		EXPECT_EQ(bind(fd, (sockaddr *)&a, sizeof(a)), 0);
-	}
+	explicit FakeChronyd(const std::string &dir) : path(dir + "/chronyd.sock"), fd(bind_dgram(path)) {}
 	~FakeChronyd() { close(fd); }
 	int answer() // every request waiting: tracking ones get a report; returns how many were answered
 	{
