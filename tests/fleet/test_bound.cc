@@ -849,6 +849,33 @@ void vm_page(VmFile &f, const fc_vmc_snap &s)
 	f.write();
 }
 
+// A bounder (FASTCLOCK_BOUND_SOURCE=mode, nullptr: auto) over the VMClock page f, no ClockBound segment, no
+// chronyd, the kernel's maxerror written by chronyd (0); its sample reads host's counter and CLOCK_REALTIME.
+// The host is set 2.5 ms of a 2.5 GHz counter past the page's counter_value, CLOCK_REALTIME 3 ms behind
+// VMClock's time there; returns VMClock's maximum error at that count.
+int64_t start_vm_bounder(fc_bounder *bd, const char *mode, const std::string &d, const VmFile &f, const fc_vmc_snap &s,
+			 FakeHost *host)
+{
+	int64_t utc = 0, err = 0;
+	char why[FC_BOUND_TEXT] = "", cerr[200] = "";
+	fc_bound_config c;
+	host->counter = s.counter_value + 2500000;
+	EXPECT_EQ(fc__vmc_time_at(&s, FC_VMC_COUNTER_X86_TSC, host->counter, &utc, &err, why, sizeof(why)), 0) << why;
+	host->real = utc - 3 * MS;
+	EXPECT_EQ(fc__bound_config_parse(mode, (d + "/none").c_str(), (d + "/none.sock").c_str(), f.path.c_str(), &c,
+					 cerr, sizeof(cerr)),
+		  0)
+		<< cerr;
+	*bd = fc_bounder{};
+	bd->ntp = fake_ntp_maxerror0;
+	bd->writer_forced = 1;
+	bd->writer = FC_WRITER_CHRONYD;
+	bd->counter = FakeHost::read_counter, bd->realtime = FakeHost::read_real, bd->clk_ctx = host;
+	bd->vm_counter = FC_VMC_COUNTER_X86_TSC;
+	fc__bounder_init(bd, &c, 0);
+	return err;
+}
+
 // Auto mode serves VMClock while its page gives the time of the counter, and the next source (here the kernel)
 // when it does not; FASTCLOCK_BOUND_SOURCE=vmclock is UNKNOWN then, saying why. The status names the source.
 TEST(Select, vmclock_gives_the_time_while_it_can_and_the_next_source_serves_otherwise)
@@ -858,25 +885,9 @@ TEST(Select, vmclock_gives_the_time_while_it_can_and_the_next_source_serves_othe
 	fc_vmc_snap s = vm_line();
 	vm_page(f, s);
 	FakeHost host;
-	host.counter = s.counter_value + 2500000;
-	int64_t utc, err;
-	char why[FC_BOUND_TEXT];
-	ASSERT_EQ(fc__vmc_time_at(&s, FC_VMC_COUNTER_X86_TSC, host.counter, &utc, &err, why, sizeof(why)), 0);
-	host.real = utc - 3 * MS;
 	for (const char *mode : {(const char *)nullptr, "vmclock"}) {
-		fc_bound_config c;
-		char cerr[200] = "";
-		ASSERT_EQ(fc__bound_config_parse(mode, (d + "/none").c_str(), (d + "/none.sock").c_str(), f.path.c_str(), &c,
-						 cerr, sizeof(cerr)),
-			  0)
-			<< cerr;
-		fc_bounder bd{};
-		bd.ntp = fake_ntp_maxerror0;
-		bd.writer_forced = 1;
-		bd.writer = FC_WRITER_CHRONYD;
-		bd.counter = FakeHost::read_counter, bd.realtime = FakeHost::read_real, bd.clk_ctx = &host;
-		bd.vm_counter = FC_VMC_COUNTER_X86_TSC;
-		fc__bounder_init(&bd, &c, 0);
+		fc_bounder bd;
+		const int64_t err = start_vm_bounder(&bd, mode, d, f, s, &host);
 		const fc_bound *b = fc__bounder_poll(&bd, SEC, SEC);
 		EXPECT_STREQ(fc__bounder_name(&bd), "vmclock") << (mode ? mode : "auto");
 		EXPECT_EQ(b, fc__bounder_current(&bd));
@@ -928,24 +939,8 @@ TEST(Select, vmclock_rewritten_during_the_sample_is_sampled_again_under_the_new_
 	s.seq = 2, s.disruption_marker = 1;
 	vm_page(f, s);
 	FakeHost host;
-	host.counter = s.counter_value + 2500000;
-	int64_t utc, err;
-	char why[FC_BOUND_TEXT];
-	ASSERT_EQ(fc__vmc_time_at(&s, FC_VMC_COUNTER_X86_TSC, host.counter, &utc, &err, why, sizeof(why)), 0);
-	host.real = utc - 3 * MS;
-	fc_bound_config c;
-	char cerr[200] = "";
-	ASSERT_EQ(fc__bound_config_parse("vmclock", (d + "/none").c_str(), (d + "/none.sock").c_str(), f.path.c_str(), &c,
-					 cerr, sizeof(cerr)),
-		  0)
-		<< cerr;
-	fc_bounder bd{};
-	bd.ntp = fake_ntp_maxerror0;
-	bd.writer_forced = 1;
-	bd.writer = FC_WRITER_CHRONYD;
-	bd.counter = FakeHost::read_counter, bd.realtime = FakeHost::read_real, bd.clk_ctx = &host;
-	bd.vm_counter = FC_VMC_COUNTER_X86_TSC;
-	fc__bounder_init(&bd, &c, 0);
+	fc_bounder bd;
+	start_vm_bounder(&bd, "vmclock", d, f, s, &host);
 	const fc_bound *b = fc__bounder_poll(&bd, SEC, SEC);
 	ASSERT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason;
 	ASSERT_EQ(b->center_ns, 3 * MS);
