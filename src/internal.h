@@ -24,7 +24,11 @@ struct fc_ntp {
 	int status;          /* STA_* bits */
 	int64_t maxerror_ns; /* kernel's bound on its error vs UTC */
 	int64_t esterror_ns;
+	long tick_us; /* adjtimex tick: us per USER_HZ tick (FC_NTP_TICK_NOMINAL_US untouched); 0: unknown */
 };
+/* USER_HZ is 100 on x86-64 and arm64 (the architectures with a counter backend): the kernel's nominal tick is
+ * 1000000 / USER_HZ us, and ADJ_TICK moves it by 100 ppm a unit within +-10 % (adjtimex(2)). */
+#define FC_NTP_TICK_NOMINAL_US 10000L
 /* Classify an adjtimex() result (rc: its return value or -1). Pure. Returns out->sync. */
 int fc__ntp_classify(int rc, int status, long maxerror_us, long esterror_us, struct fc_ntp *out);
 int fc__ntp_read(void *ctx, struct fc_ntp *out); /* adjtimex(modes = 0), classified */
@@ -67,6 +71,11 @@ struct fc_sample {
 	int64_t mono;    /* the CLOCK_MONOTONIC value read inside it */
 	int64_t off_lo;  /* CLOCK_REALTIME - CLOCK_MONOTONIC lies in [off_lo, off_hi] */
 	int64_t off_hi;
+	/* CLOCK_BOOTTIME - CLOCK_MONOTONIC lies in [boot_lo, boot_hi] (lo > hi: not read). It grows only by the
+	 * time spent suspended (CLOCK_MONOTONIC stops then, CLOCK_BOOTTIME does not): the tracker tells a suspend
+	 * from a counter jump with it. */
+	int64_t boot_lo;
+	int64_t boot_hi;
 };
 
 /* Tries per sample. The best of 4 brackets is within a few ns of the narrowest possible on an idle core and
@@ -104,6 +113,8 @@ struct fc_track {
 	struct fc_sample hist[FC_TRACK_HIST];
 	unsigned nhist;     /* valid entries, newest at hist[nhist - 1] */
 	int rate_suspect;   /* the previous sample broke continuity: a second break in a row means a new rate */
+	unsigned since_break; /* samples in the history since it last restarted (a break): DISRUPTED until
+			       * FC_TRACK_HIST (the history may hold fewer: a narrow counter's baseline is capped) */
 	uint64_t break_dev; /* rate deviation (32.32 ns/tick) implied by the last break, if it looked like a rate
 			     * change; counts in the bound until the rate is confirmed */
 	uint64_t adopt_dev; /* size of the last rate change adopted from two breaks (32.32 ns/tick): counts in the
@@ -121,6 +132,15 @@ struct fc_track {
 	uint64_t real_steps;
 	uint64_t swing_mult; /* the KERNEL_SWING_DIV part of the last hand's err_mult (32.32 ns/tick) */
 	int disrupted; /* a discontinuity (or start-up on a hint) and not re-converged since: hands not SYNCHRONIZED */
+	/* the kernel's NTP tick (fc__track_note_ntp): 0 unknown, 1 nominal, 2 moved (sticky: a daemon that moves
+	 * the tick, chronyd, may move it again by thousands of ppm at once) */
+	int tick_state;
+	long tick_us;         /* the last tick read (us), 0: unknown */
+	uint64_t best_half;   /* the narrowest sample half-bracket seen (ticks; UINT64_MAX: none yet) */
+	int have_boot;
+	int64_t boot_hi;      /* the last sample's CLOCK_BOOTTIME - CLOCK_MONOTONIC upper bound */
+	int hold;             /* a suspend left the hands ahead of the kernel: slopes down to 0 until re-converged */
+	uint64_t suspends;
 };
 
 void fc__track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, uint64_t mult_hint);
@@ -128,6 +148,9 @@ void fc__track_set_period(struct fc_track *t, uint64_t period_ticks);
 /* The hint given to fc__track_init was measured between samples a and b (not a CPUID or kernel figure): its
  * noise is known, so the first hand may be SYNCHRONIZED. */
 void fc__track_hint_measured(struct fc_track *t, const struct fc_sample *a, const struct fc_sample *b);
+/* The kernel's NTP state read at this re-anchor (adjtimex, modes 0): its tick decides the allowance for an unseen
+ * kernel rate change (2000 ppm of nominal while the tick has only been seen nominal, 5000 ppm otherwise). */
+void fc__track_note_ntp(struct fc_track *t, const struct fc_ntp *ntp);
 /* Compute the hand that follows `old` (NULL or a kernel hand at start-up), anchored at counter value
  * t_anchor, from sample s. Fills every parameter field of *out (not gen/next). Pure: no I/O, no globals. */
 void fc__track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,

@@ -12,6 +12,7 @@
 int fc__ntp_classify(int rc, int status, long maxerror_us, long esterror_us, struct fc_ntp *out)
 {
 	out->status = status;
+	out->tick_us = 0; /* the caller fills it in from the same read */
 	out->maxerror_ns = maxerror_us < 0 ? 0 : (int64_t)maxerror_us * 1000;
 	out->esterror_ns = esterror_us < 0 ? 0 : (int64_t)esterror_us * 1000;
 	if (rc < 0) {
@@ -33,5 +34,11 @@ int fc__ntp_read(void *ctx, struct fc_ntp *out)
 	(void)ctx;
 	tx.modes = 0; /* read only */
 	rc = adjtimex(&tx);
-	return fc__ntp_classify(rc, tx.status, tx.maxerror, tx.esterror, out);
+	fc__ntp_classify(rc, tx.status, tx.maxerror, tx.esterror, out);
+	/* The tick as the kernel reports it; outside ADJ_TICK's range (+-10 %, timekeeping_validate_timex) it is not
+	 * a tick: unknown. */
+	if (rc >= 0 && tx.tick >= FC_NTP_TICK_NOMINAL_US - FC_NTP_TICK_NOMINAL_US / 10 &&
+	    tx.tick <= FC_NTP_TICK_NOMINAL_US + FC_NTP_TICK_NOMINAL_US / 10)
+		out->tick_us = tx.tick;
+	return out->sync;
 }

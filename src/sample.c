@@ -14,6 +14,7 @@
 int fc__sample_take(const struct fc_source *src, int tries, struct fc_sample *out)
 {
 	uint64_t best = UINT64_MAX, second = UINT64_MAX;
+	int64_t m_last = 0;
 	int got = 0;
 	struct fc_sample runner_up = {0};
 
@@ -26,6 +27,7 @@ int fc__sample_take(const struct fc_source *src, int tries, struct fc_sample *ou
 
 		if (rc != 0)
 			return -1;
+		m_last = m;
 		if (w > (src->mask >> 1)) /* counter went back inside the bracket (cross-core skew): useless */
 			continue;
 		if (w < best) {
@@ -54,6 +56,18 @@ int fc__sample_take(const struct fc_source *src, int tries, struct fc_sample *ou
 		out->c_mid = runner_up.c_mid;
 		out->c_half = runner_up.c_half;
 		out->mono = runner_up.mono;
+	}
+	{
+		/* CLOCK_BOOTTIME between the last try's CLOCK_MONOTONIC read and one more: BOOTTIME - MONOTONIC lies
+		 * in [b - m2, b - m_last]. Two vDSO reads (~40 ns); a failed read leaves the range unread (lo > hi). */
+		int64_t b, m2;
+		out->boot_lo = 1;
+		out->boot_hi = 0;
+		if (src->kernel(src->ctx, CLOCK_BOOTTIME, &b) == 0 && src->kernel(src->ctx, CLOCK_MONOTONIC, &m2) == 0 &&
+		    m2 >= m_last) {
+			out->boot_lo = b - m2;
+			out->boot_hi = b - m_last;
+		}
 	}
 	{
 		struct fc_offset o;

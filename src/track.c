@@ -57,8 +57,10 @@ typedef __int128 i128;
  * discontinuity). */
 #define RATE_FLOOR_DIV (1 << 20)
 #define RATE_UNCONFIRMED_DIV 1024
-/* How far the kernel's rate against the counter may move without the tracker seeing it, as a fraction of the
- * rate: 1/200 = 5000 ppm. It widens every hand's bound (err_mult) and nothing else. What it guarantees: mult_est
+/* How far the kernel's rate against the counter may move without the tracker seeing it, in ppm of the kernel's
+ * nominal rate (the kernel's limits are in ppm of nominal: kernel_swing()): 5000 ppm, or KERNEL_SWING_PLL_PPM
+ * while the kernel's tick has only been seen nominal. It widens every hand's bound (err_mult) and nothing else.
+ * What it guarantees: mult_est
  * is the mean rate over the history (FC_TRACK_HIST periods) to within its noise, which the bound carries, so
  * the bound holds while the kernel's rate stays within this of that mean until the next re-anchor (a change
  * within the last period is covered whether or not rate_uncertainty's newest-period check caught it).
@@ -76,7 +78,17 @@ typedef __int128 i128;
  * A change beyond this is not covered within the period it happens in (no bound of useful width covers
  * +-10 %): the next re-anchor sees it as a break of continuity (> RATE_TOL_DIV) and the hands are DISRUPTED
  * from there until re-converged. */
-#define KERNEL_SWING_DIV 200
+#define KERNEL_SWING_PPM 5000
+/* While the tick is nominal (ADJ_TICK unused: ntpd and systemd-timesyncd steer through ADJ_FREQUENCY, the PLL
+ * and adjtime), the kernel can move its rate by the frequency's and the slew's ranges only: 2 x 500 + 2 x 500 =
+ * 2000 ppm (see above). The tick is read with adjtimex (modes 0) at every re-anchor (fc__track_note_ntp); a
+ * daemon that has moved it once (chronyd) may move it again by thousands of ppm at once, so the allowance
+ * stays KERNEL_SWING_PPM from the first read that shows it moved, or cannot read it. */
+#define KERNEL_SWING_PLL_PPM 2000
+/* The nominal rate from the measured one: the kernel runs at nominal x tick / nominal tick x (1 + frequency +
+ * slew), the last two within +-1000 ppm together: nominal <= measured x nominal tick / tick x (1 + 1/512). With
+ * the tick unknown, it may be anywhere in ADJ_TICK's +-10 %: nominal <= measured x 10 / 9 (x (1 + 1/512)). */
+#define NOMINAL_MARGIN_DIV 512
 /* expired_floor()'s allowance for the kernel's rate change since an expired hand was made, in place of the
  * bound's KERNEL_SWING_DIV (which would put the first read after a suspend 0.5 % x P ahead instead of 0.2 %):
  * the NTP frequency (+-500 ppm, MAXFREQ) plus an adjtime() slew (+-500 ppm, MAX_TICKADJ), from one extreme to
@@ -98,6 +110,14 @@ typedef __int128 i128;
 
 /* Re-converged after a discontinuity once the error at a re-anchor is within 1 us again. */
 #define RECONVERGED_NS 1000
+
+/* A sample's bracket this much wider than the narrowest seen (2x + 2 ticks) comes from a slower kernel read: a
+ * preemption, or a clocksource switch away from the counter (hpet: 69.8 ns steps, ~0.5 us a read; acpi_pm:
+ * 279 ns, ~1 us). Such a clocksource's value lies up to one of its steps below its line, and its step is shorter
+ * than its read: the sample's interval is widened by twice the extra width (coarse_widen()). A coarse clocksource
+ * that reads as fast as the counter (jiffies: 4 ms steps) is not covered: the trust re-check leaves it. */
+#define COARSE_WIDE_MUL 2
+#define COARSE_WIDE_ADD 2
 
 static int64_t sdelta(uint64_t a, uint64_t b, uint64_t mask)
 {
@@ -135,6 +155,7 @@ void fc__track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, ui
 	t->mask = mask;
 	t->mult_est = mult_hint ? mult_hint : 1;
 	t->mult_hint = mult_hint;
+	t->best_half = UINT64_MAX;
 	/* A hint (CPUID, the kernel's TSC figure) says nothing about how far the kernel's clock runs from it
 	 * (an NTP frequency, a slew in progress: 20000 ppm and more): not SYNCHRONIZED until a re-anchor has
 	 * measured the rate (fc__track_sync), unless the hint itself was measured (fc__track_hint_measured). */
@@ -144,6 +165,12 @@ void fc__track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, ui
 
 void fc__track_set_period(struct fc_track *t, uint64_t period_ticks)
 {
+	/* The rate history spans FC_TRACK_HIST periods, and sdelta() tells forward from back within half the
+	 * counter's range: a narrow counter (32 bits at 1 GHz wraps in 4.3 s) caps the period so the whole history
+	 * fits in a quarter of the range (at P = 1 s its 8-period baseline aliased). */
+	const uint64_t cap = (t->mask >> 2) / (FC_TRACK_HIST + 1);
+	if (period_ticks > cap)
+		period_ticks = cap;
 	if (period_ticks < 8)
 		period_ticks = 8;
 	t->period_ticks = period_ticks;
@@ -169,6 +196,7 @@ static void hist_reset(struct fc_track *t, const struct fc_sample *a, const stru
 	if (a)
 		t->hist[t->nhist++] = *a;
 	t->hist[t->nhist++] = *b;
+	t->since_break = t->nhist;
 }
 
 /* Noise of a rate measured between two samples dc ticks apart (32.32 ns/tick): each end's half bracket plus 1
@@ -216,6 +244,22 @@ static int update_rate(struct fc_track *t, const struct fc_sample *s, int poor)
 				t->nhist--;
 			}
 			t->hist[t->nhist++] = *s;
+			t->since_break++;
+			/* A narrow counter: the baseline stays within a quarter of its range (sdelta() below would
+			 * alias past half of it). Consecutive samples are each less than half a range apart (else
+			 * they broke continuity), so the sum of their distances is the true one. */
+			{
+				uint64_t span = 0;
+				for (unsigned i = t->nhist - 1; i > 0; i--) {
+					span += (t->hist[i].c_mid - t->hist[i - 1].c_mid) & t->mask;
+					if (span > (t->mask >> 2)) {
+						for (unsigned j = i; j < t->nhist; j++)
+							t->hist[j - i] = t->hist[j];
+						t->nhist -= i;
+						break;
+					}
+				}
+			}
 			t->rate_suspect = 0;
 			t->break_dev = 0;
 			dc = sdelta(s->c_mid, t->hist[0].c_mid, t->mask);
@@ -330,6 +374,39 @@ static i128 expired_floor(const struct fc_hand *old, uint64_t swing, i128 K_hi, 
 	return fc__hand_value_fx(old, old->base_ticks + (uint64_t)reach);
 }
 
+/* The allowance for an unseen kernel rate change, 32.32 ns per tick: KERNEL_SWING_PPM (or KERNEL_SWING_PLL_PPM
+ * while the tick is nominal) of the kernel's nominal rate, bounded from the measured one (NOMINAL_MARGIN_DIV). */
+static uint64_t kernel_swing(const struct fc_track *t, uint64_t mult)
+{
+	i128 nom = t->tick_us ? (i128)mult * FC_NTP_TICK_NOMINAL_US / t->tick_us : (i128)mult * 10 / 9;
+	nom += nom / NOMINAL_MARGIN_DIV + 1;
+	return (uint64_t)(nom * (t->tick_state == 1 ? KERNEL_SWING_PLL_PPM : KERNEL_SWING_PPM) / 1000000 + 1);
+}
+
+void fc__track_note_ntp(struct fc_track *t, const struct fc_ntp *ntp)
+{
+	t->tick_us = ntp->tick_us;
+	if (t->tick_state == 2)
+		return; /* moved once: for good */
+	if (ntp->tick_us == 0)
+		t->tick_state = 0;
+	else
+		t->tick_state = ntp->tick_us == FC_NTP_TICK_NOMINAL_US ? 1 : 2;
+}
+
+/* The sample as the tracker uses it: a bracket much wider than the narrowest seen is widened by twice the extra
+ * (COARSE_WIDE_MUL): the kernel's value may lie a clocksource step below its line, a step shorter than the
+ * extra read time. */
+static struct fc_sample coarse_widen(struct fc_track *t, const struct fc_sample *s)
+{
+	struct fc_sample w = *s;
+	if (s->c_half < t->best_half)
+		t->best_half = s->c_half;
+	else if (s->c_half > COARSE_WIDE_MUL * t->best_half + COARSE_WIDE_ADD)
+		w.c_half += COARSE_WIDE_MUL * (s->c_half - t->best_half);
+	return w;
+}
+
 /* Uncertainty of mult_est, fx ns per tick: how far the kernel's rate may be from it over the next period.
  *  - the estimate's own noise: the end samples' half brackets over the baseline (~5 ppm over 8 periods);
  *  - a rate change the 8-sample average has not caught up with (an NTP slew started a few periods ago),
@@ -377,16 +454,40 @@ static i128 rate_uncertainty(const struct fc_track *t)
 	return u;
 }
 
-void fc__track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,
+void fc__track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s_in,
 		     uint64_t t_anchor, struct fc_hand *out)
 {
 	const uint64_t P = t->period_ticks;
+	const struct fc_sample sw = coarse_widen(t, s_in), *s = &sw;
 	int poor = (i128)s->c_half * t->mult_est > fx(POOR_BRACKET_NS);
-	int continuous = update_rate(t, s, poor);
-	const uint64_t mult = t->mult_est;
+	int suspended = 0, continuous;
 	i128 K, K_lo, half, V, end_val = 0, target, m;
 	uint64_t rem = 0;
 	int in_valid = 0, old_err_ok = 0;
+
+	/* A suspend: CLOCK_BOOTTIME - CLOCK_MONOTONIC grew since the last sample (only a suspend moves it). The
+	 * counter may have run through it while CLOCK_MONOTONIC stood still, so readers of the hand then in use got
+	 * values ahead of the kernel by up to its window (P + P/8): a discontinuity that the rate history must not
+	 * average (the pair spans the suspend), and the hands hold back (slopes down to 0, `hold`) until the kernel
+	 * has caught up, instead of slewing at 1/16 (12 s at P = 1 s). A counter jump without it (a migration) is
+	 * judged by the rate alone. */
+	if (s->boot_lo <= s->boot_hi) {
+		suspended = t->have_boot && s->boot_lo > t->boot_hi;
+		t->boot_hi = s->boot_hi;
+		t->have_boot = 1;
+	}
+	if (suspended) {
+		hist_reset(t, NULL, s);
+		t->rate_suspect = 0; /* explained: not a rate change */
+		t->cand_mult = 0;
+		t->break_dev = 0;
+		t->hold = 1;
+		t->suspends++;
+		continuous = 0;
+	} else {
+		continuous = update_rate(t, s, poor);
+	}
+	const uint64_t mult = t->mult_est;
 
 	update_offset(t, s);
 
@@ -428,17 +529,14 @@ void fc__track_update(struct fc_track *t, const struct fc_hand *old, const struc
 	}
 	if (!continuous)
 		t->discontinuities++;
-	/* Disrupted from a discontinuity until the error at a re-anchor is back within RECONVERGED_NS. */
 	if (!continuous)
 		t->disrupted = 1;
-	else if (t->disrupted && in_valid && t->nhist >= 2 &&
-		 ((t->last_err_ns < RECONVERGED_NS && t->last_err_ns > -RECONVERGED_NS) || old_err_ok))
-		t->disrupted = 0;
 
 	/* Step 4: the slope that meets the kernel one period from now. */
 	target = kernel_at(s, t_anchor + P, mult, t->mask);
 	m = poor ? (i128)mult : (target - V) / (i128)P;
-	if (m < (i128)mult - (i128)(mult / SLEW_DIV))
+	/* After a suspend the hands may be ahead by up to a window: hold (down to a slope of 0) rather than slew. */
+	if (!t->hold && m < (i128)mult - (i128)(mult / SLEW_DIV))
 		m = (i128)mult - (i128)(mult / SLEW_DIV);
 	if (m > (i128)mult + (i128)(mult / SLEW_DIV))
 		m = (i128)mult + (i128)(mult / SLEW_DIV);
@@ -450,12 +548,30 @@ void fc__track_update(struct fc_track *t, const struct fc_hand *old, const struc
 	 * the updater thread racing a reader), rem is long and a slower slope would need a large bump; keep
 	 * the old slope instead, and let the next on-time re-anchor correct. */
 	if (in_valid) {
-		if (rem > P / 2 && m < (i128)old->mult)
+		if (rem > P / 2 && m < (i128)old->mult && !t->hold)
 			m = old->mult;
 		i128 need = end_val - (i128)rem * m;
 		if (V < need)
 			V = need;
 	}
+
+	/* Disrupted from a discontinuity until (1) the rate history has refilled (FC_TRACK_HIST samples since the
+	 * break: a second rate change soon after a first was otherwise judged against a 1-2 period mean, not the
+	 * 8-period one the bound's allowance is measured from; 1.6x the bound) and (2) the error at a re-anchor is
+	 * back within RECONVERGED_NS, or within what the old hand's own bound promised there. Judged by samples,
+	 * not by reads: a hand that expired before the re-anchor (readers less often than every P + P/8, no
+	 * updater) is judged at the end of its window, where its last readers can have been. */
+	if (continuous && t->disrupted && !t->hold && t->since_break >= FC_TRACK_HIST && old && !(old->flags & FC_HAND_KERNEL)) {
+		const i128 e_new = i128_abs(V - K);
+		if (!in_valid) /* its line at the end of its window, against the kernel's there at the rate */
+			old_err_ok = i128_abs(end_val - kernel_at(s, old->base_ticks + old->valid_ticks, mult, t->mask)) +
+					     half <=
+				     fx(old->mono_err_ns) + (i128)((unsigned __int128)old->valid_ticks * old->err_mult);
+		if (e_new < fx(RECONVERGED_NS) || old_err_ok)
+			t->disrupted = 0;
+	}
+	if (t->hold && V - K < fx(RECONVERGED_NS))
+		t->hold = 0; /* the kernel has caught up */
 
 	if (continuous && !t->disrupted && in_valid) {
 		int64_t a = t->last_err_ns < 0 ? -t->last_err_ns : t->last_err_ns;
@@ -483,8 +599,9 @@ void fc__track_update(struct fc_track *t, const struct fc_hand *old, const struc
 		if (chord < 0)
 			chord = 0;
 		/* The rate's uncertainty, and how far the kernel may move it before the next re-anchor sees it. */
-		const i128 u = rate_uncertainty(t) + (i128)(mult / KERNEL_SWING_DIV);
-		t->swing_mult = mult / KERNEL_SWING_DIV; /* for expired_floor, when this hand has expired */
+		const uint64_t swing = kernel_swing(t, mult);
+		const i128 u = rate_uncertainty(t) + (i128)swing;
+		t->swing_mult = swing; /* for expired_floor, when this hand has expired */
 		/* K was extrapolated from the sample to the anchor (past the wall-offset reads): at rate u. */
 		const i128 reach = i128_abs((i128)sdelta(t_anchor, s->c_mid, t->mask)) * u;
 		/* Readers add real_off_ns, the middle of [off_lo, off_hi]: the true offset is within half that
@@ -517,6 +634,11 @@ int fc__track_sync(const struct fc_track *t, const struct fc_hand *h, const stru
 		if (to_midnight > FC_DAY_NS)
 			to_midnight -= FC_DAY_NS; /* real < 0: a clock set before 1970 */
 		if (to_midnight <= window + LEAP_MARGIN_NS)
+			return FC_SYNC_DISRUPTED;
+		/* Anchored within LEAP_MARGIN_NS after a midnight: the kernel applies the leap at its first tick
+		 * past the second boundary (a tick or more late: 4 ms at HZ = 250, later on an idle NOHZ CPU), so
+		 * a hand anchored between midnight and that tick is 1 s off once it comes (issue 25). */
+		if (FC_DAY_NS - to_midnight < LEAP_MARGIN_NS)
 			return FC_SYNC_DISRUPTED;
 	}
 	return ntp->sync;

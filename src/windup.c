@@ -351,6 +351,11 @@ static void windup_locked(struct fc_clock *c)
 	/* Anchor at the sample itself, not at a later counter read: nothing between the two is observed, and a
 	 * suspend or a long preemption there would be extrapolated as running time (found by fuzz_track). */
 	t_a = s.c_mid;
+	/* The kernel's NTP state at every re-anchor (adjtimex, modes 0: a read, ~0.3 us): its tick decides the
+	 * tracker's allowance for a kernel rate change (track.c, kernel_swing). set_ntp_fields uses the same read. */
+	c->have_ntp = 0;
+	fc__clock_refresh_ntp_locked(c, s.mono);
+	fc__track_note_ntp(&c->track, &c->ntp);
 	fc__track_update(&c->track, cur, &s, t_a, &p);
 	long_rate_update(c, &s);
 	set_ntp_fields(c, &p, s.mono);

@@ -74,17 +74,23 @@ long double slew_flips(Run &r, long double from, int n, long double base, long d
 // back 1 s at UTC midnight (insertion) or forward 1 s at 23:59:59 (deletion); the daemon clears the flag later.
 // Readers read for 300 periods, then (short periods) pause until 30 periods before the step and read through
 // it, pause again past the repeated second and read 300 periods more.
-void leap(Run &r, bool insert)
+void leap(Run &r, bool insert, long double late = 0)
 {
 	const long double P = per(r);
 	const long double pre = 300 * P, step = pre + 4 * S + 50 * P;
+	if (late > 0) { // the kernel applies it `late` after the second boundary: a re-anchor comes in between
+		r.at(step + late / 2, "re-anchor before the late leap", [](Run &r2) { r2.notify_step(); }, false);
+		r.at(step + late, insert ? "leap second inserted late" : "leap second deleted late",
+		     [insert](Run &) { M.wall_off += insert ? -(int64_t)S : (int64_t)S; }, false);
+	}
 	// CLOCK_REALTIME at `step` (true time from the start) is the next midnight, less 1 s for a deletion.
 	const long double k_at_step = M.kmono_at(M.t + step);
 	const long double midnight = std::ceil((k_at_step + (long double)M.wall_off) / DAY) * DAY;
 	M.wall_off = (int64_t)(midnight - (insert ? 0 : S) - k_at_step);
 	M.ntp_status = insert ? STA_INS : STA_DEL;
-	r.at(step, insert ? "leap second inserted" : "leap second deleted",
-	     [insert](Run &) { M.wall_off += insert ? -(int64_t)S : (int64_t)S; }, false);
+	if (late <= 0)
+		r.at(step, insert ? "leap second inserted" : "leap second deleted",
+		     [insert](Run &) { M.wall_off += insert ? -(int64_t)S : (int64_t)S; }, false);
 	r.at(step + 2 * S + 100 * P, "daemon clears the leap flag", [](Run &) { M.ntp_status = 0; }, false);
 	if (P < 10 * MS) {
 		r.at(pre, "reader pauses", [step, pre, P](Run &r2) { r2.pause_reader(step - 30 * P - pre); }, false);
@@ -97,10 +103,13 @@ std::vector<Scenario> make()
 {
 	std::vector<Scenario> v;
 
+	add(v, "adv_steady", "quiet kernel, tick nominal (ntpd or timesyncd steering through the PLL): the half-width",
+	    [](Run &r) { r.duration = 200 * per(r); });
 	add(v, "adv_steps",
-	    "kernel rate steps of 1, 2, 5, 20, 100, 500, 1000, 2000 and 5000 ppm (alternating sign, each back to 0 "
-	    "20 periods later) at random phases",
+	    "chronyd (the tick moved: 5000 ppm allowance): kernel rate steps of 1, 2, 5, 20, 100, 500, 1000, 2000 and "
+	    "5000 ppm (alternating sign, each back to 0 20 periods later) at random phases",
 	    [](Run &r) {
+		    M.ntp_tick = 10001;
 		    const long double ppm[] = {1, 2, 5, 20, 100, 500, 1000, 2000, 5000};
 		    for (int i = 0; i < 9; i++) {
 			    const long double s = (i % 2) ? -ppm[i] : ppm[i];
@@ -108,6 +117,136 @@ std::vector<Scenario> make()
 			    r.at(at_p(r, 50 + 40 * i), "kernel rate back", rate(0), false);
 		    }
 		    r.duration = 400 * per(r);
+	    });
+	add(v, "adv_steps_pll",
+	    "ntpd / timesyncd (tick nominal: 2000 ppm allowance): kernel rate steps of 5, 100, 500, 1000, 1500 and "
+	    "2000 ppm (alternating sign, each back to 0 20 periods later), and right after re-anchors",
+	    [](Run &r) {
+		    const long double ppm[] = {5, 100, 500, 1000, 1500, 2000};
+		    for (int i = 0; i < 6; i++) {
+			    const long double x = (i % 2) ? -ppm[i] : ppm[i];
+			    r.at(at_p(r, 30 + 40 * i), "kernel rate step", rate(x), false);
+			    r.at(at_p(r, 50 + 40 * i), "re-anchor, then the rate back", [](Run &r2) {
+				    r2.notify_step();
+				    M.set_kernel_ppm(0);
+			    }, false);
+		    }
+		    r.duration = 280 * per(r);
+	    });
+	add(v, "adv_base_m1000",
+	    "chronyd holding the kernel 1000 ppm slow (tick 9990): steps of 5000 ppm of nominal either way from there "
+	    "(the allowance is in ppm of nominal: 1/200 of the measured rate fell 0.1 % short)",
+	    [](Run &r) {
+		    M.ntp_tick = 9990;
+		    M.set_kernel_ppm(-1000);
+		    const long double to[] = {-6000, 4000, -5990, 3990};
+		    for (int i = 0; i < 4; i++) {
+			    const long double x = to[i];
+			    r.at(at_p(r, 30 + 40 * i), "kernel rate 5000 ppm from the base",
+				 [x](Run &) { M.set_kernel_ppm(x); M.ntp_tick = 10000 + (long)std::lround((double)x / 100); },
+				 false);
+			    r.at(at_p(r, 50 + 40 * i), "back to the base", [](Run &) {
+				    M.set_kernel_ppm(-1000);
+				    M.ntp_tick = 9990;
+			    }, false);
+		    }
+		    r.duration = 200 * per(r);
+	    });
+	add(v, "adv_tick_moves",
+	    "tick nominal, slews +-500 ppm; then chronyd moves the tick one unit (100 ppm), and from then on the rate "
+	    "by up to 5000 ppm at once",
+	    [](Run &r) {
+		    long double p = slew_flips(r, 10, 10, 0, 500);
+		    r.at(at_p(r, p + 5), "tick + 1 unit", [](Run &) { M.set_kernel_ppm(100); M.ntp_tick = 10001; }, false);
+		    const long double to[] = {5100, 100, -4900, 100};
+		    for (int i = 0; i < 4; i++) {
+			    const long double x = to[i];
+			    r.at(at_p(r, p + 20 + 20 * i), "tick moves", [x](Run &) {
+				    M.set_kernel_ppm(x);
+				    M.ntp_tick = 10000 + (long)std::lround((double)x / 100);
+			    }, false);
+		    }
+		    r.duration = (p + 120) * per(r);
+	    });
+	add(v, "adv_after_break",
+	    "chronyd: a 5000 ppm step breaks continuity, then moves of up to 4900 ppm 2-7 periods later, some right "
+	    "after a re-anchor; repeated",
+	    [](Run &r) {
+		    M.ntp_tick = 10001;
+		    long double p = 20, cur = 0;
+		    for (int i = 0; i < 12; i++) {
+			    // every change is within 5000 ppm of the rate before it (the allowance), the rate within +-1 %
+			    const long double base = cur + (cur > 0 ? -5000 : 5000);
+			    r.at(at_p(r, p), "break: 5000 ppm step", rate(base), false);
+			    long double d = M.rng.uniform(-4900, 4900);
+			    if (std::fabs((double)(base + d)) > 10000)
+				    d = -d;
+			    const long double after = 2 + (i % 6); // the break seen by a whole period first
+			    const long double x = base + d;
+			    cur = x;
+			    if (i % 3 == 0)
+				    r.at(at_p(r, p + after), "move after the break", rate(x), false);
+			    else
+				    r.at((p + after + 0.01L) * per(r), "re-anchor, then a move after the break",
+					 [x](Run &r2) {
+						 r2.notify_step();
+						 M.set_kernel_ppm(x);
+					 }, false);
+			    p += after + 12;
+		    }
+		    r.duration = (p + 20) * per(r);
+	    });
+	add(v, "adv_clocksource",
+	    "the kernel switches clocksource to hpet (69.8 ns steps, 0.5 us a read), back to the counter, then to "
+	    "acpi_pm (279 ns steps, 1 us a read); no trust re-check (the sim's clock has none); the hand in use at a "
+	    "switch is not judged until the next re-anchor (its reads cannot see the switch: physics)",
+	    [](Run &r) {
+		    r.at(at_p(r, 30), "clocksource hpet", [](Run &r2) {
+			    r2.exempt_until_reanchor();
+			    M.kernel_quantum = 1e9L / 14318180;
+			    M.kernel_cost = 500;
+		    }, false);
+		    r.at(at_p(r, 80), "clocksource tsc", [](Run &r2) {
+			    r2.exempt_until_reanchor();
+			    M.kernel_quantum = 0;
+			    M.kernel_cost = 33;
+		    }, false);
+		    r.at(at_p(r, 110), "clocksource acpi_pm", [](Run &r2) {
+			    r2.exempt_until_reanchor();
+			    M.kernel_quantum = 1e9L / 3579545;
+			    M.kernel_cost = 1000;
+		    }, false);
+		    r.duration = 160 * per(r);
+	    });
+	add(v, "adv_suspend_short",
+	    "suspends of 0.1, 0.5, 0.9 and 1.1 P (shorter than the window P + P/8) with the counter running: "
+	    "CLOCK_MONOTONIC stops, CLOCK_BOOTTIME and CLOCK_REALTIME jump; the hand in use at the resume is not "
+	    "judged until the next re-anchor (it reads the counter alone)",
+	    [](Run &r) {
+		    const long double f[] = {0.1L, 0.5L, 0.9L, 1.1L};
+		    for (int i = 0; i < 4; i++) {
+			    const long double d = f[i] * per(r);
+			    r.at(at_p(r, 30 + 40 * i), "suspend, counter running", [d](Run &r2) {
+				    M.stop_kernel(true);
+				    M.t += d;
+				    M.stop_kernel(false);
+				    M.boot_off += (int64_t)d;
+				    M.wall_off += (int64_t)d;
+				    r2.exempt_until_reanchor();
+			    }, false);
+		    }
+		    r.duration = 200 * per(r);
+	    });
+	add(v, "adv_counter32_1ghz",
+	    "a 32-bit counter at 1 GHz (wraps every 4.3 s): the period is capped by what its width allows; slews "
+	    "+-500 ppm",
+	    [](Run &r) {
+		    M.hz = 1e9L;
+		    M.c_rate = 1;
+		    M.mask = 0xffffffffull;
+		    M.c0 = 4294967296.0L * 16 - 20 * per(r); // the first wrap 20 periods in
+		    slew_flips(r, 10, 20, 0, 500);
+		    r.duration = 120 * per(r);
 	    });
 	add(v, "adv_slew_flip",
 	    "adjtime slew +-500 ppm reversing after 1, 2, 3, 5 periods; then the same around an NTP frequency of "
@@ -180,6 +319,11 @@ std::vector<Scenario> make()
 		    slew_flips(r, p0 + 10, 20, 0, 500);
 		    r.duration = (p0 + 120) * per(r);
 	    });
+	add(v, "adv_leap_late_ins",
+	    "leap second inserted a tick (4 ms) after UTC midnight, a re-anchor in between (the updater's turn)",
+	    [](Run &r) { leap(r, true, 4 * MS); });
+	add(v, "adv_leap_late_del", "leap second deleted a tick (4 ms) after 23:59:59, a re-anchor in between",
+	    [](Run &r) { leap(r, false, 4 * MS); });
 	add(v, "adv_leap_ins", "leap second inserted (STA_INS; CLOCK_REALTIME steps back 1 s at UTC midnight)",
 	    [](Run &r) { leap(r, true); });
 	add(v, "adv_leap_del", "leap second deleted (STA_DEL; CLOCK_REALTIME steps forward 1 s at 23:59:59)",

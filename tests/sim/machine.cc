@@ -19,7 +19,13 @@ double Rng::normal()
 	return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
 }
 
-int64_t Machine::kmono_floor(long double tt) const { return (int64_t)floorl(kmono_at(tt)); }
+int64_t Machine::kmono_floor(long double tt) const
+{
+	const long double k = kmono_at(tt);
+	if (kernel_quantum > 0) // a coarse clocksource: the value steps every quantum (grid anchored at 0)
+		return (int64_t)floorl(floorl(k / kernel_quantum) * kernel_quantum);
+	return (int64_t)floorl(k);
+}
 
 void Machine::pump()
 {
@@ -96,7 +102,7 @@ int Machine::read_kernel(clockid_t id, int64_t *ns)
 	long double inst = t + before + kernel_cost * rng.uniform(kernel_frac_lo, kernel_frac_hi);
 	t += before + kernel_cost + after;
 	int64_t k = kmono_floor(inst);
-	*ns = id == CLOCK_REALTIME ? k + wall_off : k;
+	*ns = id == CLOCK_REALTIME ? k + wall_off : id == CLOCK_BOOTTIME ? k + boot_off : k;
 	last_instant = inst;
 	if (first_kernel_instant < 0)
 		first_kernel_instant = inst;
@@ -111,7 +117,9 @@ static uint64_t src_counter(void *) { return M.read_counter(false); }
 static int src_kernel(void *, clockid_t id, int64_t *ns) { return M.read_kernel(id, ns); }
 static int src_ntp(void *, fc_ntp *out)
 {
-	return fc__ntp_classify(0, M.ntp_status, M.ntp_maxerror_us, M.ntp_esterror_us, out);
+	fc__ntp_classify(0, M.ntp_status, M.ntp_maxerror_us, M.ntp_esterror_us, out);
+	out->tick_us = M.ntp_tick;
+	return out->sync;
 }
 
 const fc_source source_template = {src_counter, src_kernel, src_ntp, nullptr, ~0ull};

@@ -100,8 +100,8 @@ int main(int argc, char **argv)
 				}
 				char b[512];
 				snprintf(b, sizeof b,
-					 "| %s | %s | %llu | %llu / %llu / %llu | %llu | %s | %s | %s | %.3f | %s |\n",
-					 sc.name, v.name, (unsigned long long)r.sync_n,
+					 "| %s | %s | %llu | %llu | %llu / %llu / %llu | %llu | %s | %s | %s | %.3f | %s |\n",
+					 sc.name, v.name, (unsigned long long)r.sync_n, (unsigned long long)r.disrupted_n,
 					 (unsigned long long)r.sync_miss_mono, (unsigned long long)r.sync_miss_real,
 					 (unsigned long long)r.sync_utc_miss, (unsigned long long)r.exempt_n,
 					 ns(r.sync_max_err).c_str(), ns(med).c_str(), ns(worst).c_str(),
@@ -159,9 +159,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!adv.empty())
-		printf("%s| scenario | reads | synchronised reads | misses mono / real / UTC | real reads not judged "
-		       "(unannounced step) | max |err| | median half-width | worst half-width | worst |err| / "
-		       "half-width | result |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n%s",
+		printf("%s| scenario | reads | judged reads (not DISRUPTED) | DISRUPTED reads | misses mono / real / UTC | "
+		       "reads not judged (unannounced step, resume) | max |err| | median half-width | worst half-width | "
+		       "worst |err| / half-width | result |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n%s",
 		       adv_only ? "" : "\n", adv.c_str());
 	if (!notes.empty())
 		printf("\n%s", notes.c_str());

@@ -51,6 +51,12 @@ void Run::exempt_real_until_seen()
 	real_steps_at_ = SIM_CLOCK.track.real_steps;
 }
 
+void Run::exempt_until_reanchor()
+{
+	all_exempt_ = true;
+	exempt_reanchors_ = SIM_CLOCK.reanchors;
+}
+
 void Run::demote(const char *why)
 {
 	// clock.c's trust re-check, as in windup_locked: under the writer lock.
@@ -183,7 +189,7 @@ void Run::sample()
 		uint64_t d = (M.counter_value_at(at) - h->base_ticks) & h->mask;
 		if (d > h->valid_ticks)
 			d = 0;
-		return (int64_t)(((unsigned __int128)d * (h->mult / 200)) >> 32);
+		return (int64_t)(((unsigned __int128)d * SIM_CLOCK.track.swing_mult) >> 32);
 	};
 	const int st_m = timed([&] { return bounded(FC__MONO, &v, &te, &ne, &inst); });
 	mono_seen(v);
@@ -223,11 +229,18 @@ void Run::sample()
 			}
 		}
 	}
-	// Misses while synchronised: every bounded read whose status is SYNCHRONIZED is judged, no window exempt
-	// but an unannounced wall step until the tracker has seen it (real reads only).
+	// Misses: every bounded read whose status is not DISRUPTED (SYNCHRONIZED, FREE_RUNNING or UNKNOWN: the
+	// tracking bound is claimed whatever the UTC state) is judged, no window exempt but an unannounced wall step
+	// until the tracker has seen it (real reads only), and the hand in use at a resume from a suspend with the
+	// counter running, until the next re-anchor (both physics: nothing the read sees has changed).
 	if (real_exempt_ && SIM_CLOCK.track.real_steps > real_steps_at_)
 		real_exempt_ = false;
-	if (st_m == FC_SYNC_SYNCHRONIZED) {
+	if (all_exempt_ && SIM_CLOCK.reanchors != exempt_reanchors_)
+		all_exempt_ = false;
+	r_.disrupted_n += (st_m == FC_SYNC_DISRUPTED) + (st_r == FC_SYNC_DISRUPTED);
+	if (st_m != FC_SYNC_DISRUPTED && all_exempt_) {
+		r_.exempt_n++;
+	} else if (st_m != FC_SYNC_DISRUPTED) {
 		r_.sync_n++;
 		r_.sync_miss_mono += std::llabs(err[2]) > bound_m;
 		r_.sync_max_err = std::max(r_.sync_max_err, (double)std::llabs(err[2]));
@@ -236,12 +249,12 @@ void Run::sample()
 				std::max(r_.sync_worst_ratio, (double)std::llabs(err[2]) / (double)bound_m);
 		r_.sync_widths.push_back((float)bound_m);
 	}
-	if (st_r == FC_SYNC_SYNCHRONIZED && real_exempt_) {
+	if (st_r != FC_SYNC_DISRUPTED && (real_exempt_ || all_exempt_)) {
 		r_.exempt_n++;
-	} else if (st_r == FC_SYNC_SYNCHRONIZED) {
+	} else if (st_r != FC_SYNC_DISRUPTED) {
 		r_.sync_n++;
 		r_.sync_miss_real += std::llabs(err[3]) > bound_r;
-		r_.sync_utc_miss += utc_out;
+		r_.sync_utc_miss += utc_out && st_r == FC_SYNC_SYNCHRONIZED;
 		r_.sync_max_err = std::max(r_.sync_max_err, (double)std::llabs(err[3]));
 		if (bound_r > 0)
 			r_.sync_worst_ratio =
@@ -263,8 +276,8 @@ void Run::sample()
 	static const bool trace = getenv("FC_SIM_TRACE") != nullptr;
 	if (trace && ((std::llabs(err[2]) > bound_m && !blind_m) || (std::llabs(err[3]) > bound_r && !blind_r))) {
 		const fc_hand *h = SIM_PUB.current;
-		fprintf(stderr, "miss t=%.6f ms err m/r %lld/%lld bound m/r %lld/%lld hand age %.1f us nhist %u skew %d\n",
-			(double)((t0 - t_start) / 1e6L), (long long)err[2], (long long)err[3], (long long)bound_m,
+		fprintf(stderr, "miss t=%.6f ms st %d/%d err m/r %lld/%lld bound m/r %lld/%lld hand age %.1f us nhist %u skew %d\n",
+			(double)((t0 - t_start) / 1e6L), st_m, st_r, (long long)err[2], (long long)err[3], (long long)bound_m,
 			(long long)bound_r, (double)((h->flags & FC_HAND_KERNEL) ? -1 : (double)((M.read_counter(false) - h->base_ticks) & h->mask) / 3000.0),
 			SIM_CLOCK.track.nhist, M.last_skewed);
 	}
@@ -338,7 +351,7 @@ Result Run::go()
 	}
 
 	const long double P = (long double)period_ns;
-	long double next_read = M.t + var.gap * M.rng.uniform(0.8, 1.2);
+	long double next_read = M.t + var.gap * (var.sparse ? M.rng.uniform(0.9, 1.1) : M.rng.uniform(0.8, 1.2));
 	long double next_upd = updater ? M.t + 0.75L * P : INF;
 	next_event_ = 0;
 	for (;;) {
@@ -366,7 +379,7 @@ Result Run::go()
 			continue;
 		}
 		sample();
-		next_read = M.t + var.gap * M.rng.uniform(0.8, 1.2);
+		next_read = M.t + var.gap * (var.sparse ? M.rng.uniform(0.9, 1.1) : M.rng.uniform(0.8, 1.2));
 	}
 	M.pump();
 

@@ -459,7 +459,10 @@ std::vector<Variant> variants_for(const Scenario &sc)
 	if (sc.period_ns) {
 		// Several reads per period, at random phases: the hand's whole window is judged.
 		const long double gap = std::max((long double)sc.period_ns / 5, 250.0L);
-		return {{"ordered/P5", false, gap}, {"relaxed/P5", true, gap}};
+		// and sparse readers: every 1.3 P, past each hand's window (P + P/8), with no updater
+		Variant sparse{"ordered/sparse", false, 1.3L * (long double)sc.period_ns};
+		sparse.sparse = true;
+		return {{"ordered/P5", false, gap}, {"relaxed/P5", true, gap}, sparse};
 	}
 	if (sc.frequent)
 		return {{"ordered/1us", false, 1 * US}, {"relaxed/1us", true, 1 * US}};

@@ -58,6 +58,9 @@ struct Machine {
 	long ntp_maxerror_us = 50;      // adjtimex maxerror / esterror reported
 	long ntp_esterror_us = 20;
 	int ntp_status = 0;             // STA_* bits reported
+	long ntp_tick = 10000;          // adjtimex tick reported (us; 10000 nominal at USER_HZ 100)
+	int64_t boot_off = 0;           // CLOCK_BOOTTIME - CLOCK_MONOTONIC (grows by each suspend)
+	long double kernel_quantum = 0; // the kernel clocksource's step (ns; 0: 1 ns), e.g. hpet 69.84, acpi_pm 279.4
 	double kernel_frac_lo = 0.2, kernel_frac_hi = 0.5; // where in its call the kernel reads its clock
 	int disturb_real = 0;           // this many CLOCK_REALTIME reads are preempted (alternately before and
 	long double disturb_ns = 50000; // after the clock read) for this long: disturbed wall-offset brackets
@@ -96,7 +99,7 @@ struct Machine {
 	// The counter's value at tt as the hardware shows it: whole ticks, wrapped at 2^64 (and at mask + 1).
 	uint64_t counter_value_at(long double tt) const;
 	long double kmono_at(long double tt) const { return k_stopped ? k0 : k0 + (tt - tk0) * k_rate; }
-	int64_t kmono_floor(long double tt) const;
+	int64_t kmono_floor(long double tt) const; // whole ns, on the clocksource's steps (kernel_quantum)
 
 	// Faults and changes, effective from now.
 	void rebase_counter() { c0 = counter_at(t); tc0 = t; }
@@ -126,6 +129,7 @@ struct Variant {
 	bool relaxed;
 	long double gap; // mean time between reader arrivals (ns); jittered +-20 %
 	bool rare() const { return gap >= 1e6L; }
+	bool sparse = false; // adversarial: readers every 1.3 P (each finds its hand expired), no updater
 };
 
 struct Targets {
@@ -188,6 +192,7 @@ struct Result {
 	// their tracking bound (mono, real) or their fc_real_bounded interval (UTC); the largest |error|, and
 	// every tracking half-width (for the median and the worst).
 	uint64_t sync_n = 0, sync_miss_mono = 0, sync_miss_real = 0, sync_utc_miss = 0, exempt_n = 0;
+	uint64_t disrupted_n = 0; // bounded reads whose status was DISRUPTED (not judged)
 	double sync_max_err = 0, sync_worst_ratio = 0; // worst |error| / bound (how close a read came to missing)
 	std::vector<float> sync_widths;
 	// What an adjtimex() read at every re-anchor would add (issue 16): a daemon's rate change shows in its
@@ -238,6 +243,9 @@ public:
 	// A wall step nobody announced (settimeofday; no notifier): real reads are not judged from now until the
 	// tracker has seen it (its real_steps count moves). No observer can know of it earlier.
 	void exempt_real_until_seen();
+	// A suspend with the counter running: reads of the hand in use at the resume, until the next re-anchor,
+	// are not judged (they read the counter alone: nothing they see says time stood still; physics).
+	void exempt_until_reanchor();
 	uint64_t hint_hz = 0;     // the counter frequency given to fc__clock_setup (0: the true nominal one)
 	bool hint_measure = false; // give none: fc__clock_setup measures it
 
@@ -258,6 +266,8 @@ private:
 	};
 	std::vector<Window> windows_;
 	bool real_exempt_ = false;
+	bool all_exempt_ = false;
+	uint64_t exempt_reanchors_ = 0;
 	uint64_t seen_reanchors_ = 0;
 	long double seen_k_rate_ = 1;
 	int lag_ = -1; // re-anchors since an unsettled kernel rate change, or -1
