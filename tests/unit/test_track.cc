@@ -434,3 +434,21 @@ TEST(TrackBound, coarse_kernel_clocksource_widens_the_sample)
 	// half + 2 x (half - 30 ticks) = 4440 ticks = 1480 ns, at least
 	EXPECT_GE(h.mono_err_ns, 1480);
 }
+
+// The kernel's limits are in ppm of its nominal rate: held 1 % slow by the tick (9900), the allowance is 5000 ppm
+// of nominal, 5050 ppm of the measured rate (1/200 of the measured rate fell short by the base: issue 25).
+TEST(TrackBound, allowance_is_in_ppm_of_nominal)
+{
+	Kernel k;
+	k.c_step = 0;
+	k.ppm = -10000;
+	fc_track t;
+	fc_hand h{};
+	fc__track_init(&t, ~0ull, TICKS_PER_MS, (uint64_t)((long double)MULT * 0.99L));
+	fc_ntp n = NTP_OK;
+	n.tick_us = 9900;
+	fc__track_note_ntp(&t, &n);
+	uint64_t c = 1000 * TICKS_PER_MS;
+	run_steady(t, h, k, c, 12);
+	EXPECT_GE((long double)h.err_mult, (long double)MULT * 5000e-6L);
+}
