@@ -154,11 +154,12 @@ std::vector<Scenario> make()
 	    });
 	add(v, "adv_tick_moves",
 	    "tick nominal, slews +-500 ppm; then chronyd moves the tick one unit (100 ppm), and from then on the rate "
-	    "by up to 5000 ppm at once",
+	    "by 4000 ppm at once, the tick back at nominal in between",
 	    [](Run &r) {
 		    long double p = slew_flips(r, 10, 10, 0, 500);
 		    r.at(at_p(r, p + 5), "tick + 1 unit", [](Run &) { M.set_kernel_ppm(100); M.ntp_tick = 10001; }, false);
-		    const long double to[] = {5100, 100, -4900, 100};
+		    // the tick back to nominal in between: chronyd may move it again at any time
+		    const long double to[] = {4000, 0, -4000, 0}; // each change over 2000 ppm, within 5000
 		    for (int i = 0; i < 4; i++) {
 			    const long double x = to[i];
 			    r.at(at_p(r, p + 20 + 20 * i), "tick moves", [x](Run &) {
@@ -205,16 +206,22 @@ std::vector<Scenario> make()
 			    r2.exempt_until_reanchor();
 			    M.kernel_quantum = 1e9L / 14318180;
 			    M.kernel_cost = 500;
+			    M.kernel_frac_lo = 0;
+			    M.kernel_frac_hi = 0.02;
 		    }, false);
 		    r.at(at_p(r, 80), "clocksource tsc", [](Run &r2) {
 			    r2.exempt_until_reanchor();
 			    M.kernel_quantum = 0;
 			    M.kernel_cost = 33;
+			    M.kernel_frac_lo = 0.2;
+			    M.kernel_frac_hi = 0.5;
 		    }, false);
 		    r.at(at_p(r, 110), "clocksource acpi_pm", [](Run &r2) {
 			    r2.exempt_until_reanchor();
 			    M.kernel_quantum = 1e9L / 3579545;
 			    M.kernel_cost = 1000;
+			    M.kernel_frac_lo = 0; // the clocksource read at the very start of the call
+			    M.kernel_frac_hi = 0.02;
 		    }, false);
 		    r.duration = 160 * per(r);
 	    });
