@@ -181,23 +181,43 @@ static inline int64_t fc_real_ns_relaxed(void)
  *       and a VMClock (/dev/vmclock0, FASTCLOCK_VMCLOCK_PATH) whose disruption marker moves makes it DISRUPTED.
  *       A pending leap second widens it by 1 s within 2 s of a UTC midnight. The centre may differ from
  *       fc_real_ns (which stays on the kernel's CLOCK_REALTIME) by the source's correction.
- * The contract. While status is FC_SYNC_SYNCHRONIZED, (a) holds at every read, at every period from 1 us to
- * 1 s, on these conditions: the kernel's CLOCK_MONOTONIC rate against the counter stays within 5000 ppm of
- * its mean over the 8 periods before the last re-anchor (that covers any NTP frequency write, +-500 ppm; an
- * adjtime() slew starting, ending or reversing, +-500 ppm; tick changes of up to 30 units: the Linux
- * limits, src/track.c KERNEL_SWING_DIV); and
- * CLOCK_REALTIME is stepped only by a leap second announced in adjtimex (STA_INS / STA_DEL). What it does
- * not cover, and cannot (nothing tells a reader before the next re-anchor): a larger rate change (chrony's
- * fast slew through ADJ_TICK, the kernel PLL with a large offset), seen at the next re-anchor, after which
- * status is DISRUPTED until re-converged; and settimeofday / clock_settime, whose step reaches readers at
- * the next re-anchor, or as soon as the updater thread's step notifier wakes it. (b) is the bound source's
- * claim. On the kernel backend, (a) is 0 for real reads and the clamp's distance for monotonic ones.
+ * The contract. While status is not FC_SYNC_DISRUPTED (SYNCHRONIZED, FREE_RUNNING or UNKNOWN: those speak of
+ * (b)), (a) holds at every read, at every period from 1 us to 1 s, however often or rarely the process reads
+ * (on a counter narrower than 64 bits, at least once per half its range), on these conditions:
+ *   - rate: the kernel's CLOCK_MONOTONIC rate against the counter stays within the allowance of the rate the
+ *     tracker measured (its 8-period mean, and the newest 1 and 3 periods where they differ) until the next
+ *     re-anchor. The allowance is in ppm of the kernel's nominal rate: 2000 ppm while every adjtimex read
+ *     (modes 0, at each re-anchor, at most every 100 us) has shown the tick nominal (ntpd, systemd-timesyncd:
+ *     an NTP frequency write, +-500 ppm, and an adjtime() slew starting, ending or reversing, +-500 ppm,
+ *     together), 5000 ppm from the first read that shows it moved (chronyd; for good) or when it cannot be
+ *     read (that, plus 30 tick units). Not covered: a move of the tick by more than 2000 ppm before a read has
+ *     seen it off nominal; any larger change (chrony's fast slew, the kernel PLL with a large offset). Such a
+ *     change is seen at the next re-anchor as a break (> 1000 ppm), and status is DISRUPTED from there until
+ *     the rate history has refilled (8 samples) and the error is back within 1 us or the old hand's bound;
+ *   - leap seconds: CLOCK_REALTIME is stepped only by a leap second announced in adjtimex (STA_INS / STA_DEL);
+ *     the hands are DISRUPTED from 2 s before to 2 s after each UTC midnight while it is, which covers the
+ *     kernel applying it a tick (or a NOHZ second) late. settimeofday / clock_settime reach readers at the next
+ *     re-anchor, or as soon as the updater thread's step notifier wakes it: not covered before;
+ *   - suspend: a suspend shorter than the hand's window (P + P/8) with the counter running is not covered
+ *     between the resume and the next re-anchor (the reads see the counter alone); the re-anchor tells it by
+ *     CLOCK_BOOTTIME - CLOCK_MONOTONIC, status is DISRUPTED and the clock holds (slope down to 0) until the
+ *     kernel has caught up, within a period or two. A suspend past the window, or with the counter stopped,
+ *     is covered;
+ *   - clocksource: the kernel's values are assumed finer than the extra time a read of them takes over the
+ *     narrowest sample seen (hpet: 70 ns steps, ~0.5 us a read; acpi_pm: 279 ns, ~1 us); a switch to one
+ *     is not covered until the next re-anchor, and the trust re-check then leaves the counter. jiffies is not
+ *     covered;
+ *   - counter width: the period is capped so 9 periods fit in a quarter of the counter's range (a 32-bit
+ *     counter at 1 GHz: 119 ms).
+ * (b) is the bound source's claim. On the kernel backend, (a) is 0 for real reads and the clamp's distance for
+ * monotonic ones.
  * status (enum fc_sync), rules in order:
  *   FC_SYNC_DISRUPTED     a discontinuity (suspend, migration, counter jump, backend switch, a rate change
  *                         beyond 1000 ppm) was detected and fastclock has not re-converged on the kernel
- *                         since (error at a re-anchor within 1 us, or within the previous hand's bound); or
- *                         the rate still rests on a frequency hint, not a measurement (start-up); or a leap
- *                         second is pending and the next UTC midnight is within the hand's window + 2 s; or
+ *                         since (8 samples since it, and the error at a re-anchor within 1 us or within the
+ *                         previous hand's bound); or the rate still rests on a frequency hint, not a
+ *                         measurement (start-up); or a leap second is pending and the hand's window reaches
+ *                         within 2 s of a UTC midnight, or it was anchored within 2 s after one; or
  *                         the source (ClockBound, VMClock) reports a disruption;
  *   FC_SYNC_UNKNOWN       the source makes no promise (fc_status().bound_reason says why): (b) is not a bound;
  *   FC_SYNC_FREE_RUNNING  the source's data is stale or the clock undisciplined; (b) still holds, growing;

@@ -130,7 +130,7 @@ struct fc_track {
 	int64_t max_abs_err_ns;
 	uint64_t discontinuities;
 	uint64_t real_steps;
-	uint64_t swing_mult; /* the KERNEL_SWING_DIV part of the last hand's err_mult (32.32 ns/tick) */
+	uint64_t swing_mult; /* the kernel_swing() part of the last hand's err_mult (32.32 ns/tick) */
 	int disrupted; /* a discontinuity (or start-up on a hint) and not re-converged since: hands not SYNCHRONIZED */
 	/* the kernel's NTP tick (fc__track_note_ntp): 0 unknown, 1 nominal, 2 moved (sticky: a daemon that moves
 	 * the tick, chronyd, may move it again by thousands of ppm at once) */

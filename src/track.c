@@ -21,10 +21,12 @@
  * the old one over the rest of the old hand's validity window (the "dominance" rule below).
  * The error bound (mono_err_ns + err_mult x delta) covers the kernel's value, and the wall offset's own
  * uncertainty, at every read of the hand while the kernel's rate against the counter stays within
- * KERNEL_SWING_DIV of the rate the tracker measured (any NTP frequency change, adjtime slew or reversal up to
- * that size, at any instant of the period); a larger change breaks continuity at the next re-anchor and the
- * hands are DISRUPTED until re-converged. fc__track_sync() says which hands are not SYNCHRONIZED (start-up on
- * an unmeasured hint, a discontinuity, a leap second inside the window). tests/sim checks the bound at every
+ * the allowance (kernel_swing: 2000 ppm of nominal while the kernel's tick is nominal, else 5000) of the rate
+ * the tracker measured (any NTP frequency change, adjtime slew or reversal up to that size, at any instant of
+ * the period); a larger change breaks continuity at the next re-anchor and the
+ * hands are DISRUPTED until the history has refilled and re-converged. fc__track_sync() says which hands are
+ * not SYNCHRONIZED (start-up on an unmeasured hint, a discontinuity, a leap second inside the window or just
+ * past it). tests/sim checks the bound at every
  * read (the adv_* scenarios: 0 misses while synchronised, at periods 1 us to 1 s).
  */
 #include <sys/timex.h>
@@ -90,7 +92,7 @@ typedef __int128 i128;
  * the tick unknown, it may be anywhere in ADJ_TICK's +-10 %: nominal <= measured x 10 / 9 (x (1 + 1/512)). */
 #define NOMINAL_MARGIN_DIV 512
 /* expired_floor()'s allowance for the kernel's rate change since an expired hand was made, in place of the
- * bound's KERNEL_SWING_DIV (which would put the first read after a suspend 0.5 % x P ahead instead of 0.2 %):
+ * bound's kernel_swing() (which would put the first read after a suspend 0.5 % x P ahead instead of 0.2 %):
  * the NTP frequency (+-500 ppm, MAXFREQ) plus an adjtime() slew (+-500 ppm, MAX_TICKADJ), from one extreme to
  * the other, 2000 ppm = 1/500. (1/2048 let time go back by 10 ns when fuzz_track turned the slew from +500
  * to -500 ppm.) */
@@ -347,7 +349,7 @@ static void update_offset(struct fc_track *t, const struct fc_sample *s)
  * kernel's elapsed time bounds the part readers can have seen. The hand's own error bound says a reader at
  * delta x got old(x) <= kernel + mono_err + x * err_mult, and the kernel was at most K_hi (now, upper bound):
  * with old(x) = old(0) + x * mult, x <= (K_hi - (old(0) - mono_err)) / (mult - err_mult). That bound holds
- * while the kernel's rate is the one the hand was made for (err_mult less its KERNEL_SWING_DIV allowance,
+ * while the kernel's rate is the one the hand was made for (err_mult less its kernel_swing() allowance,
  * `swing`); REACH_TOL_DIV more covers an NTP frequency change since. Using the hand's slope, not the
  * tracker's rate, matters: a hand correcting an error runs up to 1/16 off the rate, and with a rate resting
  * on a short baseline the rate itself is off by more than the tolerance (both found by tests/fuzz,

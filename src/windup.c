@@ -20,6 +20,9 @@
 #define NS_PER_SEC 1000000000LL
 /* Read the kernel's NTP state at most this often (adjtimex is a real syscall, ~0.3 us). */
 #define NTP_EVERY_NS NS_PER_SEC
+/* ... and at every re-anchor at most this often, for its tick: adjtimex costs ~1 us here (a syscall on a VM), 1 %
+ * of a core at 100 us and 0.1 % at the default 1 ms period; below 100 us the tick's allowance is a few ns. */
+#define NTP_TICK_EVERY_NS 100000
 /* The kernel's maxerror grows by 500 us each second (MAXFREQ, kernel/time/ntp.c): 500 ppm. */
 #define NTP_GROWTH_DIV 2000
 
@@ -351,9 +354,11 @@ static void windup_locked(struct fc_clock *c)
 	/* Anchor at the sample itself, not at a later counter read: nothing between the two is observed, and a
 	 * suspend or a long preemption there would be extrapolated as running time (found by fuzz_track). */
 	t_a = s.c_mid;
-	/* The kernel's NTP state at every re-anchor (adjtimex, modes 0: a read, ~0.3 us): its tick decides the
-	 * tracker's allowance for a kernel rate change (track.c, kernel_swing). set_ntp_fields uses the same read. */
-	c->have_ntp = 0;
+	/* The kernel's NTP state at every re-anchor, at most every NTP_TICK_EVERY_NS (adjtimex, modes 0: a read):
+	 * its tick decides the tracker's allowance for a kernel rate change (track.c, kernel_swing).
+	 * set_ntp_fields uses the same read. */
+	if (c->have_ntp && s.mono - c->ntp_at >= NTP_TICK_EVERY_NS)
+		c->have_ntp = 0;
 	fc__clock_refresh_ntp_locked(c, s.mono);
 	fc__track_note_ntp(&c->track, &c->ntp);
 	fc__track_update(&c->track, cur, &s, t_a, &p);

@@ -178,8 +178,8 @@ void Run::sample()
 	M.t += read_spacing;
 	// 3, 4: bounded reads (always ordered, as the API's are).
 	int64_t v, te, ne;
-	// The part of a bound that is the allowance for an unseen kernel rate change (src/track.c KERNEL_SWING_DIV:
-	// 1/200 of the rate over the read's delta): a declared cost, left out of the tightness ratio.
+	// The part of a bound that is the allowance for an unseen kernel rate change (src/track.c kernel_swing(), the
+	// tracker's swing_mult over the read's delta): a declared cost, left out of the tightness ratio.
 	auto swing_part = [&](long double at) -> int64_t {
 		const fc_hand *h = __atomic_load_n(&SIM_PUB.current, __ATOMIC_ACQUIRE);
 		if (h->flags & FC_HAND_KERNEL)

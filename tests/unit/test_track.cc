@@ -211,7 +211,7 @@ void err_and_bound(const fc_hand &h, const Kernel &k, uint64_t c, long double *e
 }
 } // namespace
 
-// The kernel may move its rate by up to 5000 ppm at any instant of a period (src/track.c KERNEL_SWING_DIV): a step
+// The kernel may move its rate by up to 5000 ppm at any instant of a period (src/track.c KERNEL_SWING_PPM, the tick unknown): a step
 // one tick after a re-anchor is covered over the hand's whole window. (Without the swing in err_mult the bound
 // grew at ~1 ppm and this missed by ~5 us.)
 TEST(TrackBound, kernel_rate_step_right_after_a_reanchor_is_covered)
