@@ -315,6 +315,15 @@ int run_steady(fc_track &t, fc_hand &h, const Kernel &k, uint64_t &c, int n, uin
 	}
 	return st;
 }
+
+// A tracker at a 1 ms period after 12 steady samples from counter 1000 ms: SYNCHRONIZED, *c at the next sample.
+void start_steady(fc_track &t, fc_hand &h, const Kernel &k, uint64_t &c, uint64_t hint = MULT)
+{
+	h = fc_hand{};
+	fc__track_init(&t, ~0ull, TICKS_PER_MS, hint);
+	c = 1000 * TICKS_PER_MS;
+	ASSERT_EQ(run_steady(t, h, k, c, 12), FC_SYNC_SYNCHRONIZED);
+}
 } // namespace
 
 // After a break the rate history restarts: DISRUPTED until FC_TRACK_HIST samples back it (a second change soon
@@ -323,10 +332,9 @@ TEST(TrackSync, disrupted_until_the_rate_history_refills_after_a_break)
 {
 	Kernel k;
 	fc_track t;
-	fc_hand h{};
-	fc__track_init(&t, ~0ull, TICKS_PER_MS, MULT);
-	uint64_t c = 1000 * TICKS_PER_MS;
-	ASSERT_EQ(run_steady(t, h, k, c, 12), FC_SYNC_SYNCHRONIZED);
+	fc_hand h;
+	uint64_t c;
+	start_steady(t, h, k, c);
 	k.c_step = c - TICKS_PER_MS / 2; // a 3000 ppm step: a break at the next sample
 	k.ppm = 3000;
 	const uint64_t disc = t.discontinuities;
@@ -390,14 +398,12 @@ TEST(TrackSync, suspend_is_told_by_boottime_and_held_back)
 {
 	Kernel k;
 	fc_track t;
-	fc_hand h{};
-	fc__track_init(&t, ~0ull, TICKS_PER_MS, MULT);
-	uint64_t c = 1000 * TICKS_PER_MS;
-	ASSERT_EQ(run_steady(t, h, k, c, 12), FC_SYNC_SYNCHRONIZED);
+	fc_hand h;
+	uint64_t c;
+	start_steady(t, h, k, c);
 	// 0.5 ms suspended: the counter ran 1.5 ms since the last sample, CLOCK_MONOTONIC 1 ms, BOOTTIME 1.5 ms
 	const uint64_t jump = TICKS_PER_MS / 2;
-	c += jump - TICKS_PER_MS; // run_steady advanced it one period past the last sample
-	c += TICKS_PER_MS;
+	c += jump; // run_steady left it one period past the last sample
 	fc_sample s{c, 30, (int64_t)k.mono(c - jump), 0, 0, 500000, 500000};
 	fc_hand prev = h;
 	fc__track_update(&t, &prev, &s, c, &h);
@@ -423,10 +429,9 @@ TEST(TrackBound, coarse_kernel_clocksource_widens_the_sample)
 {
 	Kernel k;
 	fc_track t;
-	fc_hand h{};
-	fc__track_init(&t, ~0ull, TICKS_PER_MS, MULT);
-	uint64_t c = 1000 * TICKS_PER_MS;
-	run_steady(t, h, k, c, 12);
+	fc_hand h;
+	uint64_t c;
+	start_steady(t, h, k, c);
 	fc_sample s = k.sample(c);
 	s.c_half = 1500; // 500 ns: a 1 us acpi_pm read
 	fc_hand prev = h;
