@@ -161,6 +161,7 @@ std::vector<Scenario> make()
 					     M.t += HOUR;
 					     M.stop_kernel(false);
 					     M.wall_off += (int64_t)HOUR;
+					     M.boot_off += (int64_t)HOUR; // CLOCK_BOOTTIME counts the suspend
 				     });
 				     r.last().dur = HOUR;
 				     r.last().first_read = true;
@@ -180,6 +181,7 @@ std::vector<Scenario> make()
 					     M.stop_kernel(false);
 					     M.stop_counter(false);
 					     M.wall_off += (int64_t)HOUR;
+					     M.boot_off += (int64_t)HOUR;
 				     });
 				     r.last().dur = HOUR;
 				     r.last().first_read = true;
