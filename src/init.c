@@ -6,6 +6,9 @@
  * sysfs, never opens a perf event, so a first call costs about one kernel read (issue 14). The counter is
  * checked and calibrated by later slow paths (windup.c, "start-up").
  * Async-signal-safe, as everything reachable from a read: getenv (a read of environ), no stdio, no malloc;
+ * every variable is read as secure_getenv reads it: not at all in a set-user-ID, set-group-ID or
+ * capability-raising program (AT_SECURE), whose environment is its caller's (docs/THREATS.md); the test
+ * seams (FASTCLOCK_TEST_*) exist only in the library the tests link (FASTCLOCK_TEST_SEAMS, CMakeLists.txt);
  * the fork handler is registered by a constructor, before any thread can be initialising.
  *
  * Owns: g_state (not initialised / initialising / ready), reading the environment, the fork handler.
@@ -15,6 +18,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <time.h>
 
 #include "bound/bound.h"
@@ -28,22 +32,31 @@ static int g_state; /* 0: not initialised, 1: initialising, 2: ready */
 static struct fc_bounder g_bounder; /* the global clock's bound source (static: no allocation) */
 static __thread int t_initialising; /* this thread runs global_init (a signal handler must not wait for it) */
 
+/* secure_getenv's rule (glibc's and musl's AT_SECURE): a program the kernel started with raised privileges
+ * (set-user-ID, set-group-ID, file capabilities) sees no FASTCLOCK_* variable, so its caller cannot point it at
+ * a file of the caller's, stall it, or make it read a file the caller cannot. getauxval reads the auxiliary
+ * vector libc keeps: async-signal-safe, as getenv. */
+static const char *env(const char *name)
+{
+	return getauxval(AT_SECURE) ? NULL : getenv(name);
+}
+
 static void global_init(void)
 {
 	struct fc_clock *c = fc__global_clock();
 	struct fc_config cfg;
 
 	c->config_error[0] = 0;
-	fc__config_parse(getenv("FASTCLOCK_SOURCE"), getenv("FASTCLOCK_PERIOD_US"), &cfg, c->config_error,
+	fc__config_parse(env("FASTCLOCK_SOURCE"), env("FASTCLOCK_PERIOD_US"), &cfg, c->config_error,
 			sizeof(c->config_error));
-	fc__config_parse_updater(getenv("FASTCLOCK_UPDATER"), &c->updater_auto, c->config_error,
-				sizeof(c->config_error));
-	/* Tests point this at a file of their own to play a machine whose kernel uses another clocksource
-	 * (never change the host's). */
-	fc__trust_set_path(getenv("FASTCLOCK_TEST_CLOCKSOURCE_FILE"));
+	fc__config_parse_updater(env("FASTCLOCK_UPDATER"), &c->updater_auto, c->config_error, sizeof(c->config_error));
+#ifdef FASTCLOCK_TEST_SEAMS
+	/* Test seams, compiled into the tests' library only (fastclock_testing): tests point this at a file of
+	 * their own to play a machine whose kernel uses another clocksource (never change the host's)... */
+	fc__trust_set_path(env("FASTCLOCK_TEST_CLOCKSOURCE_FILE"));
 	{
-		/* Test seam: hold the initialisation open so a test can fork while another thread is inside it. */
-		const char *d = getenv("FASTCLOCK_TEST_INIT_DELAY_US");
+		/* ...and hold the initialisation open so a test can fork while another thread is inside it. */
+		const char *d = env("FASTCLOCK_TEST_INIT_DELAY_US");
 		if (d && *d) {
 			long us = atol(d);
 			struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
@@ -51,11 +64,12 @@ static void global_init(void)
 				nanosleep(&ts, NULL); /* async-signal-safe */
 		}
 	}
+#endif
 	/* The bound source's settings, parsed and opened by the writer on first use (fc__clock_bound_fields_locked). */
-	c->bound_env[0] = getenv("FASTCLOCK_BOUND_SOURCE");
-	c->bound_env[1] = getenv("FASTCLOCK_CLOCKBOUND_PATH");
-	c->bound_env[2] = getenv("FASTCLOCK_CHRONY_SOCKET");
-	c->bound_env[3] = getenv("FASTCLOCK_VMCLOCK_PATH");
+	c->bound_env[0] = env("FASTCLOCK_BOUND_SOURCE");
+	c->bound_env[1] = env("FASTCLOCK_CLOCKBOUND_PATH");
+	c->bound_env[2] = env("FASTCLOCK_CHRONY_SOCKET");
+	c->bound_env[3] = env("FASTCLOCK_VMCLOCK_PATH");
 	c->bounder = &g_bounder;
 	c->bounder_reopen = 1;
 	c->forced = cfg.backend != 0;

@@ -1,11 +1,17 @@
 /*
- * fastclock — what every bound source shares: a struct fc_bound's half-width at a given time (saturating growth)
- * and the recording of a source's last error.
+ * fastclock — what every bound source shares: a struct fc_bound's half-width at a given time (saturating growth),
+ * the recording of a source's last error, and the opening of a source's file with the checks that say who
+ * could have written it (docs/THREATS.md).
  *
- * Owns: fc__bound_half_at, fc__bound_error.
- * May call: fmt.c.
+ * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file.
+ * May call: fmt.c, async-signal-safe libc (open, fstat, stat, close).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bound.h"
 
@@ -13,10 +19,14 @@
 
 int64_t fc__bound_half_at(const struct fc_bound *b, int64_t mono)
 {
-	int64_t age = mono - b->as_of_ns, grow;
+	int64_t age, grow;
 	const int64_t cap = INT64_MAX / 4;
+	if (__builtin_sub_overflow(mono, b->as_of_ns, &age))
+		age = mono > b->as_of_ns ? INT64_MAX : 0; /* an as_of from the far past is as old as it gets */
 	if (age < 0)
 		age = 0;
+	if (b->drift_ppb < 0 || b->half_ns < 0)
+		return cap; /* a source never gives these; if one did, it promises nothing */
 	/* age (ns) * ppb / 1e9, without overflow for ages up to ~292 years at 1e9 ppb */
 	grow = (int64_t)(((__int128)age * b->drift_ppb) / NS_PER_SEC);
 	if (b->half_ns >= cap || grow >= cap - b->half_ns)
@@ -34,3 +44,66 @@ void fc__bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...)
 	b->last_error_at = now;
 }
 
+
+int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_bound *b, int64_t now)
+{
+	/* O_NONBLOCK: a FIFO (or a device that waits for a peer) at the path opens at once instead of waiting for
+	 * a writer under the writer lock; O_NOFOLLOW: the last component is the file itself, not a link someone
+	 * else may point anywhere; O_NOCTTY: a terminal never becomes ours. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+	struct stat ds;
+	char dir[256];
+	const char *slash;
+	if (fd < 0) {
+		fc__bound_error(b, now, "open %.100s: %s", path, fc__errname(errno));
+		return -1;
+	}
+	if (fstat(fd, st) != 0) {
+		fc__bound_error(b, now, "fstat %.100s: %s", path, fc__errname(errno));
+		close(fd);
+		return -1;
+	}
+	if (S_ISCHR(st->st_mode) && (kinds & FC_OPEN_CHR)) {
+		/* a device's contents come from its driver; only root makes device nodes */
+		if (st->st_uid != 0) {
+			fc__bound_error(b, now, "%.100s: a device owned by uid %u (mode %04o), not root: not trusted", path,
+				       (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		fc__bound_error(b, now, "%.100s is a %s (mode %06o), not a %s: refused", path,
+			       S_ISFIFO(st->st_mode) ? "FIFO" : S_ISDIR(st->st_mode) ? "directory" : S_ISSOCK(st->st_mode) ? "socket"
+			       : S_ISCHR(st->st_mode) ? "character device" : S_ISBLK(st->st_mode) ? "block device" : "special file",
+			       (unsigned)st->st_mode, (kinds & FC_OPEN_CHR) ? "character device or regular file" : "regular file");
+		close(fd);
+		return -1;
+	}
+	/* A regular file is trusted when only root or its directory's owner (the daemon's user, who created the
+	 * directory, e.g. /run/clockbound) can have written it: owned by one of them, and writable by no one else
+	 * (group-writable only for group root). */
+	slash = strrchr(path, '/');
+	if (!slash)
+		fc__bfmt(dir, sizeof(dir), ".");
+	else if (slash == path)
+		fc__bfmt(dir, sizeof(dir), "/");
+	else
+		fc__bfmt(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (stat(dir, &ds) != 0) {
+		fc__bound_error(b, now, "stat %.100s: %s", dir, fc__errname(errno));
+		close(fd);
+		return -1;
+	}
+	if ((st->st_uid != 0 && st->st_uid != ds.st_uid) || (st->st_mode & S_IWOTH) ||
+	    ((st->st_mode & S_IWGRP) && st->st_gid != 0)) {
+		fc__bound_error(b, now, "%.100s (owner uid %u, group %u, mode %04o) may be written by %s: not trusted", path,
+			       (unsigned)st->st_uid, (unsigned)st->st_gid, (unsigned)(st->st_mode & 07777),
+			       (st->st_mode & S_IWOTH) ? "any user" : (st->st_mode & S_IWGRP) && st->st_gid != 0 ? "its group"
+			       : "a user who is neither root nor its directory's owner");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

@@ -11,7 +11,7 @@
  *   chrony.c      chronyd's tracking report over its unix command socket, asked without ever blocking;
  *   vmclock.c     /dev/vmclock0 (Linux vmclock-abi.h): its disruption marker and status, an overlay on the
  *                 others; and, when the host publishes the time of the CPU's counter, the first source;
- *   kernel.c      adjtimex maxerror, trusted only when the process writing it is known to set it honestly;
+ *   kernel.c      adjtimex maxerror, trusted only when the kernel's state shows a daemon's bound (kernel.c);
  *   select.c      FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none and the path overrides;
  *   bound.c       the shared helpers (half-width at a time, the last error); fmt.c async-signal-safe formatting.
  * The sources may call libc's async-signal-safe functions, ntp.c (select.c: fc__ntp_read) and each other only
@@ -55,7 +55,7 @@ struct fc_bound {
 	int64_t last_error_at;          /* CLOCK_MONOTONIC of last_error (0: none) */
 };
 
-/* Async-signal-safe formatting (fmt.c): a printf subset (%s %.Ns %.*s %d %u %x %#x, l/ll/z, %.Nf, %%), and a
+/* Async-signal-safe formatting (fmt.c): a printf subset (%s %.Ns %.*s %d %u %o %x %#x, l/ll/z, %.Nf, %%), and a
  * readable name for an errno value (strerror reads the locale). */
 int fc__bfmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int fc__bvfmt(char *dst, size_t n, const char *fmt, va_list ap);
@@ -66,6 +66,16 @@ int64_t fc__bound_half_at(const struct fc_bound *b, int64_t mono);
 
 /* Record an error: formats last_error and stamps it with `now`. */
 void fc__bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Open a source's file read-only, never blocking (O_NONBLOCK: a FIFO opens at once), never through a symbolic
+ * link as the last component (O_NOFOLLOW), and keep it only if it is of a kind in `kinds` and its owner and mode
+ * say who wrote it: a regular file owned by root or by its directory's owner, writable by no other user (group
+ * write only for group root); a character device owned by root. Returns the fd (st filled), or -1 with
+ * b->last_error naming the path, the kind, owner and mode. */
+#define FC_OPEN_REG 1
+#define FC_OPEN_CHR 2
+struct stat;
+int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_bound *b, int64_t now);
 
 /* ---- clockbound.c ---------------------------------------------------------------------------------------- */
 #define FC_CLOCKBOUND_PATH "/var/run/clockbound/shm0"
@@ -97,8 +107,8 @@ _Static_assert(sizeof(struct fc_cb_segment) == FC_CB_SIZE, "ClockBound v2 segmen
 
 struct fc_cb {
 	char path[256];
-	const struct fc_cb_segment *seg; /* read-only shared mapping, or NULL (read under the seqlock only) */
-	size_t maplen;
+	int fd; /* the segment, open read-only and read with pread (never mapped: a truncation would be SIGBUS); -1 */
+	int64_t read_at; /* CLOCK_MONOTONIC_COARSE of the last read (one per tick at most) */
 	struct fc_cb_segment snap; /* last consistent copy */
 	uint16_t snap_gen;
 	int have_snap;
@@ -107,15 +117,21 @@ struct fc_cb {
 	int64_t disrupted_as_of; /* as_of (ns) of the snapshot that showed a marker bump: DISRUPTED until a newer
 				  * one; INT64_MIN: none */
 };
-/* Open and map `path` read-only, validating the header as ClockBound's client does. Returns 0, or -1 with
- * b->last_error set (the path and what was wrong). */
+/* Open `path` read-only (fc__bound_open_file: a regular file root or its directory's owner wrote), validating
+ * the header as ClockBound's client does. Returns 0, or -1 with b->last_error set (the path and what was wrong:
+ * its kind, owner and mode, its size, magic or version). */
 int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t now);
 void fc__cb_close(struct fc_cb *cb);
-/* Take a consistent snapshot and compute the bound at mono_coarse (CLOCK_MONOTONIC_COARSE now) exactly as
- * ClockBound's client (status rules, drift growth); center 0. vm_marker: VMClock's disruption marker when
+/* Take a consistent snapshot (a pread, at most once per value of mono_coarse) and compute the bound at
+ * mono_coarse (CLOCK_MONOTONIC_COARSE now) exactly as ClockBound's client (status rules, drift growth); center
+ * 0. A file that shrank is closed (cb->fd -1, b->last_error says so) and UNKNOWN. vm_marker: VMClock's disruption marker when
  * the segment says disruption support is on and a VMClock is readable, else NULL. Returns b->status. */
 int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker, struct fc_bound *b);
-/* The rules alone, on a snapshot (pure; tests and fc__cb_poll). */
+/* The header checks alone, on len bytes (pure; fuzzed): 0 with *out, or -1 with why (the size, magic, segsize
+ * or version named). */
+int fc__cb_parse(const void *buf, size_t len, struct fc_cb_segment *out, char *why, size_t n);
+/* The rules alone, on a snapshot (pure; tests, the fuzzer and fc__cb_poll): times out of range, a drift or a
+ * bound past sane are UNKNOWN with half_ns INT64_MAX / 4. */
 int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bound *b);
 
 /* ---- chrony.c -------------------------------------------------------------------------------------------- */
@@ -252,22 +268,31 @@ struct fc_vmc_snap {
 };
 struct fc_vmc {
 	char path[256];
-	const uint8_t *map; /* read-only shared mapping (read under seq_count only) */
+	const uint8_t *map; /* the device's page, mapped read-only (read under seq_count only); or NULL */
 	size_t maplen;
+	int fd;             /* a regular file at the path: read with pread at each poll (never mapped); or -1 */
 	struct fc_vmc_snap snap;
 	int have_snap;
 	uint64_t marker_seen;
-	int disrupted; /* the marker moved and no good sample (SYNCHRONIZED, same marker) has been read since */
+	int disrupted;        /* the marker moved and the source served has no measurement taken since */
+	int64_t disrupted_at; /* CLOCK_MONOTONIC of the poll that saw it move */
 	/* the time source */
 	char why[FC_BOUND_TEXT]; /* why the last snapshot gave no time ("" when it did) */
 	int64_t rate_at, rate_center; /* baseline of the CLOCK_REALTIME-vs-VMClock rate: mono, centre (0: none) */
 	uint64_t seen_ppb;            /* that rate, last measured */
 };
+/* Open the path (fc__bound_open_file: a character device root made, mapped; or a regular file its owner and mode
+ * vouch for, at least a VMClock long, read with pread) and check one snapshot. 0, or -1 with b->last_error. */
 int fc__vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t now);
 void fc__vmc_close(struct fc_vmc *v);
-/* Snapshot under its seq_count; returns 0 (v->snap, v->disrupted updated), or -1 (torn for every try or
- * malformed: b->last_error). */
+/* The page's fields from len bytes (pure; fuzzed): 0, or -1 with why (size, magic, version named). */
+int fc__vmc_parse(const uint8_t *page, size_t len, struct fc_vmc_snap *s, char *why, size_t n);
+/* Snapshot under its seq_count; returns 0 (v->snap updated; a moved marker sets v->disrupted, disrupted_at =
+ * now), or -1 (torn for every try, malformed or shrunk: b->last_error). */
 int fc__vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now);
+/* End a disruption once the bound served rests on a measurement taken after it was seen: measured_at is that
+ * measurement's CLOCK_MONOTONIC (INT64_MIN: none known). */
+void fc__vmc_settle(struct fc_vmc *v, int64_t measured_at);
 /* Has the host left the page as it was at the last snapshot (same seq_count)? A sample taken after the
  * snapshot is valid for it only if so: a live migration between the two rewrites the line for another
  * host's counter. */
@@ -284,30 +309,19 @@ int fc__vmc_time_at(const struct fc_vmc_snap *s, int counter_id, uint64_t ctr, i
  * set (centre, half-width, growth, status, leap), or 0 with v->why. Pure but for the rate baseline in *v. */
 int fc__vmc_bound(struct fc_vmc *v, int counter_id, int64_t mono, int64_t r0, uint64_t ctr, int64_t r1,
 		  struct fc_bound *b);
-/* Apply the overlay to a bound from another source: DISRUPTED while v->disrupted, UNKNOWN while VMClock says
- * its clock is unreliable. */
+/* Apply the overlay to the bound served: DISRUPTED while v->disrupted, UNKNOWN while VMClock says its clock is
+ * unreliable. */
 void fc__vmc_apply(const struct fc_vmc *v, struct fc_bound *b);
 
 /* ---- kernel.c -------------------------------------------------------------------------------------------- */
-/* Who writes the kernel's NTP state: only chronyd and ntpd set maxerror to a bound (root distance). */
-enum fc_ntp_writer {
-	FC_WRITER_NONE = 0,      /* no known time daemon runs */
-	FC_WRITER_CHRONYD = 1,
-	FC_WRITER_NTPD = 2,      /* the reference ntpd or ntpsec */
-	FC_WRITER_TIMESYNCD = 3, /* systemd-timesyncd: maxerror = 0 at each poll */
-	FC_WRITER_BUSYBOX = 4,   /* busybox ntpd: leaves maxerror alone */
-	FC_WRITER_OPENNTPD = 5,  /* adjusts with adjtime only */
-};
-const char *fc__ntp_writer_name(int w);
-/* Scan proc_root (normally "/proc") for a time daemon by each process's comm and exe. */
-int fc__ntp_writer_scan(const char *proc_root);
-/* The kernel's NTP state and its writer to a bound (pure). */
-int fc__kernel_eval(const struct fc_ntp *n, int writer, int64_t now, struct fc_bound *b);
+/* The kernel's NTP state to a bound, from the state alone (pure; the rules in kernel.c and docs/THREATS.md):
+ * SYNCHRONIZED only for 0 < esterror <= maxerror < 16 s with STA_UNSYNC and STA_CLOCKERR clear. */
+int fc__kernel_eval(const struct fc_ntp *n, int64_t now, struct fc_bound *b);
 
 /* ---- select.c -------------------------------------------------------------------------------------------- */
 struct fc_bound_config {
 	int mode; /* -1: auto, else enum fc_bound_kind (FC_BOUND_VMCLOCK: VMClock's time only) */
-	char clockbound[256], chrony[108], vmclock[256], proc[128];
+	char clockbound[256], chrony[108], vmclock[256];
 };
 /* Parse FASTCLOCK_BOUND_SOURCE and the path overrides FASTCLOCK_CLOCKBOUND_PATH, FASTCLOCK_CHRONY_SOCKET,
  * FASTCLOCK_VMCLOCK_PATH (each may be NULL: the default). Returns the number of errors, described in err. */
@@ -322,9 +336,10 @@ struct fc_bounder {
 	struct fc_chrony ch;
 	struct fc_vmc vm;
 	int have_vm;
-	int writer;             /* kernel source: the NTP writer found (enum fc_ntp_writer) */
-	int64_t writer_at;      /* when it was scanned */
 	int64_t kernel_at;      /* when adjtimex was last read */
+	int64_t kernel_max;     /* the maxerror it showed (ns; -1: none yet) */
+	int64_t kernel_wrote;   /* CLOCK_MONOTONIC before which the last write seen (maxerror went down) happened
+				 * after: the read before it (INT64_MIN: none seen) */
 	int64_t chosen_at;      /* when the source was chosen (auto re-tries the better ones every 10 s) */
 	struct fc_bound cur;    /* the current bound */
 	/* Auto mode on a ClockBound segment that vouches for nothing better than FREE_RUNNING (its daemon died,
@@ -337,7 +352,6 @@ struct fc_bounder {
 	/* the kernel's NTP state: injected (tests), else fc__ntp_read */
 	int (*ntp)(void *ctx, struct fc_ntp *out);
 	void *ntp_ctx;
-	int writer_forced;      /* tests: use `writer` as given, never scan */
 	/* VMClock as the time source (auto and FASTCLOCK_BOUND_SOURCE=vmclock): used while its snapshot gives
 	 * the time of the counter; auto mode goes on polling the source chosen above, and serves it otherwise */
 	int use_vm;             /* the last poll served vm_b */

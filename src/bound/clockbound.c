@@ -6,10 +6,8 @@
  * Owns: struct fc_cb (the mapping, the last snapshot, the disruption marker seen).
  * May call: async-signal-safe libc only (open, read, fstat, mmap), bound.c, fmt.c.
  */
-#include <fcntl.h>
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,21 +22,56 @@
 #define CB_CAUSALITY_BLUR_NS 1000
 /* A drift of 1e9 ppb or more is a malformed segment (the client's sanity check). */
 #define CB_MAX_DRIFT_PPB 1000000000u
-/* Retries for a consistent snapshot before giving up on this poll (the client's 1e6; the writer holds the
- * generation odd for well under a microsecond, so a thousand tries is already far past a torn read). */
-#define CB_SNAPSHOT_TRIES 1000
+/* Times are CLOCK_MONOTONIC_COARSE: seconds past 2^33 (272 years of uptime) or negative, or nanoseconds outside
+ * [0, 1e9), are no time the daemon wrote (and sec x 1e9 + nsec then always fits an int64). A bound past 2^50 ns
+ * (13 days) promises nothing. */
+#define CB_MAX_SEC ((int64_t)1 << 33)
+#define CB_MAX_BOUND_NS ((int64_t)1 << 50)
+/* Reads of the segment per poll before giving up on a consistent one (each a pread of 80 bytes; the writer
+ * holds the generation odd for well under a microsecond). */
+#define CB_SNAPSHOT_TRIES 100
 
 static int64_t ts_ns(int64_t sec, int64_t nsec) { return sec * NS_PER_SEC + nsec; }
+static int ts_ok(int64_t sec, int64_t nsec) { return sec >= 0 && sec < CB_MAX_SEC && nsec >= 0 && nsec < NS_PER_SEC; }
+
+int fc__cb_parse(const void *buf, size_t len, struct fc_cb_segment *out, char *why, size_t n)
+{
+	struct fc_cb_segment h;
+	if (len < FC_CB_SIZE)
+		return fc__bfmt(why, n, "%zu bytes: a ClockBound v2 segment is at least %d", len, FC_CB_SIZE), -1;
+	memcpy(&h, buf, sizeof(h));
+	if (h.magic[0] != FC_CB_MAGIC0 || h.magic[1] != FC_CB_MAGIC1)
+		return fc__bfmt(why, n, "not a ClockBound segment (magic %#x %#x)", h.magic[0], h.magic[1]), -1;
+	if (h.segsize < FC_CB_SIZE)
+		return fc__bfmt(why, n, "ClockBound segment says it is %u bytes (at least %d)", h.segsize, FC_CB_SIZE), -1;
+	if (h.version != FC_CB_VERSION)
+		return fc__bfmt(why, n, "ClockBound segment version %u (want %d)", h.version, FC_CB_VERSION), -1;
+	*out = h;
+	return 0;
+}
 
 int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bound *b)
 {
-	int64_t as_of = ts_ns(s->as_of_sec, s->as_of_nsec), void_after = ts_ns(s->void_after_sec, s->void_after_nsec);
+	int64_t as_of, void_after;
 	b->center_ns = 0;
+	b->leap = FC_LEAP_NONE; /* the segment carries no leap information */
+	if (!ts_ok(s->as_of_sec, s->as_of_nsec) || !ts_ok(s->void_after_sec, s->void_after_nsec)) {
+		/* nothing promised: the age of such an as_of would be meaningless (or overflow) */
+		b->half_ns = INT64_MAX / 4;
+		b->as_of_ns = mono_coarse;
+		b->drift_ppb = 0;
+		b->status = FC_SYNC_UNKNOWN;
+		fc__bfmt(b->reason, sizeof(b->reason), "ClockBound segment times out of range (as_of %lld.%lld s, void_after %lld.%lld s)",
+			 (long long)s->as_of_sec, (long long)s->as_of_nsec, (long long)s->void_after_sec,
+			 (long long)s->void_after_nsec);
+		return b->status;
+	}
+	as_of = ts_ns(s->as_of_sec, s->as_of_nsec), void_after = ts_ns(s->void_after_sec, s->void_after_nsec);
 	b->half_ns = s->bound_nsec;
 	b->as_of_ns = as_of;
 	b->drift_ppb = s->max_drift_ppb;
-	b->leap = FC_LEAP_NONE; /* the segment carries no leap information */
-	if (s->max_drift_ppb >= CB_MAX_DRIFT_PPB || s->bound_nsec < 0) {
+	if (s->max_drift_ppb >= CB_MAX_DRIFT_PPB || s->bound_nsec < 0 || s->bound_nsec > CB_MAX_BOUND_NS) {
+		b->half_ns = INT64_MAX / 4;
 		b->status = FC_SYNC_UNKNOWN;
 		fc__bfmt(b->reason, sizeof(b->reason), "ClockBound segment malformed (max_drift_ppb %u, bound_nsec %lld)",
 			 s->max_drift_ppb, (long long)s->bound_nsec);
@@ -84,94 +117,109 @@ int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bo
 
 void fc__cb_close(struct fc_cb *cb)
 {
-	if (cb->seg)
-		munmap((void *)cb->seg, cb->maplen);
-	cb->seg = NULL;
+	if (cb->fd >= 0)
+		close(cb->fd);
+	cb->fd = -1;
 	cb->have_snap = 0;
 }
 
 int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t now)
 {
+	unsigned char buf[FC_CB_SIZE];
 	struct fc_cb_segment h;
+	char why[FC_BOUND_TEXT];
 	struct stat st;
 	ssize_t n;
-	void *m;
 	int fd;
 
 	memset(cb, 0, sizeof(*cb));
+	cb->fd = -1;
 	cb->disrupted_as_of = INT64_MIN;
+	cb->read_at = INT64_MIN;
 	fc__bfmt(cb->path, sizeof(cb->path), "%s", path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fc__bound_error(b, now, "open %s: %s", path, fc__errname(errno));
+	fd = fc__bound_open_file(path, FC_OPEN_REG, &st, b, now);
+	if (fd < 0)
 		return -1;
-	}
-	n = read(fd, &h, sizeof(h));
-	if (n < 16 || h.magic[0] != FC_CB_MAGIC0 || h.magic[1] != FC_CB_MAGIC1) {
-		fc__bound_error(b, now, "%s is not a ClockBound segment (%zd bytes, magic %#x %#x)", path, n,
-			       n >= 8 ? h.magic[0] : 0, n >= 8 ? h.magic[1] : 0);
+	n = pread(fd, buf, sizeof(buf), 0);
+	if (n < 0 || fc__cb_parse(buf, (size_t)n, &h, why, sizeof(why)) != 0 || h.generation == 0) {
+		if (n < 0)
+			fc__bfmt(why, sizeof(why), "read: %s", fc__errname(errno));
+		else if (h.generation == 0 && why[0] == 0)
+			fc__bfmt(why, sizeof(why), "ClockBound segment never written yet (generation 0)");
+		fc__bound_error(b, now, "%.100s: %s", path, why);
 		close(fd);
 		return -1;
 	}
-	if (h.version != FC_CB_VERSION || h.generation == 0 || h.segsize < FC_CB_SIZE || fstat(fd, &st) != 0 ||
-	    st.st_size < (off_t)FC_CB_SIZE) {
-		fc__bound_error(b, now, "%s: ClockBound segment version %u (want %d), generation %u, segsize %u",
-			       path, h.version, FC_CB_VERSION, h.generation, h.segsize);
-		close(fd);
-		return -1;
-	}
-	m = mmap(NULL, FC_CB_SIZE, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED) {
-		fc__bound_error(b, now, "mmap %s: %s", path, fc__errname(errno));
-		return -1;
-	}
-	cb->seg = m;
-	cb->maplen = FC_CB_SIZE;
+	cb->fd = fd;
 	return 0;
 }
 
-/* The segment's seqlock, reader side. S1: acquire load of the generation pairs with the writer's release
- * store of the even value after its writes (clock-bound-shm writer.rs): the body it wrote before is visible.
- * S2: the acquire fence orders the body loads before the second generation load, so a body torn by a
- * concurrent write shows up as a changed generation. */
-static int cb_snapshot(struct fc_cb *cb)
+/* A consistent copy of the segment. It is read with pread, never mapped: a file someone truncates (an
+ * administrator's `: > shm0`, the daemon recreating it) shortens a read instead of raising SIGBUS in every
+ * process that maps it. The segment's seqlock is kept with two copies: the first one's generation must be even
+ * and not 0, and a second copy, read after it (R1: the acquire fence orders the first copy's loads, made by the
+ * kernel on this thread, before the second's), must be identical, so no update ran between or across them. A
+ * first copy identical to the last snapshot needs no second one. Returns 0 (cb->snap updated or kept), 1 (no
+ * consistent copy this time: keep the last), -1 (the file is shorter than a segment now: why). */
+static int cb_snapshot(struct fc_cb *cb, char *why, size_t n)
 {
-	const struct fc_cb_segment *s = cb->seg;
-	uint16_t g1 = __atomic_load_n(&s->generation, __ATOMIC_ACQUIRE), g2; /* S1 */
-	struct fc_cb_segment copy;
-
-	/* Never written, being written, or unchanged: keep the last snapshot (the client does the same; a
-	 * stale one ages into FreeRunning and Unknown). */
-	if (g1 == 0 || (g1 & 1) || (cb->have_snap && g1 == cb->snap_gen))
-		return cb->have_snap ? 0 : -1;
+	union {
+		struct fc_cb_segment s;
+		unsigned char b[FC_CB_SIZE];
+	} a, c;
 	for (int i = 0; i < CB_SNAPSHOT_TRIES; i++) {
-		memcpy(&copy, s, sizeof(copy)); /* between S1 and S2: the compiler cannot move it out */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* S2 */
-		g2 = __atomic_load_n(&s->generation, __ATOMIC_RELAXED);
-		if (g1 == g2) {
-			cb->snap = copy;
-			cb->snap_gen = g1;
-			cb->have_snap = 1;
+		ssize_t r = pread(cb->fd, a.b, sizeof(a.b), 0);
+		if (r != FC_CB_SIZE)
+			return fc__bfmt(why, n, "ClockBound segment %.80s is %zd bytes now (truncated or recreated)", cb->path, r),
+			       -1;
+		if (a.s.generation == 0 || (a.s.generation & 1))
+			continue; /* never written, or being written */
+		if (cb->have_snap && memcmp(&a.s, &cb->snap, sizeof(a.s)) == 0)
 			return 0;
-		}
-		if (!(g2 & 1) && g2 != 0)
-			g1 = g2;
-		else
-			g1 = __atomic_load_n(&s->generation, __ATOMIC_ACQUIRE);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R1 */
+		r = pread(cb->fd, c.b, sizeof(c.b), 0);
+		if (r != FC_CB_SIZE)
+			return fc__bfmt(why, n, "ClockBound segment %.80s is %zd bytes now (truncated or recreated)", cb->path, r),
+			       -1;
+		if (memcmp(a.b, c.b, sizeof(a.b)) != 0)
+			continue;
+		if (fc__cb_parse(a.b, sizeof(a.b), &c.s, why, n) != 0)
+			return -1; /* rewritten as something else */
+		cb->snap = a.s;
+		cb->snap_gen = a.s.generation;
+		cb->have_snap = 1;
+		return 0;
 	}
-	return cb->have_snap ? 0 : -1;
+	return 1;
 }
 
 int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker, struct fc_bound *b)
 {
 	int64_t as_of;
-	if (!cb->seg || cb_snapshot(cb) != 0) {
+	char why[FC_BOUND_TEXT];
+	int r = 0;
+	if (cb->fd >= 0 && (!cb->have_snap || mono_coarse != cb->read_at)) {
+		/* read once per tick of CLOCK_MONOTONIC_COARSE at most (the segment's own time base: nothing newer
+		 * can be told apart within one) */
+		cb->read_at = mono_coarse;
+		r = cb_snapshot(cb, why, sizeof(why));
+		if (r < 0) {
+			/* the file shrank or changed kind: dropped; the bounder opens the path again (once a second) */
+			fc__bound_error(b, mono_coarse, "%s", why);
+			fc__cb_close(cb);
+		}
+	}
+	if (cb->fd < 0 || !cb->have_snap) {
 		b->status = FC_SYNC_UNKNOWN;
+		b->half_ns = INT64_MAX / 4;
+		b->center_ns = 0;
+		b->drift_ppb = 0;
 		fc__bfmt(b->reason, sizeof(b->reason), "no consistent ClockBound snapshot of %.80s", cb->path);
 		return b->status;
 	}
 	fc__cb_eval(&cb->snap, mono_coarse, b);
+	if (!ts_ok(cb->snap.as_of_sec, cb->snap.as_of_nsec))
+		return b->status;
 	as_of = ts_ns(cb->snap.as_of_sec, cb->snap.as_of_nsec);
 	if (!cb->marker_known || cb->snap.disruption_marker != cb->marker_seen) {
 		/* The first snapshot only learns the marker; a change after it is a disruption the daemon reported:

@@ -3,7 +3,7 @@
  * which a bounded read's slow path may enter from a signal handler; snprintf may allocate and strerror reads
  * the locale, so their messages are built with these.
  *
- * Owns: fc__bfmt / fc__bvfmt (a printf subset: %s %.Ns %.*s %d %i %u %x %#x with l/ll/z, %.Nf, %%), fc__errname.
+ * Owns: fc__bfmt / fc__bvfmt (a printf subset: %s %.Ns %.*s %d %i %u %o %x %#x with l/ll/z, %.Nf, %%), fc__errname.
  * May call: nothing beyond the compiler's builtins.
  */
 #include <errno.h>
@@ -97,12 +97,13 @@ int fc__bvfmt(char *dst, size_t n, const char *fmt, va_list ap)
 			break;
 		}
 		case 'u':
+		case 'o':
 		case 'x': {
 			unsigned long long v = lng >= 2 ? va_arg(ap, unsigned long long)
 				: lng == 1 ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
 			if (*f == 'x' && alt && v)
 				put(&o, '0'), put(&o, 'x');
-			put_u(&o, v, *f == 'x' ? 16 : 10, 1);
+			put_u(&o, v, *f == 'x' ? 16 : *f == 'o' ? 8 : 10, 1);
 			break;
 		}
 		case 'f':
@@ -158,6 +159,8 @@ const char *fc__errname(int e)
 	case ENOMEM: return "out of memory (ENOMEM)";
 	case EMFILE: return "too many open files (EMFILE)";
 	case ENOBUFS: return "no buffer space (ENOBUFS)";
+	case ELOOP: return "a symbolic link, not followed (ELOOP)";
+	case ENXIO: return "no reader or device (ENXIO)";
 	default: return "system error (see errno)";
 	}
 }

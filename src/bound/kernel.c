@@ -1,122 +1,42 @@
 /*
- * fastclock — the kernel's NTP state as a bound: adjtimex maxerror, trusted only when the process that writes
- * it is known to set it to a real bound (chronyd: root_delay / 2 + root_dispersion; ntpd: the same root
- * distance). systemd-timesyncd writes maxerror = 0 at every poll, busybox ntpd leaves it alone, and an unknown
- * writer proves nothing: under those the status is UNKNOWN with the reason, never SYNCHRONIZED.
+ * fastclock — the kernel's NTP state as a bound: adjtimex maxerror, decided from what the kernel says and nothing
+ * else (never from process names: any user can run a program called chronyd).
  *
- * Owns: the writer scan (/proc) and the classification of (NTP state, writer).
- * May call: async-signal-safe libc (open, getdents64, readlink, read), bound.c, fmt.c.
+ * What the kernel guarantees (kernel/time/ntp.c, adjtimex(2)): only a process with CAP_SYS_TIME writes the
+ * state (ADJ_MAXERROR, ADJ_ESTERROR, ADJ_STATUS); an unprivileged adjtimex is a read. The kernel adds 500 us to
+ * maxerror every second (MAXFREQ, 500 ppm) and, when it passes 16 s (NTP_PHASE_LIMIT), caps it there and sets
+ * STA_UNSYNC; at boot maxerror and esterror are 16 s and STA_UNSYNC is set. esterror is never grown. So a
+ * maxerror below 16 s was written by a privileged process and has grown at 500 ppm since: it is a bound exactly
+ * when that writer wrote one. What the writers do:
+ *   chronyd      maxerror = root delay / 2 + root dispersion, esterror = its offset's standard deviation, clears
+ *                STA_UNSYNC while synchronised (sets it otherwise): a bound. chronyd -x never writes: the state
+ *                stays the boot one (16 s, STA_UNSYNC) or ages to it.
+ *   ntpd, ntpsec maxerror = root distance, esterror = jitter, clears STA_UNSYNC: a bound.
+ *   timesyncd    maxerror = 0 and esterror = 0 at each poll, clears STA_UNSYNC: no bound (the time since its
+ *                poll x 500 ppm says nothing of its offset).
+ *   OpenNTPD     maxerror = 0 and clears STA_UNSYNC while synced, leaves esterror (16 s from boot): no bound.
+ *   busybox ntpd never writes maxerror: it stays 16 s.
+ * The rule, in order (fc__kernel_eval): adjtimex failing is UNKNOWN; STA_UNSYNC, TIME_ERROR or maxerror at 16 s
+ * is the kernel's "not synchronised": UNKNOWN (16 s is the kernel's cap, no one's measurement); STA_CLOCKERR too; SYNCHRONIZED
+ * needs 0 < esterror <= maxerror < 16 s (a writer that claims an estimated error and a maximum at least as
+ * large: chronyd's and ntpd's pair; timesyncd's 0 and OpenNTPD's 16 s fail it at any age). Everything else is
+ * UNKNOWN with the values named. A chronyd or ntpd whose estimated error rounds to 0 us (a PPS or PTP
+ * reference) fails closed: UNKNOWN, as the kernel cannot tell it from timesyncd (ask chronyd: the chrony
+ * source). Root, or anything with CAP_SYS_TIME, can write any state: it is trusted (it sets the clock too).
+ *
+ * Owns: the classification of the kernel's NTP state into a bound.
+ * May call: bound.c, fmt.c.
  */
-#include <fcntl.h>
-#include <string.h>
-#include <sys/syscall.h>
 #include <sys/timex.h>
-#include <unistd.h>
 
 #include "bound.h"
 
 /* The kernel's maxerror grows by 500 us each second (MAXFREQ, kernel/time/ntp.c): 500 ppm. */
 #define KERNEL_GROWTH_PPB 500000
+/* NTP_PHASE_LIMIT: the kernel caps maxerror here and calls the clock unsynchronised (kernel/time/ntp.c). */
+#define PHASE_LIMIT_NS 16000000000LL
 
-const char *fc__ntp_writer_name(int w)
-{
-	switch (w) {
-	case FC_WRITER_NONE: return "none";
-	case FC_WRITER_CHRONYD: return "chronyd";
-	case FC_WRITER_NTPD: return "ntpd";
-	case FC_WRITER_TIMESYNCD: return "systemd-timesyncd";
-	case FC_WRITER_BUSYBOX: return "busybox ntpd";
-	case FC_WRITER_OPENNTPD: return "openntpd";
-	default: return "?";
-	}
-}
-
-static int read_small(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	if (buf[n - 1] == '\n')
-		buf[n - 1] = 0;
-	return 0;
-}
-
-/* Which daemon a process is, from its comm (15 characters at most) and, for the name "ntpd" that three
- * daemons share, its executable. */
-static int classify_process(const char *dir)
-{
-	char path[320], comm[32], exe[256];
-	const char *base;
-	ssize_t n;
-	fc__bfmt(path, sizeof(path), "%s/comm", dir);
-	if (read_small(path, comm, sizeof(comm)) != 0)
-		return -1;
-	if (strcmp(comm, "chronyd") == 0)
-		return FC_WRITER_CHRONYD;
-	if (strcmp(comm, "systemd-timesyn") == 0 || strcmp(comm, "systemd-timesyncd") == 0)
-		return FC_WRITER_TIMESYNCD;
-	if (strcmp(comm, "openntpd") == 0)
-		return FC_WRITER_OPENNTPD;
-	if (strcmp(comm, "ntpd") != 0)
-		return -1;
-	fc__bfmt(path, sizeof(path), "%s/exe", dir);
-	n = readlink(path, exe, sizeof(exe) - 1);
-	if (n <= 0) /* a test's proc tree keeps the target in a file named exe */
-		n = read_small(path, exe, sizeof(exe)) == 0 ? (ssize_t)strlen(exe) : 0;
-	exe[n > 0 ? n : 0] = 0;
-	base = strrchr(exe, '/');
-	base = base ? base + 1 : exe;
-	if (strncmp(base, "busybox", 7) == 0)
-		return FC_WRITER_BUSYBOX;
-	if (strstr(exe, "openntpd"))
-		return FC_WRITER_OPENNTPD;
-	return FC_WRITER_NTPD;
-}
-
-/* A dishonest writer outranks an honest one: with both running, maxerror may be the dishonest one's. */
-static int rank(int w) { return w == FC_WRITER_NONE ? 0 : (w == FC_WRITER_CHRONYD || w == FC_WRITER_NTPD) ? 1 : 2; }
-
-/* The directory is read with getdents64 (opendir allocates: not async-signal-safe). */
-struct linux_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
-int fc__ntp_writer_scan(const char *proc_root)
-{
-	char buf[4096];
-	long n;
-	int best = FC_WRITER_NONE, fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return FC_WRITER_NONE;
-	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
-		for (long off = 0; off < n;) {
-			const struct linux_dirent64 *e = (const struct linux_dirent64 *)(buf + off);
-			char dir[300];
-			int w;
-			off += e->d_reclen;
-			if (e->d_name[0] < '0' || e->d_name[0] > '9')
-				continue;
-			fc__bfmt(dir, sizeof(dir), "%s/%s", proc_root, e->d_name);
-			w = classify_process(dir);
-			if (w >= 0 && rank(w) > rank(best))
-				best = w;
-		}
-	}
-	close(fd);
-	return best;
-}
-
-int fc__kernel_eval(const struct fc_ntp *n, int writer, int64_t now, struct fc_bound *b)
+int fc__kernel_eval(const struct fc_ntp *n, int64_t now, struct fc_bound *b)
 {
 	b->center_ns = 0;
 	b->half_ns = n->maxerror_ns;
@@ -126,23 +46,25 @@ int fc__kernel_eval(const struct fc_ntp *n, int writer, int64_t now, struct fc_b
 	if (n->sync == FC_SYNC_UNKNOWN) {
 		b->status = FC_SYNC_UNKNOWN;
 		fc__bfmt(b->reason, sizeof(b->reason), "adjtimex failed: the kernel's NTP state is unknown");
-	} else if (n->sync == FC_SYNC_FREE_RUNNING) {
-		b->status = FC_SYNC_FREE_RUNNING;
-		fc__bfmt(b->reason, sizeof(b->reason), "the kernel clock is not disciplined (maxerror %lld us)",
-			 (long long)(n->maxerror_ns / 1000));
-	} else if (rank(writer) != 1) {
+	} else if (n->sync == FC_SYNC_FREE_RUNNING || (n->status & STA_UNSYNC) || n->maxerror_ns >= PHASE_LIMIT_NS) {
+		/* no writer vouches for it (16 s is the kernel's cap, not a measurement): no promise */
 		b->status = FC_SYNC_UNKNOWN;
-		fc__bfmt(b->reason, sizeof(b->reason), "kernel maxerror is written by %s, which does not set it to a bound",
-			 writer == FC_WRITER_NONE ? "an unknown process" : fc__ntp_writer_name(writer));
-	} else if (n->maxerror_ns == 0) {
-		/* neither chronyd nor ntpd writes 0 (their root distance is never 0): something else wrote it */
+		fc__bfmt(b->reason, sizeof(b->reason), "the kernel clock is not synchronised (status %#x, maxerror %lld us)",
+			 (unsigned)n->status, (long long)(n->maxerror_ns / 1000));
+	} else if (n->status & STA_CLOCKERR) {
 		b->status = FC_SYNC_UNKNOWN;
-		fc__bfmt(b->reason, sizeof(b->reason), "kernel maxerror is 0 under %s: written by another process",
-			 fc__ntp_writer_name(writer));
+		fc__bfmt(b->reason, sizeof(b->reason), "the kernel reports a clock hardware fault (STA_CLOCKERR)");
+	} else if (n->maxerror_ns <= 0 || n->esterror_ns <= 0 || n->esterror_ns > n->maxerror_ns) {
+		b->status = FC_SYNC_UNKNOWN;
+		fc__bfmt(b->reason, sizeof(b->reason),
+			 "kernel maxerror %lld us, esterror %lld us: not a bound (%s)", (long long)(n->maxerror_ns / 1000),
+			 (long long)(n->esterror_ns / 1000),
+			 n->esterror_ns <= 0 ? "no estimated error: timesyncd's state" : "maxerror below esterror: OpenNTPD's state");
 	} else {
 		b->status = FC_SYNC_SYNCHRONIZED;
-		fc__bfmt(b->reason, sizeof(b->reason), "kernel maxerror %lld us from %s (leaves out its correction)",
-			 (long long)(n->maxerror_ns / 1000), fc__ntp_writer_name(writer));
+		fc__bfmt(b->reason, sizeof(b->reason),
+			 "kernel maxerror %lld us, esterror %lld us, written by a time daemon (leaves out its correction)",
+			 (long long)(n->maxerror_ns / 1000), (long long)(n->esterror_ns / 1000));
 	}
 	return b->status;
 }

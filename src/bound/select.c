@@ -22,8 +22,6 @@
 #define POLL_EVERY_NS NS_PER_SEC
 /* Auto mode looks for a better source (a ClockBound segment, then chronyd) every 10 s: one open() or stat(). */
 #define RESELECT_EVERY_NS (10 * NS_PER_SEC)
-/* The writer of the kernel's NTP state is looked up in /proc once a minute (a directory scan, ~1 ms). */
-#define WRITER_EVERY_NS (60 * NS_PER_SEC)
 /* chronyd's report ages like ClockBound's segment: trusted for 5 s, then FREE_RUNNING, UNKNOWN after 1000 s
  * (ClockBound's grace period and void_after). */
 #define CHRONY_GRACE_NS (5 * NS_PER_SEC)
@@ -80,7 +78,6 @@ int fc__bound_config_parse(const char *mode, const char *cb_path, const char *ch
 			   err, errlen);
 	errors += set_path(out->vmclock, sizeof(out->vmclock), vm_path, FC_VMCLOCK_PATH, "FASTCLOCK_VMCLOCK_PATH",
 			   err, errlen);
-	fc__bfmt(out->proc, sizeof(out->proc), "/proc");
 	return errors;
 }
 
@@ -117,7 +114,7 @@ static int try_source(struct fc_bounder *bd, int kind, int64_t now)
 
 static int source_open(const struct fc_bounder *bd)
 {
-	return bd->kind == FC_BOUND_CLOCKBOUND ? bd->cb.seg != NULL
+	return bd->kind == FC_BOUND_CLOCKBOUND ? bd->cb.fd >= 0
 	       : bd->kind == FC_BOUND_CHRONY   ? bd->ch.fd >= 0
 	       : bd->kind == FC_BOUND_VMCLOCK  ? bd->have_vm
 					       : 1;
@@ -155,11 +152,16 @@ static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 	struct fc_cb cb;
 	struct fc_chrony ch;
 	struct stat st;
+	uint64_t marker = bd->vm.snap.disruption_marker;
 	int to = FC_BOUND_NONE;
 	bd->chosen_at = now;
 	if (fc__cb_open(&cb, bd->cfg.clockbound, &scratch, now) == 0) {
-		/* only to a segment that vouches for the time now: not a dead daemon's (fall_back left it) */
-		if (fc__cb_poll(&cb, now_coarse, NULL, &scratch) == FC_SYNC_SYNCHRONIZED)
+		/* only to a segment that vouches for the time now, by the rules it is served under (VMClock's marker
+		 * included: a segment behind it is UNKNOWN, and going back to it would flap): not a dead daemon's
+		 * (fall_back left it) */
+		if (fc__cb_poll(&cb, now_coarse, bd->have_vm && bd->vm.have_snap ? &marker : NULL, &scratch) ==
+			    FC_SYNC_SYNCHRONIZED &&
+		    !(bd->have_vm && bd->vm.disrupted))
 			to = FC_BOUND_CLOCKBOUND;
 		else
 			fc__cb_close(&cb);
@@ -208,19 +210,39 @@ static void probe_close(struct fc_bounder *bd)
 	bd->probing = 0;
 }
 
+/* Has the segment's daemon stopped vouching: never written (as_of 0), or not updated for the client's grace?
+ * A segment its daemon keeps updating that says Unknown (a disruption it handles, its chronyd unsynchronised)
+ * is its daemon's verdict, not a dead daemon. */
+static int segment_stale(const struct fc_cb *cb, int64_t mono_coarse)
+{
+	const struct fc_cb_segment *s = &cb->snap;
+	if (!cb->have_snap)
+		return 0;
+	if (s->as_of_sec == 0 && s->as_of_nsec == 0)
+		return 1;
+	if (s->as_of_sec < 0 || s->as_of_sec >= ((int64_t)1 << 33))
+		return 0; /* malformed: UNKNOWN stays */
+	return mono_coarse - (s->as_of_sec * NS_PER_SEC + s->as_of_nsec) >= CHRONY_GRACE_NS;
+}
+
 /* Auto mode on ClockBound. A segment whose daemon died says SYNCHRONIZED for the client's 5 s grace, then
- * FREE_RUNNING (a bound growing at max_drift) until void_after, then UNKNOWN; one never written, or whose
- * marker is behind VMClock's, is UNKNOWN. A chronyd that is alive vouches for more. So while the segment is
- * below SYNCHRONIZED, chronyd's socket is probed beside it (a request a second, never waiting), and replaces
- * the segment once its report is better: SYNCHRONIZED, or FREE_RUNNING against an UNKNOWN segment. The bound
- * never drops from an honest FREE_RUNNING to UNKNOWN in the switch: the probe's report comes with it.
- * upgrade() goes back to the segment once it is SYNCHRONIZED again. */
-static void fall_back(struct fc_bounder *bd, int64_t mono)
+ * FREE_RUNNING (a bound growing at max_drift) until void_after, then UNKNOWN; one never written is UNKNOWN. A
+ * chronyd that is alive vouches for more. So while the segment is stale (segment_stale) and below
+ * SYNCHRONIZED, chronyd's socket is probed beside it (a request a second, never waiting), and replaces the
+ * segment once its report is better: SYNCHRONIZED, or FREE_RUNNING against an UNKNOWN segment. The bound never
+ * drops from an honest FREE_RUNNING to UNKNOWN in the switch: the probe's report comes with it. What is never
+ * sidestepped: a segment its daemon keeps updating that says Unknown or Disrupted, a marker behind VMClock's,
+ * a VMClock disruption not yet over (ClockBound's own client says Unknown there; so do we). upgrade() goes back
+ * to the segment once it is SYNCHRONIZED again under the same rules. */
+static void fall_back(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 {
 	const struct fc_bound *b = &bd->cur;
 	int better;
-	if (b->status == FC_SYNC_SYNCHRONIZED || b->status == FC_SYNC_DISRUPTED) {
-		probe_close(bd); /* live again; DISRUPTED: the segment's own event, chronyd saw the same clock */
+	if (b->status == FC_SYNC_SYNCHRONIZED || b->status == FC_SYNC_DISRUPTED || !segment_stale(&bd->cb, mono_coarse) ||
+	    (bd->have_vm && bd->vm.disrupted) ||
+	    (bd->have_vm && bd->vm.have_snap && bd->cb.snap.disruption_support &&
+	     bd->cb.snap.disruption_marker != bd->vm.snap.disruption_marker)) {
+		probe_close(bd); /* live again, or a verdict of the daemon's (or VMClock's) that chronyd cannot overrule */
 		return;
 	}
 	if (!bd->probing) {
@@ -273,7 +295,7 @@ void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, 
 	void *ntp_ctx = bd->ntp_ctx, *clk_ctx = bd->clk_ctx;
 	uint64_t (*counter)(void *) = bd->counter;
 	int64_t (*realtime)(void *) = bd->realtime;
-	int forced = bd->writer_forced, writer = bd->writer, vm_counter = counter ? bd->vm_counter : FC_VMC_OUR_COUNTER;
+	int vm_counter = counter ? bd->vm_counter : FC_VMC_OUR_COUNTER;
 	memset(bd, 0, sizeof(*bd));
 	bd->counter = counter ? counter : hw_counter;
 	bd->realtime = realtime ? realtime : realtime_ns;
@@ -281,15 +303,18 @@ void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, 
 	bd->vm_counter = vm_counter;
 	bd->ntp = ntp ? ntp : fc__ntp_read;
 	bd->ntp_ctx = ntp_ctx;
-	bd->writer_forced = forced;
-	bd->writer = forced ? writer : FC_WRITER_NONE;
-	bd->writer_at = INT64_MIN / 2;
 	bd->kernel_at = INT64_MIN / 2;
+	bd->kernel_max = -1;
+	bd->kernel_wrote = INT64_MIN;
 	bd->cfg = *cfg;
 	bd->ch.fd = -1;
+	bd->cb.fd = -1;
+	bd->vm.fd = -1;
 	bd->cur.status = FC_SYNC_UNKNOWN;
 	fc__bfmt(bd->cur.reason, sizeof(bd->cur.reason), "no report from the bound source yet");
-	bd->have_vm = fc__vmc_open(&bd->vm, cfg->vmclock, &(struct fc_bound){0}, now) == 0; /* absent: no error */
+	/* FASTCLOCK_BOUND_SOURCE=none opens nothing at all */
+	if (cfg->mode != FC_BOUND_NONE)
+		bd->have_vm = fc__vmc_open(&bd->vm, cfg->vmclock, &(struct fc_bound){0}, now) == 0; /* absent: no error */
 	choose(bd, now);
 }
 
@@ -358,6 +383,31 @@ const char *fc__bounder_why(const struct fc_bounder *bd)
 	return bd->use_vm && bd->cfg.mode < 0 ? "auto: a VMClock gives the time of the counter" : bd->why;
 }
 
+/* CLOCK_MONOTONIC of the newest measurement behind the bound served (INT64_MIN: none known), which ends a
+ * VMClock disruption once it is after it: VMClock's own sample while its host says SYNCHRONIZED; the segment's
+ * as_of; chronyd's selected source's newest sample (its age is whole seconds at the reply, at the latest the
+ * request's send time: one more second is taken off); a write of the kernel's maxerror seen (after the read
+ * before it). */
+static int64_t measured_at(const struct fc_bounder *bd)
+{
+	if (bd->use_vm)
+		return bd->vm.snap.clock_status == FC_VMC_SYNCHRONIZED ? bd->vm_b.as_of_ns : INT64_MIN;
+	switch (bd->kind) {
+	case FC_BOUND_CLOCKBOUND:
+		return bd->cb.have_snap && bd->cb.snap.as_of_sec >= 0 && bd->cb.snap.as_of_sec < ((int64_t)1 << 33)
+			       ? bd->cb.snap.as_of_sec * NS_PER_SEC + bd->cb.snap.as_of_nsec
+			       : INT64_MIN;
+	case FC_BOUND_CHRONY:
+		return bd->ch.have_src && bd->ch.last_reply
+			       ? bd->ch.tracking_at - ((int64_t)bd->ch.src.since_sample + 1) * NS_PER_SEC
+			       : INT64_MIN;
+	case FC_BOUND_KERNEL:
+		return bd->kernel_wrote;
+	default:
+		return INT64_MIN;
+	}
+}
+
 const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 {
 	struct fc_bound *b = &bd->cur, *out;
@@ -385,7 +435,7 @@ const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int
 		uint64_t marker = bd->vm.snap.disruption_marker;
 		fc__cb_poll(&bd->cb, mono_coarse, bd->have_vm && bd->vm.have_snap ? &marker : NULL, b);
 		if (bd->cfg.mode < 0)
-			fall_back(bd, mono);
+			fall_back(bd, mono, mono_coarse);
 		break;
 	}
 	case FC_BOUND_CHRONY:
@@ -394,12 +444,12 @@ const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int
 	case FC_BOUND_KERNEL:
 		if (mono - bd->kernel_at >= POLL_EVERY_NS) {
 			struct fc_ntp n = {0};
-			if (!bd->writer_forced && mono - bd->writer_at >= WRITER_EVERY_NS) {
-				bd->writer = fc__ntp_writer_scan(bd->cfg.proc);
-				bd->writer_at = mono;
-			}
 			bd->ntp(bd->ntp_ctx, &n);
-			fc__kernel_eval(&n, bd->writer, mono, b);
+			fc__kernel_eval(&n, mono, b);
+			/* the kernel only grows maxerror: lower than at the last read, a daemon wrote it since then */
+			if (bd->kernel_max >= 0 && n.sync != FC_SYNC_UNKNOWN && n.maxerror_ns < bd->kernel_max)
+				bd->kernel_wrote = bd->kernel_at;
+			bd->kernel_max = n.sync != FC_SYNC_UNKNOWN ? n.maxerror_ns : -1;
 			bd->kernel_at = mono;
 		}
 		break;
@@ -411,7 +461,9 @@ const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int
 		return b;
 	}
 	out = vm_time(bd, mono, polled) ? &bd->vm_b : b;
-	if (bd->have_vm)
+	if (bd->have_vm) {
+		fc__vmc_settle(&bd->vm, measured_at(bd));
 		fc__vmc_apply(&bd->vm, out);
+	}
 	return out;
 }

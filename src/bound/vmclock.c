@@ -2,16 +2,21 @@
  * fastclock — VMClock (/dev/vmclock0, Linux >= 6.13; the layout of include/uapi/linux/vmclock-abi.h, little
  * endian), two roles:
  *   - an overlay on the other sources: a disruption marker that moves (live migration, snapshot restore)
- *     makes the status DISRUPTED until a good sample (one read with the same marker as the previous one and
- *     a SYNCHRONIZED clock status); an UNRELIABLE host clock turns SYNCHRONIZED into UNKNOWN;
+ *     makes the status DISRUPTED until the source served has a measurement taken after the move was seen
+ *     (fc__vmc_settle; as ClockBound waits for chronyd's); an UNRELIABLE host clock turns SYNCHRONIZED into
+ *     UNKNOWN. A host that never says SYNCHRONIZED (QEMU publishes UNKNOWN) ends a disruption the same way;
  *   - a time source, when the host publishes the time of the CPU's counter (its "advanced mode": counter_id
  *     is this CPU's counter, time_type UTC or TAI with a valid offset, maximum errors flagged valid, clock
  *     SYNCHRONIZED or FREERUNNING): UTC at a counter value is time + (counter - counter_value) x period,
  *     within time_maxerror + |counter - counter_value| x period_maxerror (fc__vmc_time_at), and the bound of
  *     CLOCK_REALTIME against it comes from one bracketed sample (fc__vmc_bound).
  *
- * Owns: struct fc_vmc (the mapping, the last snapshot, the disruption state).
- * May call: async-signal-safe libc only (open, fstat, mmap), bound.c, fmt.c.
+ * The device (a character device root made) is mapped; a regular file at the path (a test's, or anyone's) is
+ * read with pread into a local copy at each poll, never mapped: a truncation shortens a read instead of raising
+ * SIGBUS.
+ *
+ * Owns: struct fc_vmc (the mapping or the file, the last snapshot, the disruption state).
+ * May call: async-signal-safe libc only (open, fstat, pread, mmap), bound.c, fmt.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +48,7 @@
 #define VMC_MAXERROR 96
 #define VMC_LEN 104 /* the structure's size in version 1 */
 #define VMC_TRIES 1000 /* torn reads tolerated per poll (the host holds seq_count odd for microseconds) */
+#define VMC_FILE_TRIES 4 /* ...of a file (two preads each): one forever odd costs a few syscalls a poll, no more */
 
 static uint64_t le(const uint8_t *p, int n)
 {
@@ -57,39 +63,107 @@ void fc__vmc_close(struct fc_vmc *v)
 	if (v->map)
 		munmap((void *)v->map, v->maplen);
 	v->map = NULL;
+	if (v->fd >= 0)
+		close(v->fd);
+	v->fd = -1;
+}
+
+int fc__vmc_parse(const uint8_t *m, size_t len, struct fc_vmc_snap *s, char *why, size_t n)
+{
+	if (len < VMC_LEN)
+		return fc__bfmt(why, n, "%zu bytes, a VMClock is at least %d", len, VMC_LEN), -1;
+	if (le(m + VMC_MAGIC, 4) != FC_VMCLOCK_MAGIC || le(m + VMC_VERSION, 2) != 1 || le(m + VMC_SIZE, 4) < VMC_LEN)
+		return fc__bfmt(why, n, "magic %#llx version %llu size %llu (want %#x, 1, >= %d)",
+				(unsigned long long)le(m + VMC_MAGIC, 4), (unsigned long long)le(m + VMC_VERSION, 2),
+				(unsigned long long)le(m + VMC_SIZE, 4), FC_VMCLOCK_MAGIC, VMC_LEN),
+		       -1;
+	s->disruption_marker = le(m + VMC_MARKER, 8);
+	s->flags = le(m + VMC_FLAGS, 8);
+	s->clock_status = (int)m[VMC_STATUS];
+	s->leap_indicator = (int)m[VMC_LEAP];
+	s->time_maxerror_nanosec = le(m + VMC_MAXERROR, 8);
+	s->counter_id = (int)m[VMC_COUNTER_ID];
+	s->time_type = (int)m[VMC_TIME_TYPE];
+	s->tai_offset_sec = (int16_t)(uint16_t)le(m + VMC_TAI_OFFSET, 2); /* two's complement */
+	s->counter_period_shift = (int)m[VMC_SHIFT];
+	s->counter_value = le(m + VMC_COUNTER_VALUE, 8);
+	s->counter_period_frac_sec = le(m + VMC_PERIOD, 8);
+	s->counter_period_maxerror_rate_frac_sec = le(m + VMC_PERIOD_MAXERROR, 8);
+	s->time_sec = le(m + VMC_TIME_SEC, 8);
+	s->time_frac_sec = le(m + VMC_TIME_FRAC, 8);
+	s->seq = (uint32_t)le(m + VMC_SEQ, 4);
+	return 0;
+}
+
+/* One consistent copy of the page: 0, 1 (torn, or the host is writing: try again), -1 (a file shorter than a
+ * VMClock now: why). */
+static int vmc_copy(const struct fc_vmc *v, uint8_t page[VMC_LEN], char *why, size_t n)
+{
+	if (v->map) {
+		/* V1: acquire pairs with the host's barrier after it makes seq_count even: the fields written before
+		 * are visible. V2: the acquire fence orders the copy's loads before the second seq_count load. */
+		const uint8_t *m = v->map;
+		uint32_t q1 = __atomic_load_n((const uint32_t *)(m + VMC_SEQ), __ATOMIC_ACQUIRE), q2; /* V1 */
+		if (q1 & 1)
+			return 1;
+		memcpy(page, m, VMC_LEN); /* between V1 and V2: the compiler cannot move it out */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* V2 */
+		q2 = __atomic_load_n((const uint32_t *)(m + VMC_SEQ), __ATOMIC_RELAXED);
+		memcpy(page + VMC_SEQ, &q1, 4); /* the copy's seq_count is the one it was read under */
+		return q1 == q2 ? 0 : 1;
+	}
+	/* A file: two copies, the second read after the first (F1: the acquire fence orders the first copy's
+	 * loads, made by the kernel on this thread, before the second's); identical, with seq_count even, no
+	 * write ran between or across them. */
+	{
+		uint8_t again[VMC_LEN];
+		ssize_t r = pread(v->fd, page, VMC_LEN, 0);
+		if (r == VMC_LEN) {
+			__atomic_thread_fence(__ATOMIC_ACQUIRE); /* F1 */
+			r = pread(v->fd, again, VMC_LEN, 0);
+		}
+		if (r != VMC_LEN)
+			return fc__bfmt(why, n, "%.80s is %zd bytes now, a VMClock is %d (truncated?)", v->path, r, VMC_LEN), -1;
+		return (le(page + VMC_SEQ, 4) & 1) || memcmp(page, again, VMC_LEN) != 0 ? 1 : 0;
+	}
 }
 
 int fc__vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t now)
 {
 	struct stat st;
-	void *m;
-	int fd;
+	uint8_t page[VMC_LEN];
+	struct fc_vmc_snap s;
+	char why[FC_BOUND_TEXT] = "";
+	int fd, r = 1;
 	memset(v, 0, sizeof(*v));
+	v->fd = -1;
 	fc__bfmt(v->path, sizeof(v->path), "%s", path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fc__bound_error(b, now, "open %s: %s", path, fc__errname(errno));
+	fd = fc__bound_open_file(path, FC_OPEN_CHR | FC_OPEN_REG, &st, b, now);
+	if (fd < 0)
 		return -1;
-	}
-	/* the device reports size 0 to fstat; its mapping is one page */
-	if (fstat(fd, &st) != 0 || (st.st_size != 0 && st.st_size < VMC_LEN)) {
-		fc__bound_error(b, now, "%s: %lld bytes, a VMClock is %d", path, (long long)st.st_size, VMC_LEN);
+	if (S_ISCHR(st.st_mode)) {
+		/* the device: its page is the hypervisor's, never truncated; mapped (the kernel maps the whole page) */
+		void *m = mmap(NULL, VMC_LEN, PROT_READ, MAP_SHARED, fd, 0);
+		close(fd);
+		if (m == MAP_FAILED) {
+			fc__bound_error(b, now, "mmap %.100s: %s", path, fc__errname(errno));
+			return -1;
+		}
+		v->map = m;
+		v->maplen = VMC_LEN;
+	} else if (st.st_size < VMC_LEN) {
+		fc__bound_error(b, now, "%.100s: %lld bytes, a VMClock is %d", path, (long long)st.st_size, VMC_LEN);
 		close(fd);
 		return -1;
+	} else {
+		v->fd = fd;
 	}
-	v->maplen = VMC_LEN; /* the kernel maps (and unmaps) the whole page that holds it */
-	m = mmap(NULL, v->maplen, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED) {
-		fc__bound_error(b, now, "mmap %s: %s", path, fc__errname(errno));
-		return -1;
-	}
-	v->map = m;
-	if (le(v->map + VMC_MAGIC, 4) != FC_VMCLOCK_MAGIC || le(v->map + VMC_VERSION, 2) != 1 ||
-	    le(v->map + VMC_SIZE, 4) < VMC_LEN) {
-		fc__bound_error(b, now, "%s: magic %#llx version %llu size %llu (want %#x, 1, >= %d)", path,
-			       (unsigned long long)le(v->map + VMC_MAGIC, 4), (unsigned long long)le(v->map + VMC_VERSION, 2),
-			       (unsigned long long)le(v->map + VMC_SIZE, 4), FC_VMCLOCK_MAGIC, VMC_LEN);
+	for (int i = 0; i < (v->map ? VMC_TRIES : VMC_FILE_TRIES) && r == 1; i++)
+		r = vmc_copy(v, page, why, sizeof(why));
+	if (r == 0 && fc__vmc_parse(page, VMC_LEN, &s, why, sizeof(why)) != 0)
+		r = -1;
+	if (r != 0) {
+		fc__bound_error(b, now, "%.100s: %s", path, r > 0 ? "no consistent VMClock read" : why);
 		fc__vmc_close(v);
 		return -1;
 	}
@@ -98,46 +172,38 @@ int fc__vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t
 
 int fc__vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now)
 {
-	const uint8_t *m = v->map;
+	uint8_t page[VMC_LEN];
 	struct fc_vmc_snap s;
-	if (!m)
+	char why[FC_BOUND_TEXT];
+	if (!v->map && v->fd < 0)
 		return -1;
-	for (int i = 0; i < VMC_TRIES; i++) {
-		/* V1: acquire pairs with the host's barrier after it makes seq_count even: the fields written before
-		 * are visible. V2: the acquire fence orders the field loads before the second seq_count load. */
-		uint32_t q1 = __atomic_load_n((const uint32_t *)(m + VMC_SEQ), __ATOMIC_ACQUIRE), q2; /* V1 */
-		if (q1 & 1)
+	for (int i = 0; i < (v->map ? VMC_TRIES : VMC_FILE_TRIES); i++) {
+		int r = vmc_copy(v, page, why, sizeof(why));
+		if (r > 0)
 			continue;
-		s.disruption_marker = le(m + VMC_MARKER, 8);
-		s.flags = le(m + VMC_FLAGS, 8);
-		s.clock_status = (int)m[VMC_STATUS];
-		s.leap_indicator = (int)m[VMC_LEAP];
-		s.time_maxerror_nanosec = le(m + VMC_MAXERROR, 8);
-		s.counter_id = (int)m[VMC_COUNTER_ID];
-		s.time_type = (int)m[VMC_TIME_TYPE];
-		s.tai_offset_sec = (int16_t)(uint16_t)le(m + VMC_TAI_OFFSET, 2); /* two's complement */
-		s.counter_period_shift = (int)m[VMC_SHIFT];
-		s.counter_value = le(m + VMC_COUNTER_VALUE, 8);
-		s.counter_period_frac_sec = le(m + VMC_PERIOD, 8);
-		s.counter_period_maxerror_rate_frac_sec = le(m + VMC_PERIOD_MAXERROR, 8);
-		s.time_sec = le(m + VMC_TIME_SEC, 8);
-		s.time_frac_sec = le(m + VMC_TIME_FRAC, 8);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* V2 */
-		q2 = __atomic_load_n((const uint32_t *)(m + VMC_SEQ), __ATOMIC_RELAXED);
-		if (q1 != q2)
-			continue;
-		if (v->have_snap && s.disruption_marker != v->marker_seen)
+		if (r < 0 || fc__vmc_parse(page, VMC_LEN, &s, why, sizeof(why)) != 0) {
+			fc__bound_error(b, now, "%s", why);
+			return -1;
+		}
+		if (v->have_snap && s.disruption_marker != v->marker_seen) {
+			/* a disruption: it ends once the source served has a measurement taken after now */
 			v->disrupted = 1;
-		else if (v->disrupted && v->have_snap && s.clock_status == FC_VMC_SYNCHRONIZED)
-			v->disrupted = 0;
-		s.seq = q1;
+			v->disrupted_at = now;
+		}
 		v->marker_seen = s.disruption_marker;
 		v->snap = s;
 		v->have_snap = 1;
 		return 0;
 	}
-	fc__bound_error(b, now, "%s: no consistent VMClock read in %d tries", v->path, VMC_TRIES);
+	fc__bound_error(b, now, "%.100s: no consistent VMClock read in %d tries", v->path,
+		       v->map ? VMC_TRIES : VMC_FILE_TRIES);
 	return -1;
+}
+
+void fc__vmc_settle(struct fc_vmc *v, int64_t measured_at)
+{
+	if (v->disrupted && measured_at > v->disrupted_at)
+		v->disrupted = 0;
 }
 
 void fc__vmc_apply(const struct fc_vmc *v, struct fc_bound *b)
@@ -146,7 +212,7 @@ void fc__vmc_apply(const struct fc_vmc *v, struct fc_bound *b)
 		return;
 	if (v->disrupted) {
 		b->status = FC_SYNC_DISRUPTED;
-		fc__bfmt(b->reason, sizeof(b->reason), "VMClock disruption marker moved to %llu (no good sample since)",
+		fc__bfmt(b->reason, sizeof(b->reason), "VMClock disruption marker moved to %llu (no measurement since)",
 			 (unsigned long long)v->snap.disruption_marker);
 	} else if (v->snap.clock_status == FC_VMC_UNRELIABLE && b->status == FC_SYNC_SYNCHRONIZED) {
 		b->status = FC_SYNC_UNKNOWN;
@@ -267,8 +333,13 @@ int fc__vmc_unchanged(const struct fc_vmc *v)
 {
 	/* acquire: the caller's reads before this load (its sample) are not moved after it by the compiler; the
 	 * counter read itself is ordered by the caller (select.c vm_time) */
-	return v->map && v->have_snap &&
-	       __atomic_load_n((const uint32_t *)(v->map + VMC_SEQ), __ATOMIC_ACQUIRE) == v->snap.seq;
+	uint32_t q;
+	if (!v->have_snap)
+		return 0;
+	if (v->map)
+		return __atomic_load_n((const uint32_t *)(v->map + VMC_SEQ), __ATOMIC_ACQUIRE) == v->snap.seq;
+	/* a file (a test's, or anyone's: the device is mapped): its seq_count read again */
+	return v->fd >= 0 && pread(v->fd, &q, sizeof(q), VMC_SEQ) == (ssize_t)sizeof(q) && q == v->snap.seq;
 }
 
 int fc__vmc_bound(struct fc_vmc *v, int counter_id, int64_t mono, int64_t r0, uint64_t ctr, int64_t r1,

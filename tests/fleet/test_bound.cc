@@ -504,53 +504,22 @@ TEST(Chrony, the_source_followed_is_known_by_its_address_when_the_list_changes)
 	fc__chrony_close(&ch);
 }
 
-// ---- the kernel's maxerror and its writer ------------------------------------------------------------------
+// ---- the kernel's maxerror --------------------------------------------------------------------------------
+// Decided from the kernel's state alone (tests/unit/test_bound_sources.cc has each daemon's state).
 TEST(Kernel, timesyncd_style_maxerror_zero_is_never_synchronized)
 {
 	fc_ntp n{FC_SYNC_SYNCHRONIZED, 0, 0, 0, 0};
 	fc_bound b{};
-	EXPECT_EQ(fc__kernel_eval(&n, FC_WRITER_TIMESYNCD, 0, &b), FC_SYNC_UNKNOWN);
-	EXPECT_NE(strstr(b.reason, "systemd-timesyncd"), nullptr) << b.reason;
-	EXPECT_EQ(fc__kernel_eval(&n, FC_WRITER_CHRONYD, 0, &b), FC_SYNC_UNKNOWN) << b.reason; // 0 is not chronyd's
-	n.maxerror_ns = 5 * MS;
-	EXPECT_EQ(fc__kernel_eval(&n, FC_WRITER_CHRONYD, 0, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
+	EXPECT_EQ(fc__kernel_eval(&n, 0, &b), FC_SYNC_UNKNOWN);
+	EXPECT_NE(strstr(b.reason, "timesyncd"), nullptr) << b.reason;
+	n.maxerror_ns = 5 * MS; // 10 s after timesyncd's write: maxerror grown, esterror still 0
+	EXPECT_EQ(fc__kernel_eval(&n, 0, &b), FC_SYNC_UNKNOWN) << b.reason;
+	n.esterror_ns = 100000; // chronyd's pair: esterror 100 us, maxerror 5 ms
+	EXPECT_EQ(fc__kernel_eval(&n, 0, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
 	EXPECT_EQ(fc__bound_half_at(&b, SEC), 5 * MS + 500000); // + 500 ppm for 1 s, the kernel's rule
-	EXPECT_EQ(fc__kernel_eval(&n, FC_WRITER_BUSYBOX, 0, &b), FC_SYNC_UNKNOWN);
-	EXPECT_EQ(fc__kernel_eval(&n, FC_WRITER_NONE, 0, &b), FC_SYNC_UNKNOWN);
 	n.status = STA_INS;
-	fc__kernel_eval(&n, FC_WRITER_NTPD, 0, &b);
+	fc__kernel_eval(&n, 0, &b);
 	EXPECT_EQ(b.leap, FC_LEAP_INSERT);
-}
-
-void proc_entry(const std::string &root, int pid, const char *comm, const char *exe)
-{
-	std::string d = root + "/" + std::to_string(pid);
-	mkdir(d.c_str(), 0755);
-	FILE *f = fopen((d + "/comm").c_str(), "w");
-	fprintf(f, "%s\n", comm);
-	fclose(f);
-	if (exe) {
-		f = fopen((d + "/exe").c_str(), "w");
-		fprintf(f, "%s", exe);
-		fclose(f);
-	}
-}
-
-TEST(Kernel, writer_scan_names_the_daemon_and_a_dishonest_one_wins)
-{
-	std::string root = tmpdir();
-	proc_entry(root, 1, "init", nullptr);
-	EXPECT_EQ(fc__ntp_writer_scan(root.c_str()), FC_WRITER_NONE);
-	proc_entry(root, 40, "chronyd", nullptr);
-	EXPECT_EQ(fc__ntp_writer_scan(root.c_str()), FC_WRITER_CHRONYD);
-	proc_entry(root, 41, "ntpd", "/bin/busybox");
-	EXPECT_EQ(fc__ntp_writer_scan(root.c_str()), FC_WRITER_BUSYBOX);
-	std::string r2 = tmpdir();
-	proc_entry(r2, 7, "systemd-timesyn", nullptr);
-	EXPECT_EQ(fc__ntp_writer_scan(r2.c_str()), FC_WRITER_TIMESYNCD);
-	std::string r3 = tmpdir();
-	proc_entry(r3, 8, "ntpd", "/usr/sbin/ntpd");
-	EXPECT_EQ(fc__ntp_writer_scan(r3.c_str()), FC_WRITER_NTPD);
 }
 
 // ---- VMClock ---------------------------------------------------------------------------------------------
@@ -574,7 +543,9 @@ struct VmFile {
 	}
 };
 
-TEST(VmClock, marker_move_is_disrupted_until_a_good_sample)
+// A marker move is DISRUPTED until the source served has a measurement taken after the move was seen (as
+// ClockBound waits for chronyd's), whatever the host's clock status says (QEMU's is always UNKNOWN).
+TEST(VmClock, marker_move_is_disrupted_until_a_measurement_after_it)
 {
 	VmFile f(tmpdir());
 	fc_vmc v;
@@ -587,16 +558,21 @@ TEST(VmClock, marker_move_is_disrupted_until_a_good_sample)
 	f.marker(99);
 	f.m[34] = FC_VMC_FREERUNNING; // the host has not re-synchronised yet
 	f.write();
-	fc__vmc_poll(&v, &b, 0);
+	fc__vmc_poll(&v, &b, 10 * SEC);
 	fc__vmc_apply(&v, &b);
 	EXPECT_EQ(b.status, FC_SYNC_DISRUPTED) << b.reason;
-	fc__vmc_poll(&v, &b, 0); // same marker, still free running: not a good sample
+	f.m[34] = FC_VMC_SYNCHRONIZED; // the host's status alone ends nothing
+	f.write();
+	fc__vmc_poll(&v, &b, 11 * SEC);
+	fc__vmc_settle(&v, 9 * SEC); // a measurement from before the move
 	b.status = FC_SYNC_SYNCHRONIZED;
 	fc__vmc_apply(&v, &b);
 	EXPECT_EQ(b.status, FC_SYNC_DISRUPTED);
-	f.m[34] = FC_VMC_SYNCHRONIZED;
-	f.write();
-	fc__vmc_poll(&v, &b, 0);
+	fc__vmc_settle(&v, 10 * SEC); // ...or from the poll that saw it: not after it
+	b.status = FC_SYNC_SYNCHRONIZED;
+	fc__vmc_apply(&v, &b);
+	EXPECT_EQ(b.status, FC_SYNC_DISRUPTED);
+	fc__vmc_settle(&v, 10 * SEC + 1);
 	b.status = FC_SYNC_SYNCHRONIZED;
 	fc__vmc_apply(&v, &b);
 	EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
@@ -868,8 +844,6 @@ int64_t start_vm_bounder(fc_bounder *bd, const char *mode, const std::string &d,
 		<< cerr;
 	*bd = fc_bounder{};
 	bd->ntp = fake_ntp_maxerror0;
-	bd->writer_forced = 1;
-	bd->writer = FC_WRITER_CHRONYD;
 	bd->counter = FakeHost::read_counter, bd->realtime = FakeHost::read_real, bd->clk_ctx = host;
 	bd->vm_counter = FC_VMC_COUNTER_X86_TSC;
 	fc__bounder_init(bd, &c, 0);
@@ -984,13 +958,11 @@ TEST(Select, auto_falls_back_to_chrony_then_kernel_and_timesyncd_maxerror_zero_i
 			      err, sizeof(err));
 	fc_bounder bd{};
 	bd.ntp = fake_ntp_maxerror0;
-	bd.writer_forced = 1;
-	bd.writer = FC_WRITER_TIMESYNCD;
 	fc__bounder_init(&bd, &c, 0);
 	EXPECT_EQ(bd.kind, FC_BOUND_KERNEL) << bd.why;
 	const fc_bound *b = fc__bounder_poll(&bd, SEC, SEC);
 	EXPECT_EQ(b->status, FC_SYNC_UNKNOWN) << b->reason;
-	EXPECT_NE(strstr(b->reason, "systemd-timesyncd"), nullptr) << b->reason;
+	EXPECT_NE(strstr(b->reason, "timesyncd"), nullptr) << b->reason;
 	fc__bounder_close(&bd);
 
 	Segment g(d); // a ClockBound segment at start: auto takes it
@@ -1013,7 +985,6 @@ TEST(Select, auto_upgrades_to_a_clockbound_segment_that_appears_later)
 			      sizeof(err));
 	fc_bounder bd{};
 	bd.ntp = fake_ntp_maxerror0;
-	bd.writer_forced = 1;
 	fc__bounder_init(&bd, &c, 0);
 	ASSERT_EQ(bd.kind, FC_BOUND_KERNEL) << bd.why;
 	g.set_as_of(10 * SEC, 1010 * SEC);
@@ -1059,7 +1030,6 @@ void start_bounder(fc_bounder *bd, const char *mode, const Segment &g, const Fak
 	char err[200];
 	fc__bound_config_parse(mode, g.path.c_str(), chronyd.path.c_str(), (d + "/novm").c_str(), &c, err, sizeof(err));
 	bd->ntp = fake_ntp_maxerror0;
-	bd->writer_forced = 1;
 	fc__bounder_init(bd, &c, 0);
 }
 
