@@ -66,7 +66,7 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 	if (S_ISCHR(st->st_mode) && (kinds & FC_OPEN_CHR)) {
 		/* a device's contents come from its driver; only root makes device nodes */
 		if (st->st_uid != 0) {
-			fc__bound_error(b, now, "%.100s: a device owned by uid %u (mode %04o), not root: not trusted", path,
+			fc__bound_error(b, now, "%.100s: a device owned by uid %u (mode 0%o), not root: not trusted", path,
 				       (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
 			close(fd);
 			return -1;
@@ -74,7 +74,7 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 		return fd;
 	}
 	if (!S_ISREG(st->st_mode)) {
-		fc__bound_error(b, now, "%.100s is a %s (mode %06o), not a %s: refused", path,
+		fc__bound_error(b, now, "%.100s is a %s (mode 0%o), not a %s: refused", path,
 			       S_ISFIFO(st->st_mode) ? "FIFO" : S_ISDIR(st->st_mode) ? "directory" : S_ISSOCK(st->st_mode) ? "socket"
 			       : S_ISCHR(st->st_mode) ? "character device" : S_ISBLK(st->st_mode) ? "block device" : "special file",
 			       (unsigned)st->st_mode, (kinds & FC_OPEN_CHR) ? "character device or regular file" : "regular file");
@@ -98,7 +98,7 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 	}
 	if ((st->st_uid != 0 && st->st_uid != ds.st_uid) || (st->st_mode & S_IWOTH) ||
 	    ((st->st_mode & S_IWGRP) && st->st_gid != 0)) {
-		fc__bound_error(b, now, "%.100s (owner uid %u, group %u, mode %04o) may be written by %s: not trusted", path,
+		fc__bound_error(b, now, "%.100s (owner uid %u, group %u, mode 0%o) may be written by %s: not trusted", path,
 			       (unsigned)st->st_uid, (unsigned)st->st_gid, (unsigned)(st->st_mode & 07777),
 			       (st->st_mode & S_IWOTH) ? "any user" : (st->st_mode & S_IWGRP) && st->st_gid != 0 ? "its group"
 			       : "a user who is neither root nor its directory's owner");

@@ -1,0 +1,162 @@
+/*
+ * fc_bound_probe — the bound's global clock in a fresh process, linked with the library as it is installed
+ * (fastclock_static: no test seams), for tests/unit/test_bound_sources.cc. Its environment is the test's (or,
+ * run set-user-ID, a hostile caller's). Exit 0 and one line on stdout, or 1 with the reason on stderr.
+ *
+ *   fc_bound_probe status        waits up to 1 s for the source to answer, then prints
+ *                                "source=S status=N half=NS clocksource=C why=W reason=R error=E config=C"
+ *   fc_bound_probe opens         files opened (open/openat and their fortified forms, counted by wrapping them
+ *                                at link time) by the first fc_real_bounded() and by the bounded reads of the
+ *                                next 300 ms: "first=N later=M"
+ *   fc_bound_probe commit-wait   on a SYNCHRONIZED bound: fc_commit_wait(now + 5 ms, INT64_MAX) returns 0, and
+ *                                fc_commit_wait(INT64_MAX, 100 ms) times out having slept (CPU time printed):
+ *                                "max_timeout=RC errno=E far=RC errno=E cpu_ns=N wall_ns=N"
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fastclock.h>
+
+static int64_t kns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- open counting: the linker sends the library's calls here (-Wl,--wrap=...) ---------------------------- */
+static int g_opens;
+#define WRAP_OPEN(name)                                                                                              \
+	int __real_##name(const char *p, int flags, ...);                                                            \
+	int __wrap_##name(const char *p, int flags, ...);                                                            \
+	int __wrap_##name(const char *p, int flags, ...)                                                             \
+	{                                                                                                            \
+		va_list ap;                                                                                          \
+		int mode;                                                                                            \
+		va_start(ap, flags);                                                                                 \
+		mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, int) : 0;                                        \
+		va_end(ap);                                                                                          \
+		__atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED);                                                   \
+		return __real_##name(p, flags, mode);                                                                \
+	}
+#define WRAP_OPENAT(name)                                                                                            \
+	int __real_##name(int d, const char *p, int flags, ...);                                                     \
+	int __wrap_##name(int d, const char *p, int flags, ...);                                                     \
+	int __wrap_##name(int d, const char *p, int flags, ...)                                                      \
+	{                                                                                                            \
+		va_list ap;                                                                                          \
+		int mode;                                                                                            \
+		va_start(ap, flags);                                                                                 \
+		mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, int) : 0;                                        \
+		va_end(ap);                                                                                          \
+		__atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED);                                                   \
+		return __real_##name(d, p, flags, mode);                                                             \
+	}
+WRAP_OPEN(open)
+WRAP_OPEN(open64)
+WRAP_OPENAT(openat)
+WRAP_OPENAT(openat64)
+/* the fortified forms (_FORTIFY_SOURCE) take no mode */
+int __real___open_2(const char *p, int flags);
+int __wrap___open_2(const char *p, int flags);
+int __wrap___open_2(const char *p, int flags) { return __atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED), __real___open_2(p, flags); }
+int __real___open64_2(const char *p, int flags);
+int __wrap___open64_2(const char *p, int flags);
+int __wrap___open64_2(const char *p, int flags) { return __atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED), __real___open64_2(p, flags); }
+int __real___openat_2(int d, const char *p, int flags);
+int __wrap___openat_2(int d, const char *p, int flags);
+int __wrap___openat_2(int d, const char *p, int flags) { return __atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED), __real___openat_2(d, p, flags); }
+int __real___openat64_2(int d, const char *p, int flags);
+int __wrap___openat64_2(int d, const char *p, int flags);
+int __wrap___openat64_2(int d, const char *p, int flags) { return __atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED), __real___openat64_2(d, p, flags); }
+
+static int opens(void)
+{
+	struct fc_interval iv;
+	int first, later;
+	int64_t end;
+	g_opens = 0;
+	fc_real_bounded(&iv);
+	first = __atomic_load_n(&g_opens, __ATOMIC_RELAXED);
+	end = kns(CLOCK_MONOTONIC) + 300000000;
+	while (kns(CLOCK_MONOTONIC) < end) {
+		fc_real_bounded(&iv);
+		usleep(1000);
+	}
+	later = __atomic_load_n(&g_opens, __ATOMIC_RELAXED) - first;
+	printf("first=%d later=%d\n", first, later);
+	return 0;
+}
+
+/* The source's first answer: the writer opens it at its first bound; wait (1 s at most) until it has one. */
+static void settle(struct fc_interval *iv)
+{
+	struct fc_status st;
+	for (int i = 0; i < 500; i++) {
+		fc_real_bounded(iv);
+		fc_status(&st);
+		if (iv->status == FC_SYNC_SYNCHRONIZED || (st.bound_reason[0] && !strstr(st.bound_reason, "no report")))
+			if (i > 5)
+				return;
+		usleep(2000);
+	}
+}
+
+static int status(void)
+{
+	struct fc_interval iv;
+	struct fc_status st;
+	fc_init();
+	settle(&iv);
+	fc_status(&st);
+	printf("source=%s status=%d half=%lld clocksource=%s why=%s reason=%s error=%s config=%s\n", st.bound_source,
+	       iv.status, (long long)((iv.latest_ns - iv.earliest_ns) / 2), st.clocksource, st.bound_why, st.bound_reason,
+	       st.bound_error, st.config_error);
+	return 0;
+}
+
+static int commit_wait(void)
+{
+	struct fc_interval iv;
+	int64_t c0, w0, t;
+	int r1, e1, r2, e2;
+	fc_init();
+	settle(&iv);
+	if (iv.status != FC_SYNC_SYNCHRONIZED) {
+		fprintf(stderr, "fc_bound_probe: the bound is not SYNCHRONIZED (%d)\n", iv.status);
+		return 1;
+	}
+	t = kns(CLOCK_REALTIME) + 5000000;
+	errno = 0;
+	r1 = fc_commit_wait(t, INT64_MAX);
+	e1 = errno;
+	c0 = kns(CLOCK_PROCESS_CPUTIME_ID), w0 = kns(CLOCK_MONOTONIC);
+	errno = 0;
+	r2 = fc_commit_wait(INT64_MAX, 100000000);
+	e2 = errno;
+	printf("max_timeout=%d errno=%d far=%d errno=%d cpu_ns=%lld wall_ns=%lld\n", r1, e1, r2, e2,
+	       (long long)(kns(CLOCK_PROCESS_CPUTIME_ID) - c0), (long long)(kns(CLOCK_MONOTONIC) - w0));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: fc_bound_probe status|opens|commit-wait\n");
+		return 1;
+	}
+	if (strcmp(argv[1], "status") == 0)
+		return status();
+	if (strcmp(argv[1], "opens") == 0)
+		return opens();
+	if (strcmp(argv[1], "commit-wait") == 0)
+		return commit_wait();
+	fprintf(stderr, "fc_bound_probe: unknown mode %s\n", argv[1]);
+	return 1;
+}

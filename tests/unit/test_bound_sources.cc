@@ -1,0 +1,578 @@
+// fastclock unit tests — the bound sources against everything on the machine that is not the process (issue 23):
+// the kernel's state decided without process names, files others could write, FIFOs, truncation while read,
+// out-of-range segments, VMClock disruptions that end, a set-user-ID copy with a hostile environment, and the
+// number of files a first bounded read opens. Each test states the attack and the verdict.
+#include <gtest/gtest.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/timex.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "bound/bound.h"
+#include "bound_fixtures.h"
+#include "fastclock.h"
+
+namespace {
+
+constexpr uid_t NOBODY = 65534;
+
+// Runs fn in a child process (a crash or a hang must not take the test binary with it): the child's exit code,
+// or 128 + the signal that ended it; a child still running after `seconds` is killed (SIGKILL: 137).
+template <class F> int in_child(F fn, int seconds = 10)
+{
+	pid_t p = fork();
+	if (p == 0) {
+		alarm((unsigned)seconds);
+		_exit(fn());
+	}
+	int st = 0;
+	waitpid(p, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+// The output and exit code of a command line run by sh.
+std::string run(const std::string &cmd, int *rc = nullptr)
+{
+	std::string out;
+	FILE *f = popen(cmd.c_str(), "r");
+	char buf[512];
+	while (f && fgets(buf, sizeof(buf), f))
+		out += buf;
+	int st = f ? pclose(f) : -1;
+	if (rc)
+		*rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return out;
+}
+
+// ---- item 2: the kernel's state, never process names -------------------------------------------------------
+// The state each daemon leaves (what adjtimex(modes 0) returns: rc, status, maxerror us, esterror us), and the
+// verdict: only chronyd's and ntpd's (a maximum and an estimated error, consistent) are a bound.
+TEST(KernelState, each_daemons_state_is_judged_by_what_it_writes)
+{
+	struct Case {
+		const char *who;
+		int rc, status;
+		long max_us, est_us;
+		int want;
+	} cases[] = {
+		{"chronyd, synchronised", TIME_OK, 0, 5000, 120, FC_SYNC_SYNCHRONIZED},
+		{"ntpd (kernel PLL)", TIME_OK, STA_PLL | STA_NANO, 20000, 900, FC_SYNC_SYNCHRONIZED},
+		{"timesyncd, just polled", TIME_OK, STA_PLL | STA_NANO, 0, 0, FC_SYNC_UNKNOWN},
+		{"timesyncd, 64 s after", TIME_OK, STA_PLL | STA_NANO, 32000, 0, FC_SYNC_UNKNOWN},
+		{"OpenNTPD, 10 s after", TIME_OK, 0, 5000, 16000000, FC_SYNC_UNKNOWN},
+		{"busybox ntpd", TIME_OK, STA_PLL, 16000000, 16000000, FC_SYNC_UNKNOWN},
+		{"nobody writes (boot, chronyd -x)", TIME_ERROR, STA_UNSYNC, 16000000, 16000000, FC_SYNC_UNKNOWN},
+		{"chronyd, unsynchronised", TIME_ERROR, STA_UNSYNC, 3000, 100, FC_SYNC_UNKNOWN},
+		{"clock hardware fault", TIME_OK, STA_CLOCKERR, 5000, 120, FC_SYNC_UNKNOWN},
+		{"adjtimex failed", -1, 0, 0, 0, FC_SYNC_UNKNOWN},
+	};
+	for (const Case &c : cases) {
+		fc_ntp n;
+		fc_bound b{};
+		fc__ntp_classify(c.rc, c.status, c.max_us, c.est_us, &n);
+		EXPECT_EQ(fc__kernel_eval(&n, 0, &b), c.want) << c.who << ": " << b.reason;
+		EXPECT_NE(b.reason[0], 0) << c.who;
+	}
+}
+
+fc_ntp g_state;
+int fake_ntp(void *, fc_ntp *out)
+{
+	*out = g_state;
+	return out->sync;
+}
+
+// A bounder on the kernel source (FASTCLOCK_BOUND_SOURCE=kernel), its adjtimex injected.
+void start_kernel_bounder(fc_bounder *bd, const std::string &d, const char *mode = "kernel")
+{
+	fc_bound_config c;
+	char err[200];
+	ASSERT_EQ(fc__bound_config_parse(mode, (d + "/none").c_str(), (d + "/none.sock").c_str(), (d + "/novm").c_str(),
+					 &c, err, sizeof(err)),
+		  0);
+	*bd = fc_bounder{};
+	bd->ntp = fake_ntp;
+	fc__bounder_init(bd, &c, 0);
+}
+
+// OpenNTPD's state (maxerror written 0, grown; esterror left at 16 s) with a process named chronyd running as
+// nobody (a copy of sleep): UNKNOWN. The name used to turn it SYNCHRONIZED.
+TEST(KernelState, a_process_named_chronyd_changes_nothing)
+{
+	std::string d = tmpdir();
+	ASSERT_EQ(chmod(d.c_str(), 0755), 0);
+	std::string fake = d + "/chronyd";
+	ASSERT_EQ(system(("cp /bin/sleep " + fake).c_str()), 0);
+	pid_t p = fork();
+	if (p == 0) {
+		if (geteuid() == 0 && (setgid(NOBODY) != 0 || setuid(NOBODY) != 0))
+			_exit(1);
+		execl(fake.c_str(), "chronyd", "30", (char *)nullptr);
+		_exit(1);
+	}
+	usleep(50000);
+	fc__ntp_classify(TIME_OK, 0, 5000, 16000000, &g_state);
+	fc_bounder bd;
+	start_kernel_bounder(&bd, d);
+	const fc_bound *b = fc__bounder_poll(&bd, SEC, SEC);
+	EXPECT_EQ(b->status, FC_SYNC_UNKNOWN) << b->reason;
+	EXPECT_NE(strstr(b->reason, "esterror"), nullptr) << b->reason;
+	fc__bounder_close(&bd);
+	kill(p, SIGKILL);
+	waitpid(p, nullptr, 0);
+}
+
+// The kernel source's files: none. A first bounded read, and the reads of the next 300 ms, open the same
+// handful of files whether 2 or 300 processes run (the /proc scan opened one per process, under the writer
+// lock). Counted by the probe, whose library calls to open are wrapped at link time.
+struct Count {
+	int first, later;
+};
+TEST(OpenCount, a_first_bounded_read_opens_a_fixed_handful_of_files_whatever_the_process_count)
+{
+	auto count = [](const char *mode) {
+		int rc;
+		std::string out = run(std::string("FASTCLOCK_BOUND_SOURCE=") + mode + " " + FC_BOUND_PROBE + " opens", &rc);
+		int first = -1, later = -1;
+		EXPECT_EQ(rc, 0) << out;
+		EXPECT_EQ(sscanf(out.c_str(), "first=%d later=%d", &first, &later), 2) << out;
+		return Count{first, later};
+	};
+	for (const char *mode : {"kernel", "auto"}) {
+		auto few = count(mode);
+		std::vector<pid_t> kids;
+		for (int i = 0; i < 300; i++) {
+			pid_t p = fork();
+			if (p == 0) {
+				pause();
+				_exit(0);
+			}
+			kids.push_back(p);
+		}
+		auto many = count(mode);
+		for (pid_t p : kids)
+			kill(p, SIGKILL);
+		for (pid_t p : kids)
+			waitpid(p, nullptr, 0);
+		EXPECT_GE(few.first + few.later, 1) << mode << ": the counter sees no open at all (wrapping broken?)";
+		EXPECT_LE(few.first + few.later, 8) << mode;
+		EXPECT_EQ(many.first + many.later, few.first + few.later)
+			<< mode << ": " << few.first << "+" << few.later << " files with few processes, " << many.first << "+"
+			<< many.later << " with 300 more";
+	}
+}
+
+// ---- item 3: files others could write ----------------------------------------------------------------------
+// A segment is trusted when root or its directory's owner wrote it and no one else may: a 0666 file owned by
+// nobody, nobody's 0644 file in root's directory, a file group-writable by a group other than root are refused
+// naming path, owner and mode; nobody's 0644 file in nobody's directory (the daemon's user's) is the daemon's.
+TEST(Trust, segment_owner_and_mode_say_who_wrote_it)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root to give files to another user";
+	struct Case {
+		const char *what;
+		uid_t file_uid, dir_uid;
+		gid_t gid;
+		mode_t mode;
+		bool trusted;
+		const char *says;
+	} cases[] = {
+		{"0666, owned by nobody", NOBODY, 0, 0, 0666, false, "mode 0666"},
+		{"0644, nobody's in root's directory", NOBODY, 0, 0, 0644, false, "owner uid 65534"},
+		{"0664, group nogroup", 0, 0, NOBODY, 0664, false, "group 65534"},
+		{"0644, nobody's in nobody's directory", NOBODY, NOBODY, NOBODY, 0644, true, ""},
+		{"0644, root's", 0, 0, 0, 0644, true, ""},
+		{"0664, root's, group root", 0, 0, 0, 0664, true, ""},
+	};
+	for (const Case &c : cases) {
+		std::string d = tmpdir();
+		Segment g(d);
+		g.set_as_of(SEC, 1001 * SEC);
+		g.s.bound_nsec = 1;
+		g.write();
+		ASSERT_EQ(chown(g.path.c_str(), c.file_uid, c.gid), 0);
+		ASSERT_EQ(chmod(g.path.c_str(), c.mode), 0);
+		ASSERT_EQ(chown(d.c_str(), c.dir_uid, 0), 0);
+		fc_cb cb;
+		fc_bound b{};
+		int r = fc__cb_open(&cb, g.path.c_str(), &b, 0);
+		if (c.trusted) {
+			ASSERT_EQ(r, 0) << c.what << ": " << b.last_error;
+			EXPECT_EQ(fc__cb_poll(&cb, 2 * SEC, nullptr, &b), FC_SYNC_SYNCHRONIZED) << c.what;
+			fc__cb_close(&cb);
+		} else {
+			EXPECT_EQ(r, -1) << c.what;
+			EXPECT_NE(strstr(b.last_error, g.path.c_str()), nullptr) << c.what << ": " << b.last_error;
+			EXPECT_NE(strstr(b.last_error, c.says), nullptr) << c.what << ": " << b.last_error;
+		}
+	}
+}
+
+// The same for a VMClock file, and through the bounder: FASTCLOCK_BOUND_SOURCE=clockbound over an untrusted
+// segment is UNKNOWN, and fc_status's error says why.
+TEST(Trust, untrusted_vmclock_file_and_segment_through_the_bounder)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root to give files to another user";
+	std::string d = tmpdir();
+	VmFile f(d);
+	ASSERT_EQ(chown(f.path.c_str(), NOBODY, NOBODY), 0);
+	ASSERT_EQ(chmod(f.path.c_str(), 0666), 0);
+	fc_vmc v;
+	fc_bound b{};
+	EXPECT_EQ(fc__vmc_open(&v, f.path.c_str(), &b, 0), -1);
+	EXPECT_NE(strstr(b.last_error, "mode 0666"), nullptr) << b.last_error;
+	Segment g(d);
+	g.set_as_of(SEC, 1001 * SEC);
+	g.s.bound_nsec = 1;
+	g.write();
+	ASSERT_EQ(chown(g.path.c_str(), NOBODY, NOBODY), 0);
+	ASSERT_EQ(chmod(g.path.c_str(), 0666), 0);
+	fc_bound_config c;
+	char err[200];
+	ASSERT_EQ(fc__bound_config_parse("clockbound", g.path.c_str(), nullptr, f.path.c_str(), &c, err, sizeof(err)), 0);
+	fc_bounder bd{};
+	bd.ntp = fake_ntp;
+	fc__bounder_init(&bd, &c, 0);
+	const fc_bound *cur = fc__bounder_poll(&bd, 2 * SEC, 2 * SEC);
+	EXPECT_EQ(cur->status, FC_SYNC_UNKNOWN) << cur->reason;
+	EXPECT_NE(strstr(cur->last_error, "not trusted"), nullptr) << cur->last_error;
+	fc__bounder_close(&bd);
+}
+
+// ---- item 7: FIFOs and other non-files ---------------------------------------------------------------------
+// A FIFO at the segment or VMClock path opens at once and is refused, naming it; a directory, a symbolic link
+// too. FASTCLOCK_BOUND_SOURCE=none opens nothing (a FIFO at the VMClock path is never touched).
+TEST(Kinds, a_fifo_or_link_at_a_source_path_never_blocks_and_is_refused)
+{
+	std::string d = tmpdir();
+	std::string fifo = d + "/fifo", link = d + "/link", target = d + "/target";
+	ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+	Segment g(d);
+	g.write();
+	ASSERT_EQ(symlink(g.path.c_str(), link.c_str()), 0);
+	int rc = in_child(
+		[&] {
+			fc_cb cb;
+			fc_vmc v;
+			fc_bound b{};
+			if (fc__cb_open(&cb, fifo.c_str(), &b, 0) != -1 || !strstr(b.last_error, "FIFO"))
+				return fprintf(stderr, "segment: %s\n", b.last_error), 1;
+			if (fc__vmc_open(&v, fifo.c_str(), &b, 0) != -1 || !strstr(b.last_error, "FIFO"))
+				return fprintf(stderr, "vmclock: %s\n", b.last_error), 2;
+			if (fc__cb_open(&cb, d.c_str(), &b, 0) != -1 || !strstr(b.last_error, "directory"))
+				return fprintf(stderr, "directory: %s\n", b.last_error), 3;
+			if (fc__cb_open(&cb, link.c_str(), &b, 0) != -1 || !strstr(b.last_error, "symbolic link"))
+				return fprintf(stderr, "link: %s\n", b.last_error), 4;
+			fc_bound_config c;
+			char err[200];
+			fc__bound_config_parse("none", fifo.c_str(), nullptr, fifo.c_str(), &c, err, sizeof(err));
+			fc_bounder bd{};
+			bd.ntp = fake_ntp;
+			fc__bounder_init(&bd, &c, 0);
+			const fc_bound *cur = fc__bounder_poll(&bd, SEC, SEC);
+			if (bd.have_vm || bd.vm.fd >= 0 || bd.vm.map || cur->status != FC_SYNC_UNKNOWN)
+				return fprintf(stderr, "none opened VMClock\n"), 5;
+			fc__bounder_close(&bd);
+			return 0;
+		},
+		5);
+	EXPECT_EQ(rc, 0) << "14 (SIGALRM): an open blocked on the FIFO";
+	// none with a regular VMClock file: still not opened
+	VmFile f(d);
+	fc_bound_config c;
+	char err[200];
+	fc__bound_config_parse("none", fifo.c_str(), nullptr, f.path.c_str(), &c, err, sizeof(err));
+	fc_bounder bd{};
+	fc__bounder_init(&bd, &c, 0);
+	EXPECT_FALSE(bd.have_vm);
+	fc__bounder_close(&bd);
+}
+
+// ---- items 6 and 11: truncation, short and empty files -------------------------------------------------------
+// A reader polls the segment and a VMClock file while another thread truncates and rewrites them: no SIGBUS
+// (the files used to be mapped, and a read past the new end killed the process); the truncation is seen and
+// said (UNKNOWN, "bytes now"), and the rewritten segment is taken again.
+struct Truncator {
+	std::string seg, vm;
+	const fc_cb_segment *s;
+	const uint8_t *page;
+	volatile bool stop = false;
+	static void *loop(void *p)
+	{
+		auto *t = (Truncator *)p;
+		while (!t->stop) {
+			int a = open(t->seg.c_str(), O_RDWR), b = open(t->vm.c_str(), O_RDWR);
+			if (ftruncate(a, 0) != 0 || ftruncate(b, 0) != 0)
+				abort();
+			usleep(200);
+			if (pwrite(a, t->s, sizeof(*t->s), 0) != (ssize_t)sizeof(*t->s) || pwrite(b, t->page, 4096, 0) != 4096)
+				abort();
+			close(a), close(b);
+			usleep(200);
+		}
+		return nullptr;
+	}
+};
+
+TEST(Truncation, files_truncated_while_read_never_raise_sigbus)
+{
+	std::string d = tmpdir();
+	Segment g(d);
+	g.set_as_of(SEC, 1001 * SEC);
+	g.write();
+	VmFile f(d);
+	int rc = in_child(
+		[&] {
+			fc_cb cb;
+			fc_vmc v;
+			fc_bound b{};
+			if (fc__cb_open(&cb, g.path.c_str(), &b, 0) != 0 || fc__vmc_open(&v, f.path.c_str(), &b, 0) != 0)
+				return fprintf(stderr, "open: %s\n", b.last_error), 1;
+			Truncator t{g.path, f.path, &g.s, f.m};
+			pthread_t th;
+			pthread_create(&th, nullptr, Truncator::loop, &t);
+			int shrunk = 0, vm_short = 0, retaken = 0;
+			for (int64_t i = 0; i < 20000; i++) {
+				if (cb.fd < 0 && fc__cb_open(&cb, g.path.c_str(), &b, 0) == 0)
+					retaken++;
+				fc__cb_poll(&cb, 2 * SEC + i, nullptr, &b); // a new coarse tick each time: read each time
+				if (cb.fd < 0 && strstr(b.last_error, "bytes now"))
+					shrunk++;
+				if (fc__vmc_poll(&v, &b, i) != 0 && strstr(b.last_error, "bytes now"))
+					vm_short++;
+				(void)fc__vmc_unchanged(&v);
+			}
+			t.stop = true;
+			pthread_join(th, nullptr);
+			fprintf(stderr, "truncations seen: segment %d (taken again %d), vmclock %d\n", shrunk, retaken, vm_short);
+			return shrunk > 0 && retaken > 0 && vm_short > 0 ? 0 : 2;
+		},
+		60);
+	EXPECT_EQ(rc, 0) << "135 is SIGBUS";
+}
+
+// An empty file at the VMClock path (and a short one) is refused with its size, at open; so is a 40-byte
+// segment (the message is about its size, not its version); the bounder starts over them without a crash.
+TEST(Truncation, empty_and_short_files_are_refused_with_their_size)
+{
+	std::string d = tmpdir();
+	std::string empty = d + "/vmclock0", short_seg = d + "/shm0";
+	close(open(empty.c_str(), O_RDWR | O_CREAT, 0644));
+	Segment g(d);
+	g.write();
+	ASSERT_EQ(truncate(short_seg.c_str(), 40), 0);
+	int rc = in_child([&] {
+		fc_vmc v;
+		fc_cb cb;
+		fc_bound b{};
+		if (fc__vmc_open(&v, empty.c_str(), &b, 0) != -1 || !strstr(b.last_error, "0 bytes"))
+			return fprintf(stderr, "vmclock: %s\n", b.last_error), 1;
+		if (fc__cb_open(&cb, short_seg.c_str(), &b, 0) != -1 || !strstr(b.last_error, "40 bytes"))
+			return fprintf(stderr, "segment: %s\n", b.last_error), 2;
+		fc_bound_config c;
+		char err[200];
+		fc__bound_config_parse(nullptr, short_seg.c_str(), (d + "/none.sock").c_str(), empty.c_str(), &c, err,
+				      sizeof(err));
+		fc_bounder bd{};
+		bd.ntp = fake_ntp;
+		fc__bounder_init(&bd, &c, 0);
+		fc__bounder_poll(&bd, SEC, SEC);
+		fc__bounder_close(&bd);
+		return 0;
+	});
+	EXPECT_EQ(rc, 0) << "135 is SIGBUS";
+}
+
+// ---- item 9: out-of-range segments --------------------------------------------------------------------------
+// as_of near INT64_MIN (a 292-year age that used to wrap and never grow), nanoseconds past a second, a bound
+// of INT64_MAX: UNKNOWN with the reason, never SYNCHRONIZED, and the half-width saturates.
+TEST(Ranges, segment_times_and_bounds_past_sane_are_unknown)
+{
+	struct Case {
+		const char *what;
+		void (*spoil)(fc_cb_segment *);
+		const char *says;
+	} cases[] = {
+		{"as_of near INT64_MIN", [](fc_cb_segment *s) { s->as_of_sec = INT64_MIN / SEC; }, "out of range"},
+		{"as_of past 2^33 s", [](fc_cb_segment *s) { s->as_of_sec = (int64_t)1 << 40; }, "out of range"},
+		{"as_of_nsec of 2 s", [](fc_cb_segment *s) { s->as_of_nsec = 2 * SEC; }, "out of range"},
+		{"void_after near INT64_MAX", [](fc_cb_segment *s) { s->void_after_sec = INT64_MAX / SEC; }, "out of range"},
+		{"bound INT64_MAX", [](fc_cb_segment *s) { s->bound_nsec = INT64_MAX; }, "malformed"},
+	};
+	for (const Case &c : cases) {
+		Segment g(tmpdir());
+		g.set_as_of(100 * SEC, 1100 * SEC);
+		g.s.bound_nsec = 1000;
+		c.spoil(&g.s);
+		fc_bound b{};
+		EXPECT_EQ(fc__cb_eval(&g.s, 101 * SEC, &b), FC_SYNC_UNKNOWN) << c.what << ": " << b.reason;
+		EXPECT_NE(strstr(b.reason, c.says), nullptr) << c.what << ": " << b.reason;
+		EXPECT_EQ(fc__bound_half_at(&b, 101 * SEC), INT64_MAX / 4) << c.what;
+	}
+	fc_bound b{};
+	b.half_ns = 10, b.as_of_ns = INT64_MIN + 5, b.drift_ppb = 1000; // an as_of no source gives: the age saturates
+	EXPECT_EQ(fc__bound_half_at(&b, INT64_MAX - 5), 10 + INT64_MAX / SEC * 1000 + 854); // 292 years at 1 ppm, not 0
+}
+
+// A probe on a segment with a 1 ms bound: fc_commit_wait with a timeout of INT64_MAX waits and succeeds (the
+// deadline used to wrap negative: ETIMEDOUT at once), and a t that never comes times out after sleeping, not
+// spinning (CPU time well under the wall time).
+TEST(CommitWait, saturating_timeout_and_no_spin)
+{
+	std::string d = tmpdir();
+	Segment g(d);
+	timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	int64_t now = (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
+	g.s.bound_nsec = MS;
+	g.set_as_of(now, now + 1000 * SEC);
+	g.write();
+	int rc;
+	std::string out = run("FASTCLOCK_BOUND_SOURCE=clockbound FASTCLOCK_CLOCKBOUND_PATH=" + g.path + " " +
+				      FC_BOUND_PROBE + " commit-wait",
+			      &rc);
+	ASSERT_EQ(rc, 0) << out;
+	int r1, e1, r2, e2;
+	long long cpu, wall;
+	ASSERT_EQ(sscanf(out.c_str(), "max_timeout=%d errno=%d far=%d errno=%d cpu_ns=%lld wall_ns=%lld", &r1, &e1, &r2,
+			 &e2, &cpu, &wall),
+		  6)
+		<< out;
+	EXPECT_EQ(r1, 0) << out;
+	EXPECT_EQ(r2, -1) << out;
+	EXPECT_EQ(e2, ETIMEDOUT) << out;
+	EXPECT_GE(wall, 100 * MS) << out;
+	EXPECT_LT(cpu, wall / 2) << out;
+}
+
+// ---- item 10: a VMClock disruption ends with a measurement after it ------------------------------------------
+// QEMU's VMClock says UNKNOWN for ever. Its marker moves: DISRUPTED, until the source served (here the
+// kernel's state) shows a measurement taken after the move (maxerror written lower since); not for life.
+TEST(VmDisruption, a_host_that_never_says_synchronized_ends_a_disruption_like_any_other)
+{
+	std::string d = tmpdir();
+	VmFile f(d);
+	f.m[34] = FC_VMC_UNKNOWN;
+	f.write();
+	fc__ntp_classify(TIME_OK, 0, 5000, 100, &g_state); // chronyd's state
+	fc_bound_config c;
+	char err[200];
+	ASSERT_EQ(fc__bound_config_parse("kernel", (d + "/none").c_str(), nullptr, f.path.c_str(), &c, err, sizeof(err)), 0);
+	fc_bounder bd{};
+	bd.ntp = fake_ntp;
+	fc__bounder_init(&bd, &c, 0);
+	ASSERT_TRUE(bd.have_vm);
+	EXPECT_EQ(fc__bounder_poll(&bd, SEC, SEC)->status, FC_SYNC_SYNCHRONIZED);
+	f.marker(1); // the migration
+	f.write();
+	const fc_bound *b = fc__bounder_poll(&bd, 2 * SEC, 2 * SEC);
+	EXPECT_EQ(b->status, FC_SYNC_DISRUPTED) << b->reason;
+	// chronyd has not written since: maxerror grows (the kernel's 500 ppm); still DISRUPTED
+	fc__ntp_classify(TIME_OK, 0, 5500, 100, &g_state);
+	EXPECT_EQ(fc__bounder_poll(&bd, 3 * SEC, 3 * SEC)->status, FC_SYNC_DISRUPTED);
+	// chronyd writes after its first measurement on the new host: maxerror down; the read before was after the
+	// move, so the write was too
+	fc__ntp_classify(TIME_OK, 0, 4000, 100, &g_state);
+	b = fc__bounder_poll(&bd, 4 * SEC, 4 * SEC);
+	EXPECT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason;
+	fc__bounder_close(&bd);
+}
+
+// A segment source over the same page: DISRUPTED after the move until the daemon publishes a bound computed
+// after it (a newer as_of); the host's UNKNOWN status does not hold it for life.
+TEST(VmDisruption, a_segment_update_after_the_move_ends_it)
+{
+	std::string d = tmpdir();
+	VmFile f(d);
+	f.m[34] = FC_VMC_UNKNOWN;
+	f.write();
+	Segment g(d);
+	g.set_as_of(SEC, 1001 * SEC);
+	g.write();
+	fc_bound_config c;
+	char err[200];
+	ASSERT_EQ(fc__bound_config_parse("clockbound", g.path.c_str(), nullptr, f.path.c_str(), &c, err, sizeof(err)), 0);
+	fc_bounder bd{};
+	bd.ntp = fake_ntp;
+	fc__bounder_init(&bd, &c, 0);
+	EXPECT_EQ(fc__bounder_poll(&bd, SEC + MS, SEC + MS)->status, FC_SYNC_SYNCHRONIZED);
+	f.marker(1);
+	f.write();
+	EXPECT_EQ(fc__bounder_poll(&bd, 2 * SEC, 2 * SEC)->status, FC_SYNC_DISRUPTED);
+	EXPECT_EQ(fc__bounder_poll(&bd, 3 * SEC, 3 * SEC)->status, FC_SYNC_DISRUPTED); // the same as_of
+	g.set_as_of(3 * SEC, 1003 * SEC);
+	g.update();
+	const fc_bound *b = fc__bounder_poll(&bd, 3 * SEC + MS, 3 * SEC + MS);
+	EXPECT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason;
+	fc__bounder_close(&bd);
+}
+
+// ---- item 4: a set-user-ID program and its caller's environment ---------------------------------------------
+// The library as installed has no test seams (no FASTCLOCK_TEST_ string in it).
+TEST(SetUid, the_installed_library_has_no_test_seams)
+{
+	int rc;
+	std::string out = run(std::string("grep -l FASTCLOCK_TEST_ ") + FC_INSTALLED_LIBS + " " + FC_BOUND_PROBE, &rc);
+	EXPECT_EQ(rc, 1) << "these mention FASTCLOCK_TEST_: " << out;
+	out = run(std::string("grep -l FASTCLOCK_TEST_ ") + FC_TESTING_LIB, &rc);
+	EXPECT_EQ(rc, 0) << "the tests' library has no seams either: the check above proves nothing";
+}
+
+// A copy of the probe installed set-user-ID root, run by nobody with a hostile environment: a segment nobody
+// wrote in nobody's directory (trusted for nobody's own processes: the control run shows it is taken there),
+// another clocksource from /etc/shadow. The set-user-ID run ignores all of it.
+TEST(SetUid, a_setuid_copy_ignores_its_callers_environment)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root to install a set-user-ID copy";
+	std::string d = tmpdir(), home = tmpdir();
+	ASSERT_EQ(chmod(d.c_str(), 0755), 0);
+	std::string probe = d + "/probe";
+	ASSERT_EQ(system(("cp " + std::string(FC_BOUND_PROBE) + " " + probe).c_str()), 0);
+	ASSERT_EQ(chmod(probe.c_str(), 04755), 0);
+	ASSERT_EQ(chown(home.c_str(), NOBODY, NOBODY), 0);
+	ASSERT_EQ(chmod(home.c_str(), 0755), 0);
+	Segment g(home);
+	timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	int64_t now = (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
+	g.s.bound_nsec = 1;
+	g.set_as_of(now, now + 1000 * SEC);
+	g.write();
+	ASSERT_EQ(chown(g.path.c_str(), NOBODY, NOBODY), 0);
+	std::string hostile = "FASTCLOCK_BOUND_SOURCE=clockbound FASTCLOCK_CLOCKBOUND_PATH=" + g.path +
+			      " FASTCLOCK_TEST_CLOCKSOURCE_FILE=/etc/shadow FASTCLOCK_TEST_INIT_DELAY_US=3000000";
+	std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups env " + hostile + " ";
+	int rc;
+	// control: the same copy without the set-user-ID bit, run by nobody: nobody's environment is its own
+	ASSERT_EQ(chmod(probe.c_str(), 0755), 0);
+	std::string out = run(as_nobody + probe + " status", &rc);
+	ASSERT_EQ(rc, 0) << out;
+	EXPECT_NE(out.find("source=clockbound status=1 "), std::string::npos) << "nobody's own segment, +-1 ns: " << out;
+	EXPECT_EQ(out.find("root:"), std::string::npos) << out;
+	// set-user-ID root
+	ASSERT_EQ(chmod(probe.c_str(), 04755), 0);
+	struct stat st;
+	ASSERT_EQ(stat(probe.c_str(), &st), 0);
+	ASSERT_TRUE(st.st_mode & S_ISUID);
+	out = run(as_nobody + probe + " status", &rc);
+	ASSERT_EQ(rc, 0) << out;
+	EXPECT_EQ(out.find(g.path), std::string::npos) << "the caller's segment path reached the program: " << out;
+	EXPECT_EQ(out.find("source=clockbound"), std::string::npos) << "FASTCLOCK_BOUND_SOURCE obeyed: " << out;
+	EXPECT_EQ(out.find("root:"), std::string::npos) << "/etc/shadow read into clocksource: " << out;
+}
+
+} // namespace
