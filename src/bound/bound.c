@@ -27,8 +27,15 @@ int64_t fc__bound_half_at(const struct fc_bound *b, int64_t mono)
 		age = 0;
 	if (b->drift_ppb < 0 || b->half_ns < 0)
 		return cap; /* a source never gives these; if one did, it promises nothing */
-	/* age (ns) * ppb / 1e9, without overflow for ages up to ~292 years at 1e9 ppb */
-	grow = (int64_t)(((__int128)age * b->drift_ppb) / NS_PER_SEC);
+	/* age (ns) * ppb / 1e9 in 128 bits (< 2^63 x 2^63), saturated before it is narrowed: a growth of 1000x (a
+	 * VMClock's saturated rate, src/bound/vmclock.c) passes 2^63 ns after 35 days (fuzz_vmclock found it
+	 * wrapping negative) */
+	{
+		__int128 g = ((__int128)age * b->drift_ppb) / NS_PER_SEC;
+		if (g >= cap)
+			return cap;
+		grow = (int64_t)g;
+	}
 	if (b->half_ns >= cap || grow >= cap - b->half_ns)
 		return cap;
 	return b->half_ns + grow;

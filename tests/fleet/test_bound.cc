@@ -961,11 +961,13 @@ struct FakeChronyd {
 };
 
 // A bounder with FASTCLOCK_BOUND_SOURCE=mode (nullptr: auto) over the segment and the fake chronyd, no VMClock.
-void start_bounder(fc_bounder *bd, const char *mode, const Segment &g, const FakeChronyd &chronyd, const std::string &d)
+void start_bounder(fc_bounder *bd, const char *mode, const Segment &g, const FakeChronyd &chronyd, const std::string &d,
+		   const char *vm = nullptr)
 {
 	fc_bound_config c;
 	char err[200];
-	fc__bound_config_parse(mode, g.path.c_str(), chronyd.path.c_str(), (d + "/novm").c_str(), &c, err, sizeof(err));
+	fc__bound_config_parse(mode, g.path.c_str(), chronyd.path.c_str(), vm ? vm : (d + "/novm").c_str(), &c, err,
+			      sizeof(err));
 	bd->ntp = fake_ntp_maxerror0;
 	fc__bounder_init(bd, &c, 0);
 }
@@ -1038,6 +1040,80 @@ TEST(Select, never_written_clockbound_segment_falls_back_to_chronyd)
 	ASSERT_EQ(bd.kind, FC_BOUND_CHRONY) << bd.why;
 	EXPECT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason;
 	EXPECT_NE(strstr(bd.why, "unknown"), nullptr) << bd.why;
+	fc__bounder_close(&bd);
+}
+
+// A segment its daemon keeps updating, but behind VMClock's disruption marker (the daemon has not caught up with
+// a migration): ClockBound's own client says Unknown, and so does auto mode, for as long as it lasts. A live
+// chronyd beside it is never taken instead (it used to be, SYNCHRONIZED within 3 ms). The daemon catches up:
+// SYNCHRONIZED from the segment.
+TEST(Select, auto_never_sidesteps_a_live_segment_clockbound_calls_unknown)
+{
+	std::string d = tmpdir();
+	VmFile f(d);
+	f.m[34] = FC_VMC_UNKNOWN; // QEMU's: no time source, only the marker
+	f.marker(5);
+	f.write();
+	Segment g(d);
+	g.s.disruption_support = 1;
+	g.s.disruption_marker = 4;
+	g.set_as_of(SEC, 1001 * SEC);
+	g.write();
+	FakeChronyd chronyd(d);
+	fc_bounder bd{};
+	start_bounder(&bd, nullptr, g, chronyd, d, f.path.c_str());
+	ASSERT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << bd.why;
+	for (int64_t t = SEC; t <= 30 * SEC; t += SEC / 2) {
+		g.set_as_of(t, t + 1000 * SEC);
+		g.update();
+		chronyd.answer();
+		const fc_bound *b = fc__bounder_poll(&bd, t + MS, t + MS);
+		ASSERT_EQ(bd.kind, FC_BOUND_CLOCKBOUND) << "at " << t / MS << " ms: " << bd.why;
+		ASSERT_EQ(b->status, FC_SYNC_UNKNOWN) << b->reason;
+		EXPECT_NE(strstr(b->reason, "behind VMClock"), nullptr) << b->reason;
+	}
+	g.s.disruption_marker = 5; // caught up: its own marker moved, DISRUPTED until its next update
+	g.set_as_of(31 * SEC, 1031 * SEC);
+	g.update();
+	EXPECT_EQ(fc__bounder_poll(&bd, 31 * SEC + MS, 31 * SEC + MS)->status, FC_SYNC_DISRUPTED);
+	g.set_as_of(32 * SEC, 1032 * SEC);
+	g.update();
+	EXPECT_EQ(fc__bounder_poll(&bd, 32 * SEC + MS, 32 * SEC + MS)->status, FC_SYNC_SYNCHRONIZED);
+	fc__bounder_close(&bd);
+}
+
+// Auto mode on chronyd after a dead segment: the daemon comes back but behind VMClock's marker. The 10 s
+// re-check judges it as it would be served (UNKNOWN) and stays on chronyd: no switch back and forth every 10 s
+// (it used to judge it without VMClock's marker, take it, find it UNKNOWN, and fall back again).
+TEST(Select, auto_does_not_flap_back_to_a_segment_behind_vmclocks_marker)
+{
+	std::string d = tmpdir();
+	VmFile f(d);
+	f.m[34] = FC_VMC_UNKNOWN;
+	f.marker(5);
+	f.write();
+	Segment g(d);
+	g.s.disruption_support = 1;
+	g.s.disruption_marker = 5;
+	g.set_as_of(SEC, 1001 * SEC);
+	g.write();
+	FakeChronyd chronyd(d);
+	fc_bounder bd{};
+	start_bounder(&bd, nullptr, g, chronyd, d, f.path.c_str());
+	ASSERT_EQ(fc__bounder_poll(&bd, 2 * SEC, 2 * SEC)->status, FC_SYNC_SYNCHRONIZED);
+	fc__bounder_poll(&bd, 8 * SEC, 8 * SEC); // the daemon died at 1 s: chronyd probed
+	chronyd.answer();
+	fc__bounder_poll(&bd, 8 * SEC + MS, 8 * SEC + MS);
+	ASSERT_EQ(bd.kind, FC_BOUND_CHRONY) << bd.why;
+	g.s.disruption_marker = 4; // restarted, not caught up with VMClock
+	for (int64_t t = 9 * SEC; t <= 40 * SEC; t += SEC / 2) {
+		g.set_as_of(t, t + 1000 * SEC);
+		g.update();
+		chronyd.answer();
+		const fc_bound *b = fc__bounder_poll(&bd, t + MS, t + MS);
+		ASSERT_EQ(bd.kind, FC_BOUND_CHRONY) << "at " << t / MS << " ms: " << bd.why;
+		EXPECT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason;
+	}
 	fc__bounder_close(&bd);
 }
 

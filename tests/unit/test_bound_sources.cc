@@ -425,6 +425,10 @@ TEST(Ranges, segment_times_and_bounds_past_sane_are_unknown)
 	fc_bound b{};
 	b.half_ns = 10, b.as_of_ns = INT64_MIN + 5, b.drift_ppb = 1000; // an as_of no source gives: the age saturates
 	EXPECT_EQ(fc__bound_half_at(&b, INT64_MAX - 5), 10 + INT64_MAX / SEC * 1000 + 854); // 292 years at 1 ppm, not 0
+	// VMClock's saturated rate (1000x, three of them: 3e12 ppb) 40 days on: the growth passes 2^63 ns and used
+	// to wrap negative (fuzz_vmclock); saturated
+	b.half_ns = 10, b.as_of_ns = 0, b.drift_ppb = 3000000000000LL;
+	EXPECT_EQ(fc__bound_half_at(&b, 40 * 86400 * SEC), INT64_MAX / 4);
 }
 
 // A probe on a segment with a 1 ms bound: fc_commit_wait with a timeout of INT64_MAX waits and succeeds (the

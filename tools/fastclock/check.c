@@ -288,7 +288,7 @@ int cmd_check(int argc, char **argv)
 	struct fc_status st0, st;
 	unsigned long long tot[V_N] = {0}, total = 0, iters = 0, rounds = 0, steps = 0;
 	int64_t wmb = 0, wma = 0, wrb = 0, wra = 0, maxb = 0;
-	const char *inj = getenv("FASTCLOCK_CHECK_INJECT");
+	const char *inj = secure_getenv("FASTCLOCK_CHECK_INJECT"); /* a test seam: never a caller's, were this tool set-user-ID */
 	int started = 0, passed, bound = 0, have_ref = 0;
 	long ref_off = 0;
 	double wall;

@@ -45,7 +45,7 @@ static const char report_help[] =
 static const char *find_python(void)
 {
 	static char venv[4096];
-	const char *e = getenv("FASTCLOCK_PYTHON");
+	const char *e = secure_getenv("FASTCLOCK_PYTHON"); /* never a caller's, were this tool set-user-ID */
 	if (e && *e)
 		return e;
 	snprintf(venv, sizeof(venv), "%s/.venv/bin/python", FASTCLOCK_SOURCE_DIR);
@@ -57,7 +57,7 @@ static const char *find_python(void)
 static const char *find_script(void)
 {
 	static char path[4096 + sizeof(FASTCLOCK_REPORT_REL) + sizeof("/fastclock_report.py")];
-	const char *e = getenv("FASTCLOCK_REPORT_SCRIPT");
+	const char *e = secure_getenv("FASTCLOCK_REPORT_SCRIPT");
 	char exe[4096];
 	ssize_t n;
 	if (e && *e)
