@@ -176,11 +176,22 @@ static inline int64_t fc_real_ns_relaxed(void)
  *         most once a second without blocking: the interval covers the clock as it is and as chronyd's
  *         correction would make it, plus chronyd's root distance, and reaches a newer measurement of the
  *         selected source that disagrees (a reference step); sources chronyd does not select never count;
- *       - kernel: adjtimex maxerror, grown at 500 ppm, SYNCHRONIZED only under chronyd or ntpd (timesyncd
- *         writes 0, busybox ntpd nothing: UNKNOWN with the reason);
- *       and a VMClock (/dev/vmclock0, FASTCLOCK_VMCLOCK_PATH) whose disruption marker moves makes it DISRUPTED.
+ *       - kernel: adjtimex maxerror, grown at 500 ppm, SYNCHRONIZED only when the kernel's state shows a
+ *         daemon's bound: 0 < esterror <= maxerror < 16 s, STA_UNSYNC clear (chronyd's and ntpd's; timesyncd
+ *         writes 0s, OpenNTPD maxerror 0, busybox nothing: UNKNOWN with the reason); never process names;
+ *       and a VMClock (/dev/vmclock0, FASTCLOCK_VMCLOCK_PATH) whose disruption marker moves makes it DISRUPTED
+ *       until the source has a measurement taken after the move.
  *       A pending leap second widens it by 1 s within 2 s of a UTC midnight. The centre may differ from
  *       fc_real_ns (which stays on the kernel's CLOCK_REALTIME) by the source's correction.
+ * Who can move (b) (docs/THREATS.md). Trusted: root and CAP_SYS_TIME (they set the clock), the hypervisor for
+ * VMClock, a time daemon's user for its own source. Never trusted: other users and a set-user-ID program's caller.
+ * So a source file is used only if root or its directory's owner owns it and no one else may write it (a regular
+ * file; VMClock's device owned by root), opened without blocking or following a final symbolic link, and read with
+ * pread (a regular file), never mapped (a truncation is a refusal, not SIGBUS); the kernel's state is judged by
+ * what only a privileged writer can set; a program started with raised privileges (AT_SECURE) reads no FASTCLOCK_*
+ * variable and the installed library has no test seams; data out of range is refused or saturated. What cannot be
+ * shown gives UNKNOWN with the reason in fc_status().bound_reason / bound_error, never SYNCHRONIZED; bad input
+ * never crashes or hangs a reader, and no read opens more than a fixed handful of files (first call included).
  * The contract. While status is not FC_SYNC_DISRUPTED (SYNCHRONIZED, FREE_RUNNING or UNKNOWN: those speak of
  * (b)), (a) holds at every read, at every period from 1 us to 1 s, however often or rarely the process reads
  * (on a counter narrower than 64 bits, at least once per half its range), on these conditions:

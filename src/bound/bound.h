@@ -124,7 +124,8 @@ int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t 
 void fc__cb_close(struct fc_cb *cb);
 /* Take a consistent snapshot (a pread, at most once per value of mono_coarse) and compute the bound at
  * mono_coarse (CLOCK_MONOTONIC_COARSE now) exactly as ClockBound's client (status rules, drift growth); center
- * 0. A file that shrank is closed (cb->fd -1, b->last_error says so) and UNKNOWN. vm_marker: VMClock's disruption marker when
+ * 0. A file that shrank is closed (cb->fd -1, b->last_error says so) and UNKNOWN.
+ * vm_marker: VMClock's disruption marker when
  * the segment says disruption support is on and a VMClock is readable, else NULL. Returns b->status. */
 int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker, struct fc_bound *b);
 /* The header checks alone, on len bytes (pure; fuzzed): 0 with *out, or -1 with why (the size, magic, segsize

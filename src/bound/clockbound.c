@@ -61,7 +61,8 @@ int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bo
 		b->as_of_ns = mono_coarse;
 		b->drift_ppb = 0;
 		b->status = FC_SYNC_UNKNOWN;
-		fc__bfmt(b->reason, sizeof(b->reason), "ClockBound segment times out of range (as_of %lld.%lld s, void_after %lld.%lld s)",
+		fc__bfmt(b->reason, sizeof(b->reason),
+			 "ClockBound segment times out of range (as_of %lld.%lld s, void_after %lld.%lld s)",
 			 (long long)s->as_of_sec, (long long)s->as_of_nsec, (long long)s->void_after_sec,
 			 (long long)s->void_after_nsec);
 		return b->status;

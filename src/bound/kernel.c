@@ -16,13 +16,13 @@
  *                poll x 500 ppm says nothing of its offset).
  *   OpenNTPD     maxerror = 0 and clears STA_UNSYNC while synced, leaves esterror (16 s from boot): no bound.
  *   busybox ntpd never writes maxerror: it stays 16 s.
- * The rule, in order (fc__kernel_eval): adjtimex failing is UNKNOWN; STA_UNSYNC, TIME_ERROR or maxerror at 16 s
- * is the kernel's "not synchronised": UNKNOWN (16 s is the kernel's cap, no one's measurement); STA_CLOCKERR too; SYNCHRONIZED
- * needs 0 < esterror <= maxerror < 16 s (a writer that claims an estimated error and a maximum at least as
- * large: chronyd's and ntpd's pair; timesyncd's 0 and OpenNTPD's 16 s fail it at any age). Everything else is
- * UNKNOWN with the values named. A chronyd or ntpd whose estimated error rounds to 0 us (a PPS or PTP
- * reference) fails closed: UNKNOWN, as the kernel cannot tell it from timesyncd (ask chronyd: the chrony
- * source). Root, or anything with CAP_SYS_TIME, can write any state: it is trusted (it sets the clock too).
+ * The rule, in order (fc__kernel_eval): adjtimex failing is UNKNOWN; STA_UNSYNC, TIME_ERROR or maxerror at 16 s is
+ * the kernel's "not synchronised": UNKNOWN (16 s is the kernel's cap, no one's measurement); STA_CLOCKERR too;
+ * SYNCHRONIZED needs 0 < esterror <= maxerror < 16 s (a writer that claims an estimated error and a maximum at
+ * least as large: chronyd's and ntpd's pair; timesyncd's 0 and OpenNTPD's 16 s fail it at any age). Everything else
+ * is UNKNOWN with the values named. A chronyd or ntpd whose estimated error rounds to 0 us (a PPS or PTP reference)
+ * fails closed: UNKNOWN, as the kernel cannot tell it from timesyncd (ask chronyd: the chrony source). Root, or
+ * anything with CAP_SYS_TIME, can write any state: it is trusted (it sets the clock too).
  *
  * Owns: the classification of the kernel's NTP state into a bound.
  * May call: bound.c, fmt.c.

@@ -1043,6 +1043,19 @@ TEST(Select, never_written_clockbound_segment_falls_back_to_chronyd)
 	fc__bounder_close(&bd);
 }
 
+// QEMU's VMClock (status UNKNOWN: no time source, only its marker) at marker 5, and a segment written at 1 s by
+// a daemon that watches it (disruption support) at marker seg_marker.
+void watched_segment(VmFile &f, Segment &g, uint64_t seg_marker)
+{
+	f.m[34] = FC_VMC_UNKNOWN;
+	f.marker(5);
+	f.write();
+	g.s.disruption_support = 1;
+	g.s.disruption_marker = seg_marker;
+	g.set_as_of(SEC, 1001 * SEC);
+	g.write();
+}
+
 // A segment its daemon keeps updating, but behind VMClock's disruption marker (the daemon has not caught up with
 // a migration): ClockBound's own client says Unknown, and so does auto mode, for as long as it lasts. A live
 // chronyd beside it is never taken instead (it used to be, SYNCHRONIZED within 3 ms). The daemon catches up:
@@ -1051,14 +1064,8 @@ TEST(Select, auto_never_sidesteps_a_live_segment_clockbound_calls_unknown)
 {
 	std::string d = tmpdir();
 	VmFile f(d);
-	f.m[34] = FC_VMC_UNKNOWN; // QEMU's: no time source, only the marker
-	f.marker(5);
-	f.write();
 	Segment g(d);
-	g.s.disruption_support = 1;
-	g.s.disruption_marker = 4;
-	g.set_as_of(SEC, 1001 * SEC);
-	g.write();
+	watched_segment(f, g, 4);
 	FakeChronyd chronyd(d);
 	fc_bounder bd{};
 	start_bounder(&bd, nullptr, g, chronyd, d, f.path.c_str());
@@ -1089,14 +1096,8 @@ TEST(Select, auto_does_not_flap_back_to_a_segment_behind_vmclocks_marker)
 {
 	std::string d = tmpdir();
 	VmFile f(d);
-	f.m[34] = FC_VMC_UNKNOWN;
-	f.marker(5);
-	f.write();
 	Segment g(d);
-	g.s.disruption_support = 1;
-	g.s.disruption_marker = 5;
-	g.set_as_of(SEC, 1001 * SEC);
-	g.write();
+	watched_segment(f, g, 5);
 	FakeChronyd chronyd(d);
 	fc_bounder bd{};
 	start_bounder(&bd, nullptr, g, chronyd, d, f.path.c_str());

@@ -32,10 +32,11 @@ static int64_t kns(clockid_t id)
 
 /* ---- open counting: the linker sends the library's calls here (-Wl,--wrap=...) ---------------------------- */
 static int g_opens;
-#define WRAP_OPEN(name)                                                                                              \
-	int __real_##name(const char *p, int flags, ...);                                                            \
-	int __wrap_##name(const char *p, int flags, ...);                                                            \
-	int __wrap_##name(const char *p, int flags, ...)                                                             \
+/* One wrapper per name; dparam/darg: openat's directory fd (AT, AT_ARG), or nothing for open. */
+#define WRAP_OPEN(name, dparam, darg)                                                                                \
+	int __real_##name(dparam const char *p, int flags, ...);                                                     \
+	int __wrap_##name(dparam const char *p, int flags, ...);                                                     \
+	int __wrap_##name(dparam const char *p, int flags, ...)                                                      \
 	{                                                                                                            \
 		va_list ap;                                                                                          \
 		int mode;                                                                                            \
@@ -43,38 +44,43 @@ static int g_opens;
 		mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, int) : 0;                                        \
 		va_end(ap);                                                                                          \
 		__atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED);                                                   \
-		return __real_##name(p, flags, mode);                                                                \
+		return __real_##name(darg p, flags, mode);                                                           \
 	}
-#define WRAP_OPENAT(name)                                                                                            \
-	int __real_##name(int d, const char *p, int flags, ...);                                                     \
-	int __wrap_##name(int d, const char *p, int flags, ...);                                                     \
-	int __wrap_##name(int d, const char *p, int flags, ...)                                                      \
-	{                                                                                                            \
-		va_list ap;                                                                                          \
-		int mode;                                                                                            \
-		va_start(ap, flags);                                                                                 \
-		mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, int) : 0;                                        \
-		va_end(ap);                                                                                          \
-		__atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED);                                                   \
-		return __real_##name(d, p, flags, mode);                                                             \
-	}
-WRAP_OPEN(open)
-WRAP_OPEN(open64)
-WRAP_OPENAT(openat)
-WRAP_OPENAT(openat64)
+#define AT int d,
+#define AT_ARG d,
+WRAP_OPEN(open, , )
+WRAP_OPEN(open64, , )
+WRAP_OPEN(openat, AT, AT_ARG)
+WRAP_OPEN(openat64, AT, AT_ARG)
 /* the fortified forms (_FORTIFY_SOURCE) take no mode */
 int __real___open_2(const char *p, int flags);
 int __wrap___open_2(const char *p, int flags);
-int __wrap___open_2(const char *p, int flags) { return __atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED), __real___open_2(p, flags); }
+int __wrap___open_2(const char *p, int flags)
+{
+	__atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED);
+	return __real___open_2(p, flags);
+}
 int __real___open64_2(const char *p, int flags);
 int __wrap___open64_2(const char *p, int flags);
-int __wrap___open64_2(const char *p, int flags) { return __atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED), __real___open64_2(p, flags); }
+int __wrap___open64_2(const char *p, int flags)
+{
+	__atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED);
+	return __real___open64_2(p, flags);
+}
 int __real___openat_2(int d, const char *p, int flags);
 int __wrap___openat_2(int d, const char *p, int flags);
-int __wrap___openat_2(int d, const char *p, int flags) { return __atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED), __real___openat_2(d, p, flags); }
+int __wrap___openat_2(int d, const char *p, int flags)
+{
+	__atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED);
+	return __real___openat_2(d, p, flags);
+}
 int __real___openat64_2(int d, const char *p, int flags);
 int __wrap___openat64_2(int d, const char *p, int flags);
-int __wrap___openat64_2(int d, const char *p, int flags) { return __atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED), __real___openat64_2(d, p, flags); }
+int __wrap___openat64_2(int d, const char *p, int flags)
+{
+	__atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED);
+	return __real___openat64_2(d, p, flags);
+}
 
 static int opens(void)
 {
