@@ -131,6 +131,8 @@ int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker
 /* The header checks alone, on len bytes (pure; fuzzed): 0 with *out, or -1 with why (the size, magic, segsize
  * or version named). */
 int fc__cb_parse(const void *buf, size_t len, struct fc_cb_segment *out, char *why, size_t n);
+/* The last snapshot's as_of (CLOCK_MONOTONIC_COARSE ns), or INT64_MIN: none, or out of range. */
+int64_t fc__cb_as_of(const struct fc_cb *cb);
 /* The rules alone, on a snapshot (pure; tests, the fuzzer and fc__cb_poll): times out of range, a drift or a
  * bound past sane are UNKNOWN with half_ns INT64_MAX / 4. */
 int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bound *b);

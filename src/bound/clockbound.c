@@ -128,7 +128,7 @@ int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t 
 {
 	unsigned char buf[FC_CB_SIZE];
 	struct fc_cb_segment h;
-	char why[FC_BOUND_TEXT];
+	char why[FC_BOUND_TEXT] = "";
 	struct stat st;
 	ssize_t n;
 	int fd;
@@ -142,10 +142,11 @@ int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t 
 	if (fd < 0)
 		return -1;
 	n = pread(fd, buf, sizeof(buf), 0);
+	memset(&h, 0, sizeof(h));
 	if (n < 0 || fc__cb_parse(buf, (size_t)n, &h, why, sizeof(why)) != 0 || h.generation == 0) {
 		if (n < 0)
 			fc__bfmt(why, sizeof(why), "read: %s", fc__errname(errno));
-		else if (h.generation == 0 && why[0] == 0)
+		else if (why[0] == 0)
 			fc__bfmt(why, sizeof(why), "ClockBound segment never written yet (generation 0)");
 		fc__bound_error(b, now, "%.100s: %s", path, why);
 		close(fd);
@@ -247,4 +248,11 @@ int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker
 			 (unsigned long long)cb->snap.disruption_marker, (unsigned long long)*vm_marker);
 	}
 	return b->status;
+}
+
+int64_t fc__cb_as_of(const struct fc_cb *cb)
+{
+	if (!cb->have_snap || !ts_ok(cb->snap.as_of_sec, cb->snap.as_of_nsec))
+		return INT64_MIN;
+	return ts_ns(cb->snap.as_of_sec, cb->snap.as_of_nsec);
 }

@@ -215,14 +215,10 @@ static void probe_close(struct fc_bounder *bd)
  * is its daemon's verdict, not a dead daemon. */
 static int segment_stale(const struct fc_cb *cb, int64_t mono_coarse)
 {
-	const struct fc_cb_segment *s = &cb->snap;
-	if (!cb->have_snap)
-		return 0;
-	if (s->as_of_sec == 0 && s->as_of_nsec == 0)
-		return 1;
-	if (s->as_of_sec < 0 || s->as_of_sec >= ((int64_t)1 << 33))
-		return 0; /* malformed: UNKNOWN stays */
-	return mono_coarse - (s->as_of_sec * NS_PER_SEC + s->as_of_nsec) >= CHRONY_GRACE_NS;
+	int64_t as_of = fc__cb_as_of(cb);
+	if (as_of == INT64_MIN)
+		return 0; /* no snapshot, or malformed: UNKNOWN stays */
+	return as_of == 0 || mono_coarse - as_of >= CHRONY_GRACE_NS;
 }
 
 /* Auto mode on ClockBound. A segment whose daemon died says SYNCHRONIZED for the client's 5 s grace, then
@@ -394,9 +390,7 @@ static int64_t measured_at(const struct fc_bounder *bd)
 		return bd->vm.snap.clock_status == FC_VMC_SYNCHRONIZED ? bd->vm_b.as_of_ns : INT64_MIN;
 	switch (bd->kind) {
 	case FC_BOUND_CLOCKBOUND:
-		return bd->cb.have_snap && bd->cb.snap.as_of_sec >= 0 && bd->cb.snap.as_of_sec < ((int64_t)1 << 33)
-			       ? bd->cb.snap.as_of_sec * NS_PER_SEC + bd->cb.snap.as_of_nsec
-			       : INT64_MIN;
+		return fc__cb_as_of(&bd->cb);
 	case FC_BOUND_CHRONY:
 		return bd->ch.have_src && bd->ch.last_reply
 			       ? bd->ch.tracking_at - ((int64_t)bd->ch.src.since_sample + 1) * NS_PER_SEC

@@ -333,13 +333,13 @@ int fc__vmc_unchanged(const struct fc_vmc *v)
 {
 	/* acquire: the caller's reads before this load (its sample) are not moved after it by the compiler; the
 	 * counter read itself is ordered by the caller (select.c vm_time) */
-	uint32_t q;
+	uint8_t q[4];
 	if (!v->have_snap)
 		return 0;
 	if (v->map)
 		return __atomic_load_n((const uint32_t *)(v->map + VMC_SEQ), __ATOMIC_ACQUIRE) == v->snap.seq;
 	/* a file (a test's, or anyone's: the device is mapped): its seq_count read again */
-	return v->fd >= 0 && pread(v->fd, &q, sizeof(q), VMC_SEQ) == (ssize_t)sizeof(q) && q == v->snap.seq;
+	return v->fd >= 0 && pread(v->fd, q, sizeof(q), VMC_SEQ) == (ssize_t)sizeof(q) && le(q, 4) == v->snap.seq;
 }
 
 int fc__vmc_bound(struct fc_vmc *v, int counter_id, int64_t mono, int64_t r0, uint64_t ctr, int64_t r1,
