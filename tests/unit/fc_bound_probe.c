@@ -8,6 +8,7 @@
  *   fc_bound_probe opens         files opened (open/openat and their fortified forms, counted by wrapping them
  *                                at link time) by the first fc_real_bounded() and by the bounded reads of the
  *                                next 300 ms: "first=N later=M"
+ *   fc_bound_probe mono MS       calls fc_mono_ns() (and nothing else of the library) for MS milliseconds: "reads=N"
  *   fc_bound_probe commit-wait   on a SYNCHRONIZED bound: fc_commit_wait(now + 5 ms, INT64_MAX) returns 0, and
  *                                fc_commit_wait(INT64_MAX, 100 ms) times out having slept (CPU time printed):
  *                                "max_timeout=RC errno=E far=RC errno=E cpu_ns=N wall_ns=N"
@@ -17,6 +18,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -151,6 +153,16 @@ static int commit_wait(void)
 	return 0;
 }
 
+static int mono(long ms)
+{
+	long long reads = 0;
+	int64_t end = kns(CLOCK_MONOTONIC) + ms * 1000000;
+	while (fc_mono_ns() < end)
+		reads++;
+	printf("reads=%lld\n", reads);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -161,6 +173,8 @@ int main(int argc, char **argv)
 		return status();
 	if (strcmp(argv[1], "opens") == 0)
 		return opens();
+	if (strcmp(argv[1], "mono") == 0 && argc > 2)
+		return mono(atol(argv[2]));
 	if (strcmp(argv[1], "commit-wait") == 0)
 		return commit_wait();
 	fprintf(stderr, "fc_bound_probe: unknown mode %s\n", argv[1]);

@@ -366,6 +366,31 @@ TEST(Truncation, files_truncated_while_read_never_raise_sigbus)
 	EXPECT_EQ(rc, 0) << "135 is SIGBUS";
 }
 
+// End to end: a process that only calls fc_mono_ns(), its bound source a segment and a VMClock file that are
+// truncated and rewritten all the while (an administrator's `: > shm0`, the daemon recreating it). It used to
+// die of SIGBUS within one re-anchor.
+TEST(Truncation, a_process_reading_only_fc_mono_ns_survives_its_sources_truncated)
+{
+	std::string d = tmpdir();
+	Segment g(d);
+	timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	g.set_as_of((int64_t)ts.tv_sec * SEC + ts.tv_nsec, (int64_t)ts.tv_sec * SEC + ts.tv_nsec + 1000 * SEC);
+	g.write();
+	VmFile f(d);
+	Truncator t{g.path, f.path, &g.s, f.m};
+	pthread_t th;
+	pthread_create(&th, nullptr, Truncator::loop, &t);
+	int rc;
+	std::string out = run("FASTCLOCK_BOUND_SOURCE=clockbound FASTCLOCK_CLOCKBOUND_PATH=" + g.path +
+				      " FASTCLOCK_VMCLOCK_PATH=" + f.path + " FASTCLOCK_PERIOD_US=100 " + FC_BOUND_PROBE +
+				      " mono 1500 2>&1; echo rc=$?",
+			      &rc);
+	t.stop = true;
+	pthread_join(th, nullptr);
+	EXPECT_NE(out.find("rc=0"), std::string::npos) << "rc=135 is SIGBUS: " << out;
+}
+
 // An empty file at the VMClock path (and a short one) is refused with its size, at open; so is a 40-byte
 // segment (the message is about its size, not its version); the bounder starts over them without a crash.
 TEST(Truncation, empty_and_short_files_are_refused_with_their_size)
