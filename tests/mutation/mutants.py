@@ -145,7 +145,7 @@ M = [
          targets=["fc_interleave"], tests=r"^interleave_startup"),
     dict(name="tracker: slope clamp removed", set="all", guards="slews followed at a bounded rate",
          file="src/track.c",
-         old="	if (m < (i128)mult - (i128)(mult / SLEW_DIV))\n		m = (i128)mult - (i128)(mult / SLEW_DIV);\n	if (m > (i128)mult + (i128)(mult / SLEW_DIV))\n		m = (i128)mult + (i128)(mult / SLEW_DIV);\n",
+         old="	if (!t->hold && m < (i128)mult - (i128)(mult / SLEW_DIV))\n		m = (i128)mult - (i128)(mult / SLEW_DIV);\n	if (m > (i128)mult + (i128)(mult / SLEW_DIV))\n		m = (i128)mult + (i128)(mult / SLEW_DIV);\n",
          new="",
          targets=["fc_sim", "fc_accuracy", "fastclock_unit_tests"], tests=r"^sim_|^Track\."),
     dict(name="tracker: expired-hand floor removed", set="all", guards="no step back after a counter jump",
