@@ -1,34 +1,83 @@
 #!/usr/bin/env bash
-# Install everything the build, the tests, the benchmarks and the report need on a fresh Debian machine.
-# Idempotent: skips apt when every package is present, and the venv when it is complete.
+# Install what a job needs on a fresh Debian machine. Idempotent: apt runs only for missing packages, the venv
+# and the engines only when incomplete.
+#   scripts/setup.sh --bench   the main job (scripts/bench.sh): a compiler, CMake, Ninja, Python 3 with
+#                              matplotlib and jsonschema (Debian's python3-matplotlib, python3-jsonschema). Nothing else.
+#   scripts/setup.sh           the tests (scripts/test.sh): the above, plus the test tools (list below), a venv in
+#                              .venv, and the engines the fleet tests run in .engines/: chronyd unpacked from
+#                              Debian's chrony package (never installed: its package Conflicts with time-daemon
+#                              and would replace this machine's time daemon) and clock-bound-d built with cargo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PKGS=(cmake ninja-build gcc g++ clang clang-tidy clang-format libclang-rt-14-dev libgtest-dev
+MODE=test
+case ${1:-} in
+  --bench) MODE=bench ;;
+  "") ;;
+  *) echo "setup.sh: unknown argument '$1' (--bench, or nothing for the tests)" >&2; exit 2 ;;
+esac
+
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+apt_updated=0
+apt_update() { ((apt_updated)) || { $SUDO apt-get update -qq </dev/null; apt_updated=1; }; }
+apt_install() { # [--no-install-recommends] packages...: install those that are missing
+  local opt=() missing=() p
+  [ "$1" != --no-install-recommends ] || { opt=("$1"); shift; }
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  echo "setup: installing ${missing[*]}" >&2
+  apt_update
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${opt[@]}" \
+    -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}" >/dev/null </dev/null
+}
+
+# The main job: build (gcc/g++: the tool has C++ clocks), and the report's pictures.
+BENCH_PKGS=(cmake ninja-build gcc g++ python3 python3-matplotlib python3-jsonschema)
+apt_install --no-install-recommends "${BENCH_PKGS[@]}"
+[ "$MODE" = bench ] && exit 0
+
+# The tests. gcc-arm-linux-gnueabihf: the 32-bit target of the header compile matrix (tests/abi); not i686:
+# Debian's libc6-dev-i386 / gcc-multilib conflict with the aarch64 cross compilers. man-db: the package test
+# renders the man page (man -l); dpkg-dev: dpkg-shlibdeps for the .deb's Depends, lintian checks the .deb.
+# libcap2 libgnutls30 libnettle8 libseccomp2: the libraries chronyd links (below); plain libraries, no conflict.
+TEST_PKGS=(clang clang-tidy clang-format libclang-rt-14-dev libgtest-dev
       libabsl-dev spin valgrind python3-venv util-linux pkg-config strace
       qemu-user-static gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
-      gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf man-db dpkg chrony)
-# gcc-arm-linux-gnueabihf: the 32-bit target of the header compile matrix (tests/abi). Not i686: Debian's
-# libc6-dev-i386 / gcc-multilib conflict with the aarch64 cross compilers above. man-db: the package test
-# renders the man page (man -l); dpkg: dpkg-deb for CPack's .deb and its extraction.
-# chrony: the fleet tests run chronyd -x (its service needs systemd, so it does not start here).
-missing=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  echo "setup: installing ${missing[*]}" >&2
-  $SUDO apt-get update -qq </dev/null
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}" >/dev/null </dev/null
-fi
+      gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf man-db dpkg dpkg-dev lintian
+      libcap2 libgnutls30 libnettle8 libseccomp2)
+apt_install "${TEST_PKGS[@]}"
 
-# Python for the report (tools/report): Debian's python3 with a venv; the python3 first on PATH may not be it.
+# Python for the tests (matplotlib, jsonschema and pandas in a venv; the python3 first on PATH may not be Debian's).
 PY=/usr/bin/python3
 if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import matplotlib, pandas, jsonschema' 2>/dev/null; then
   echo "setup: creating .venv (matplotlib, pandas, jsonschema)" >&2
   "$PY" -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check --timeout 60 matplotlib pandas jsonschema
+fi
+
+# chronyd for the fleet tests (tests/fleet runs it with -x and private files): Debian's chrony package
+# downloaded and unpacked into .engines/chrony (dpkg-deb -x), never installed. tests/fleet points at
+# .engines/chrony/usr/sbin/chronyd (FLEET_CHRONYD) and falls back to /usr/sbin/chronyd.
+CH_ROOT=.engines/chrony
+if [ ! -x "$CH_ROOT/usr/sbin/chronyd" ] || ! "$CH_ROOT/usr/sbin/chronyd" -v >/dev/null 2>&1; then
+  tmp=$(mktemp -d)
+  echo "setup: unpacking Debian's chrony into $CH_ROOT (not installed)" >&2
+  if ! (cd "$tmp" && apt-get download chrony >/dev/null 2>&1); then
+    apt_update
+    (cd "$tmp" && apt-get download chrony >/dev/null) || { echo "setup: apt-get download chrony failed" >&2; exit 1; }
+  fi
+  rm -rf "$CH_ROOT" && mkdir -p "$CH_ROOT"
+  dpkg-deb -x "$tmp"/chrony_*.deb "$CH_ROOT"
+  dpkg-deb -f "$tmp"/chrony_*.deb Version >"$CH_ROOT/.version"
+  rm -rf "$tmp"
+  if ldd "$CH_ROOT/usr/sbin/chronyd" | grep -q 'not found'; then
+    echo "setup: $CH_ROOT/usr/sbin/chronyd lacks libraries:" >&2
+    ldd "$CH_ROOT/usr/sbin/chronyd" | grep 'not found' >&2
+    exit 1
+  fi
+  "$CH_ROOT/usr/sbin/chronyd" -v >&2
 fi
 
 # AWS ClockBound's daemon for the fleet tests (tests/fleet), built with cargo into .engines/ (about a minute on

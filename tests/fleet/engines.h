@@ -32,6 +32,7 @@ void feeder_stop(struct feeder *f);
 /* The refclock of every scenario but one: SHM unit 0, a filtered sample every 2 s of 8 taken at 4 Hz. */
 #define ENGINES_REFCLOCK "refclock SHM 0 poll 1 dpoll -2 filter 8 precision 1e-6\n"
 /* chronyd -x with its config (the refclock lines given), socket, pid, drift files under dir; its pid or -1. */
+const char *chronyd_path(void);
 pid_t chronyd_start(const char *dir, const char *sock, const char *refclocks);
 /* clock-bound-d (binary at path) as -d -m 1; returns its pid or -1. */
 pid_t clockbound_start(const char *bin);

@@ -247,8 +247,9 @@ int main(int argc, char **argv)
 		printf("SKIP: the engines need root (namespaces, chronyd)\n");
 		return SKIP;
 	}
-	if (access("/usr/sbin/chronyd", X_OK) != 0) {
-		printf("SKIP: /usr/sbin/chronyd not installed (scripts/setup.sh installs chrony)\n");
+	if (access(chronyd_path(), X_OK) != 0) {
+		printf("SKIP: no chronyd (FLEET_CHRONYD=%s, nor /usr/sbin/chronyd; scripts/setup.sh unpacks Debian's "
+		       "chrony into .engines/chrony)\n", getenv("FLEET_CHRONYD") ? getenv("FLEET_CHRONYD") : "unset");
 		return SKIP;
 	}
 	if (with_cb && (!cb_bin || access(cb_bin, X_OK) != 0)) {
