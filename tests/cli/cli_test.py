@@ -6,6 +6,7 @@ Each TEST is one ctest test (tests/cli/CMakeLists.txt). No test depends on a tim
 shapes, types, exit codes and files, never speed.
 """
 import argparse
+import csv
 import json
 import os
 import struct
@@ -136,8 +137,7 @@ def expected_pngs(doc):
     if doc["command"] == "check":
         return {"agreement.png": (1200, 600)}
     n = len(doc["clocks"])
-    rows = -(-n // 4)
-    return {"cost.png": (1200, 200 + 30 * n), "deltas.png": (1200, 260 * rows), "scaling.png": (1200, 600),
+    return {"cost.png": (1200, 140 + 22 * n), "deltas.png": (1200, 140 + 22 * n), "scaling.png": (1200, 600),
             "agreement.png": (1200, 600)}
 
 
@@ -169,6 +169,84 @@ def render(fixture, outname):
 
 def t_report_bench_fixture():
     render("bench_small.json", "report_bench")
+
+
+def sidecar(out):
+    with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def t_report_pictures_show_what_they_claim():
+    """Issue 28 items 6-8: report.json (what each picture drew) against the input, computed here: the cost
+    dots sorted by the median, the vDSO reference line at clock_gettime.MONOTONIC's median, every clock on the
+    one shared delta axis, the scaling picture limited to the named clocks, the worst agreement sample marked;
+    figures that cannot be right flagged (the fixture's 2-thread efficiency of 1.39 for `time`, CPU shares
+    of 0.3-0.8); two runs combined, with summary.md's verdict on its first line and summary.csv's rows."""
+    fx = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
+    with open(fx) as f:
+        doc = json.load(f)
+    # a second run: every cost doubled, so the combined medians are 1.5x the fixture's
+    doc2 = json.loads(json.dumps(doc))
+    for c in doc2["clocks"]:
+        for k in ("median_ns", "p25_ns", "p75_ns"):
+            c["cost"][k] *= 2
+    fx2 = os.path.join(A.work, "run2.json")
+    with open(fx2, "w") as f:
+        json.dump(doc2, f)
+    out = os.path.join(A.work, "pictures")
+    p = run(["report", fx, fx2, "-o", out], env={"FASTCLOCK_PYTHON": sys.executable})
+    assert p.stdout.startswith("Verdict: "), p.stdout
+    side = sidecar(out)
+    assert side["runs"] == 2, side["runs"]
+    meds = {c["name"]: 1.5 * c["cost"]["median_ns"] for c in doc["clocks"]}
+    cost = side["cost.png"]
+    assert cost["order"] == sorted(meds, key=meds.get), cost["order"]
+    for n, m in zip(cost["order"], cost["median_ns"]):
+        assert abs(m - meds[n]) < 1e-6 * meds[n], (n, m, meds[n])
+    assert cost["reference_lines"]["vdso"]["clock"] == "clock_gettime.MONOTONIC"
+    assert abs(cost["reference_lines"]["vdso"]["ns"] - meds["clock_gettime.MONOTONIC"]) < 1e-6
+    assert cost["reference_lines"]["counter"]["clock"] == "fc_ticks"
+    deltas = side["deltas.png"]
+    assert deltas["shared_axis"] and sorted(deltas["order"]) == sorted(meds), deltas
+    all_zero = {c["name"] for c in doc["clocks"] if not sum(c["deltas"]["histogram"]["counts"])}
+    assert set(deltas["all_zero"]) == all_zero and set(deltas["violins"]) == set(meds) - all_zero, deltas
+    sc = side["scaling.png"]
+    assert sc["clocks"] and set(sc["clocks"]) <= {"fc_mono_ns", "fc_mono_ns_relaxed", "fc_real_ns",
+        "fc_mono_coarse_ns", "clock_gettime.MONOTONIC", "clock_gettime.REALTIME",
+        "clock_gettime.MONOTONIC_COARSE", "rdtsc", "std::chrono::steady_clock"}, sc
+    assert "time" not in sc["clocks"]
+    ag = doc["agreement"]
+    for which in ("mono", "real"):
+        errs = ag[f"{which}_err_ns"] * 2
+        assert side["agreement.png"][which]["samples"] == len(errs)
+        assert abs(side["agreement.png"][which]["worst_ns"]) == max(abs(e) for e in errs), side["agreement.png"]
+    flags = side["flags"]
+    assert "efficiency" in flags["time"], flags  # 1.39 at 2 threads
+    assert all("cpu" in f for f in flags.values()) and len(flags) == len(meds), flags  # cpu_share <= 0.77
+    assert "unstable" in flags["time"], flags  # runs' medians 1.88 and 3.76 ns: 2x apart
+    with open(os.path.join(out, "summary.md"), encoding="utf-8") as f:
+        md = f.read().splitlines()
+    assert md[0] == p.stdout.splitlines()[0] and "2 runs" in md[0], md[0]
+    with open(os.path.join(out, "summary.csv"), encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["clock"] for r in rows] == [c["name"] for c in doc["clocks"]]
+    assert abs(float(rows[0]["median_ns"]) - meds[rows[0]["clock"]]) < 1e-6
+    # a clock cheaper than the counter read it contains is flagged
+    doc3 = json.loads(json.dumps(doc))
+    next(c for c in doc3["clocks"] if c["name"] == "fc_mono_ns")["cost"]["x_counter"] = 0.81
+    fx3 = os.path.join(A.work, "run3.json")
+    with open(fx3, "w") as f:
+        json.dump(doc3, f)
+    run(["report", fx3, "-o", out], env={"FASTCLOCK_PYTHON": sys.executable})
+    assert "below-counter" in sidecar(out)["flags"]["fc_mono_ns"]
+    assert "below-counter" not in sidecar(out)["flags"].get("fc_mono_coarse_ns", [])  # 0.03: no counter read
+
+
+def t_report_output_not_a_directory():
+    """Issue 28 item 9: `report -o /dev/full` says the output is not a directory (exit 2), not 'File exists'."""
+    fx = os.path.join(A.source, "tests", "cli", "fixtures", "check_small.json")
+    p = run(["report", fx, "-o", "/dev/full"], env={"FASTCLOCK_PYTHON": sys.executable}, check_rc=2)
+    assert "not a directory" in p.stderr and "File exists" not in p.stderr, p.stderr
 
 
 def t_report_check_fixture():

@@ -1,15 +1,17 @@
 /*
- * fastclock report RESULT.json [-o DIR] — render a bench or check JSON with Python (matplotlib, pandas).
+ * fastclock report RESULT.json... [-o DIR] — render bench or check JSON with Python (matplotlib, jsonschema).
  *
- * The interpreter: $FASTCLOCK_PYTHON, else <source>/.venv/bin/python (scripts/setup.sh creates it), else
- * python3 on PATH. The script: $FASTCLOCK_REPORT_SCRIPT, else the installed one, <bindir>/FASTCLOCK_REPORT_REL/
- * fastclock_report.py (<bindir>: this executable's directory, so an installed prefix stands alone), else
- * <source>/tools/report/fastclock_report.py (a build tree). <source> is compiled in (FASTCLOCK_SOURCE_DIR).
+ * Nothing of the build is compiled in, so an installed prefix or an unpacked package stands alone.
+ * The interpreter: $FASTCLOCK_PYTHON, else the first of python3 (on PATH) and /usr/bin/python3 that imports
+ * matplotlib, else python3 (the script then says which packages to install). The script: $FASTCLOCK_REPORT_SCRIPT,
+ * else <bindir>/FASTCLOCK_REPORT_REL/fastclock_report.py, <bindir> being this executable's directory (the build
+ * tree stages the script at the same relative place: tools/fastclock/CMakeLists.txt).
  * The script's exit status is passed through (0 ok, 1 the rendering failed, 2 a bad input, 3 its output could
  * not be written); any other status is 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,15 +20,16 @@
 
 #include "cli.h"
 
-#ifndef FASTCLOCK_SOURCE_DIR
-#define FASTCLOCK_SOURCE_DIR "."
-#endif
 #ifndef FASTCLOCK_REPORT_REL
 #define FASTCLOCK_REPORT_REL "../share/fastclock"
 #endif
 
+#define REPORT_INSTALL_HINT                                                                                      \
+	"install matplotlib and jsonschema: 'apt install python3-matplotlib python3-jsonschema' (Debian, Ubuntu) " \
+	"or 'python3 -m pip install matplotlib jsonschema', or set FASTCLOCK_PYTHON to a Python that has them"
+
 static const char report_help[] =
-	"usage: fastclock report RESULT.json [-o DIR]\n"
+	"usage: fastclock report RESULT.json... [-o DIR]\n"
 	"\n"
 	"Render the JSON of 'fastclock bench --json' or 'fastclock check --json' as PNG files and one\n"
 	"self-contained HTML page (images embedded) in DIR (default: fastclock-report):\n"
@@ -38,20 +41,43 @@ static const char report_help[] =
 	"\n"
 	"  -o, --output DIR   output directory (created if missing)\n"
 	"\n"
-	"Python: $FASTCLOCK_PYTHON, else " FASTCLOCK_SOURCE_DIR "/.venv/bin/python, else python3.\n"
+	"Python: $FASTCLOCK_PYTHON, else the first of python3 and /usr/bin/python3 that has matplotlib;\n"
+	"Debian: apt install python3-matplotlib python3-jsonschema.\n"
 	"Script: $FASTCLOCK_REPORT_SCRIPT, else <this program's directory>/" FASTCLOCK_REPORT_REL
-	"/fastclock_report.py\n(installed), else " FASTCLOCK_SOURCE_DIR "/tools/report/fastclock_report.py.\n";
+	"/fastclock_report.py.\n";
+
+/* Does `py -c 'import matplotlib, jsonschema'` succeed? Its output goes nowhere. */
+static int python_has_modules(const char *py)
+{
+	int status;
+	pid_t pid = fork();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execlp(py, py, "-c", "import matplotlib, jsonschema", (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
 
 static const char *find_python(void)
 {
-	static char venv[4096];
+	static const char *const candidates[] = {"python3", "/usr/bin/python3"};
 	const char *e = secure_getenv("FASTCLOCK_PYTHON"); /* never a caller's, were this tool set-user-ID */
 	if (e && *e)
 		return e;
-	snprintf(venv, sizeof(venv), "%s/.venv/bin/python", FASTCLOCK_SOURCE_DIR);
-	if (access(venv, X_OK) == 0)
-		return venv;
-	return "python3";
+	for (size_t k = 0; k < sizeof(candidates) / sizeof(candidates[0]); k++)
+		if (python_has_modules(candidates[k]))
+			return candidates[k];
+	return "python3"; /* the script names what to install */
 }
 
 static const char *find_script(void)
@@ -70,17 +96,18 @@ static const char *find_script(void)
 		if (slash) {
 			*slash = '\0';
 			snprintf(path, sizeof(path), "%s/%s/fastclock_report.py", exe, FASTCLOCK_REPORT_REL);
-			if (access(path, R_OK) == 0)
-				return path;
+			return path;
 		}
 	}
-	snprintf(path, sizeof(path), "%s/tools/report/fastclock_report.py", FASTCLOCK_SOURCE_DIR);
-	return path;
+	return "fastclock_report.py"; /* not found: the caller says so */
 }
 
 int cmd_report(int argc, char **argv)
 {
-	const char *input = NULL, *outdir = "fastclock-report", *py, *script;
+	enum { MAX_INPUTS = 64 };
+	const char *inputs[MAX_INPUTS], *outdir = "fastclock-report", *py, *script;
+	char *args[MAX_INPUTS + 5];
+	int n_in = 0, n_args = 0;
 	struct stat sb;
 	pid_t pid;
 	int status;
@@ -99,25 +126,34 @@ int cmd_report(int argc, char **argv)
 			outdir = v;
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
 			return cli_usage_error("unknown option '%s' (see 'fastclock report --help')", argv[i]);
-		} else if (!input) {
-			input = argv[i];
+		} else if (n_in < MAX_INPUTS) {
+			inputs[n_in++] = argv[i];
 		} else {
-			return cli_usage_error("unexpected argument '%s' (one RESULT.json only)", argv[i]);
+			return cli_usage_error("too many inputs (at most %d RESULT.json)", MAX_INPUTS);
 		}
 	}
-	if (!input)
+	if (!n_in)
 		return cli_usage_error("missing RESULT.json (see 'fastclock report --help')");
-	if (stat(input, &sb) != 0)
-		return cli_usage_error("cannot read '%s': %s", input, strerror(errno));
-	if (!S_ISREG(sb.st_mode))
-		return cli_usage_error("cannot read '%s': not a regular file", input);
-	if (access(input, R_OK) != 0)
-		return cli_usage_error("cannot read '%s': %s", input, strerror(errno));
+	for (int k = 0; k < n_in; k++) {
+		if (stat(inputs[k], &sb) != 0)
+			return cli_usage_error("cannot read '%s': %s", inputs[k], strerror(errno));
+		if (!S_ISREG(sb.st_mode))
+			return cli_usage_error("cannot read '%s': not a regular file", inputs[k]);
+		if (access(inputs[k], R_OK) != 0)
+			return cli_usage_error("cannot read '%s': %s", inputs[k], strerror(errno));
+	}
 	py = find_python();
 	script = find_script();
 	if (access(script, R_OK) != 0)
 		return cli_usage_error("cannot read the report script '%s': %s (set FASTCLOCK_REPORT_SCRIPT)", script,
 				       strerror(errno));
+	args[n_args++] = (char *)py;
+	args[n_args++] = (char *)script;
+	for (int k = 0; k < n_in; k++)
+		args[n_args++] = (char *)inputs[k];
+	args[n_args++] = "-o";
+	args[n_args++] = (char *)outdir;
+	args[n_args] = NULL;
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
@@ -125,9 +161,8 @@ int cmd_report(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	if (pid == 0) {
-		execlp(py, py, script, input, "-o", outdir, (char *)NULL);
-		cli_error("cannot run Python '%s': %s (set FASTCLOCK_PYTHON, or run scripts/setup.sh)", py,
-			  strerror(errno));
+		execvp(py, args);
+		cli_error("cannot run Python '%s': %s (" REPORT_INSTALL_HINT ")", py, strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)

@@ -1,28 +1,42 @@
 #!/usr/bin/env python3
-"""Render `fastclock bench --json` or `fastclock check --json` as PNG plots and one self-contained HTML page.
+"""Render `fastclock bench --json` runs or a `fastclock check --json` as PNG pictures, a headline table and one
+self-contained HTML page.
 
-Usage: fastclock_report.py RESULT.json [-o DIR]      (normally run through `fastclock report`)
+Usage: fastclock_report.py RESULT.json [RESULT.json ...] [-o DIR]      (normally run through `fastclock report`)
+
+Several bench runs of the same clocks are combined first: per clock the median over runs of each run's median
+cost, p25, p75 and ratios, the lowest and highest run median, the median of each thread point; the delta
+histograms summed; the agreement series one after the other.
+
+Every figure is checked before it is drawn (`figure_checks`); a figure that cannot be right is marked in the
+table (column `check`) and in the pictures, and counted in the verdict line:
+  efficiency    a thread point more than 10 % above perfect scaling (the one-thread rate was measured low)
+  cpu           a thread point whose threads got less than 0.9 of a CPU each (the machine was busy)
+  below-counter a clock that reads the counter costs less than 0.95 x that counter read
+  rate          one thread's calls/s disagrees with the cost per call by more than 2x either way
+  unstable      the runs' medians differ by more than 1.5x, or p75 / p25 > 1.5 (a bimodal cost)
 
 Writes into DIR (default: fastclock-report):
-  bench JSON:  cost.png, deltas.png, scaling.png, agreement.png, report.html
-  check JSON:  agreement.png, report.html
-Image sizes are fixed by the data, so a test can check them (pixels, at 100 dpi):
-  cost.png       1200 x (200 + 30 * clocks)
-  deltas.png     1200 x (260 * ceil(clocks / 4))
-  scaling.png    1200 x 600
-  agreement.png  1200 x 600
-report.html embeds every image (base64 data: URIs) and the tables, so it can be mailed or attached alone.
-Exit status: 0 rendered; 1 rendering failed (or matplotlib, pandas, jsonschema missing); 2 the input is
-unreadable, not JSON, or does not match docs/bench.schema.json (validated before anything reads it); 3 the
-list of files written could not be printed (standard output closed or full).
+  bench:  cost.png, deltas.png, scaling.png, agreement.png, summary.md, summary.csv, report.json, report.html
+  check:  agreement.png, report.json, report.html
+Image sizes (pixels, at 100 dpi): cost.png and deltas.png 1200 x (140 + 22 x clocks); scaling.png and
+agreement.png 1200 x 600. report.json says what each picture shows (the order of the clocks, the reference
+lines, the clocks left out and why, the worst agreement sample), so a test can check the pictures' content.
+report.html embeds every image (base64 data: URIs) and the tables: it can be mailed alone.
+Needs matplotlib and jsonschema (Debian: apt install python3-matplotlib python3-jsonschema).
+Exit status: 0 rendered; 1 rendering failed (or matplotlib / jsonschema missing); 2 an input is unreadable, not
+JSON, does not match docs/bench.schema.json, or the output directory cannot be made; 3 the list of files
+written could not be printed (standard output closed or full).
 """
 import argparse
 import base64
+import csv
 import html
 import io
 import json
 import math
 import os
+import statistics
 import sys
 
 # Headless and no writes to $HOME: a private matplotlib cache when the default one is not writable.
@@ -32,11 +46,18 @@ if not os.access(os.path.expanduser("~"), os.W_OK):
 
 DPI = 100
 WIDTH_PX = 1200
-DELTA_COLS = 4
-DELTA_ROW_PX = 260
-COST_BASE_PX = 200
-COST_PER_CLOCK_PX = 30
+ROWS_BASE_PX = 140
+ROW_PX = 22
 PLAIN_HEIGHT_PX = 600
+INSTALL_HINT = ("install them with 'apt install python3-matplotlib python3-jsonschema' (Debian, Ubuntu) or "
+                "'python3 -m pip install matplotlib jsonschema', or set FASTCLOCK_PYTHON to a Python that has them")
+# The clocks a scaling picture shows, when measured (the question: does the clock scale with cores?).
+SCALING_CLOCKS = ["fc_mono_ns", "fc_mono_ns_relaxed", "fc_real_ns", "fc_mono_coarse_ns",
+                  "clock_gettime.MONOTONIC", "clock_gettime.REALTIME", "clock_gettime.MONOTONIC_COARSE",
+                  "rdtsc", "std::chrono::steady_clock"]
+VDSO_REF = "clock_gettime.MONOTONIC"
+GROUP_COLORS = {"libc": "#8c8c8c", "clock_gettime": "#4c72b0", "counter": "#55a868", "std::chrono": "#c44e52",
+                "fastclock": "#dd8452", "syscall": "#8172b3", "absl": "#937860", "reference": "#bbbbbb"}
 
 
 def fail(msg, code):
@@ -48,14 +69,9 @@ def expected_sizes(doc):
     """The PNG files a document renders to and their (width, height) in pixels."""
     if doc.get("command") == "check":
         return {"agreement.png": (WIDTH_PX, PLAIN_HEIGHT_PX)}
-    n = len(doc.get("clocks", []))
-    rows = max(1, math.ceil(n / DELTA_COLS))
-    return {
-        "cost.png": (WIDTH_PX, COST_BASE_PX + COST_PER_CLOCK_PX * max(n, 1)),
-        "deltas.png": (WIDTH_PX, DELTA_ROW_PX * rows),
-        "scaling.png": (WIDTH_PX, PLAIN_HEIGHT_PX),
-        "agreement.png": (WIDTH_PX, PLAIN_HEIGHT_PX),
-    }
+    h = ROWS_BASE_PX + ROW_PX * max(1, len(doc.get("clocks", [])))
+    return {"cost.png": (WIDTH_PX, h), "deltas.png": (WIDTH_PX, h), "scaling.png": (WIDTH_PX, PLAIN_HEIGHT_PX),
+            "agreement.png": (WIDTH_PX, PLAIN_HEIGHT_PX)}
 
 
 def _schema_path():
@@ -66,7 +82,7 @@ def _schema_path():
               os.path.join(here, "..", "..", "docs", "bench.schema.json")):
         if p and os.path.exists(p):
             return p
-    return os.environ.get("FASTCLOCK_SCHEMA") or os.path.join(here, "..", "..", "docs", "bench.schema.json")
+    return os.environ.get("FASTCLOCK_SCHEMA") or os.path.join(here, "bench.schema.json")
 
 
 SCHEMA = _schema_path()
@@ -78,7 +94,7 @@ def validate(path, doc):
     try:
         import jsonschema
     except ImportError:
-        fail(f"jsonschema is not installed for {sys.executable} (run scripts/setup.sh, or set FASTCLOCK_PYTHON)", 1)
+        fail(f"jsonschema is not installed for {sys.executable}: {INSTALL_HINT}", 1)
     try:
         with open(SCHEMA, encoding="utf-8") as f:
             schema = json.load(f)
@@ -109,37 +125,169 @@ def load(path):
     return doc
 
 
-def clocks_frame(doc):
-    import pandas as pd
+def med(xs):
+    xs = [x for x in xs if x is not None and x == x]
+    return statistics.median(xs) if xs else None
 
+
+def combine(paths, docs):
+    """One bench document from several runs of the same clocks (see the module's text); runs_min/max_ns kept."""
+    if len(docs) == 1:
+        d = docs[0]
+        for c in d.get("clocks", []):
+            m = c.get("cost", {}).get("median_ns")
+            c["cost"]["runs_min_ns"] = c["cost"]["runs_max_ns"] = m
+        d["runs"] = 1
+        return d
+    if any(d["command"] != "bench" for d in docs):
+        fail("several inputs are combined only when all are 'fastclock bench --json' runs", 2)
+    names = [c["name"] for c in docs[0]["clocks"]]
+    for p, d in zip(paths, docs):
+        if [c["name"] for c in d["clocks"]] != names:
+            fail(f"'{p}' measured other clocks than '{paths[0]}': runs are combined clock by clock", 2)
+    out = json.loads(json.dumps(docs[0]))
+    out["runs"] = len(docs)
+    out["interrupted"] = any(d.get("interrupted") for d in docs)
+    for k, c in enumerate(out["clocks"]):
+        cs = [d["clocks"][k] for d in docs]
+        costs = [x.get("cost", {}) for x in cs]
+        for key in ("median_ns", "p25_ns", "p75_ns", "x_vdso", "x_counter", "over_counter_ns"):
+            c["cost"][key] = med([x.get(key) for x in costs])
+        meds = [x.get("median_ns") for x in costs if x.get("median_ns") is not None]
+        c["cost"]["runs_min_ns"] = min(meds) if meds else None
+        c["cost"]["runs_max_ns"] = max(meds) if meds else None
+        dl = [x.get("deltas", {}) for x in cs]
+        for key in ("p25_ns", "p50_ns", "p75_ns", "p99_ns"):
+            c["deltas"][key] = med([x.get(key) for x in dl])
+        c["deltas"]["samples"] = sum(x.get("samples") or 0 for x in dl)
+        c["deltas"]["backward_steps"] = sum(x.get("backward_steps") or 0 for x in dl)
+        zs = [x.get("zero_share") for x in dl if x.get("zero_share") is not None]
+        c["deltas"]["zero_share"] = sum(zs) / len(zs) if zs else None
+        hs = [x.get("histogram", {}) for x in dl]
+        h0 = c["deltas"].get("histogram", {})
+        if h0 and all(h.get("edges_ns") == h0.get("edges_ns") for h in hs):
+            h0["counts"] = [sum(v) for v in zip(*[h.get("counts", []) for h in hs])]
+            h0["zero"] = sum(h.get("zero", 0) or 0 for h in hs)
+            h0["negative"] = sum(h.get("negative", 0) or 0 for h in hs)
+        for j, t in enumerate(c.get("threads", [])):
+            ps = [x["threads"][j] for x in cs if j < len(x.get("threads", []))]
+            for key in ("calls_per_s", "efficiency", "cpu_share"):
+                t[key] = med([p.get(key) for p in ps])
+    ag = {k: [] for k in ("t_s", "mono_err_ns", "mono_half_ns", "real_err_ns", "real_half_ns")}
+    t0 = 0.0
+    for d in docs:
+        a = d.get("agreement", {})
+        ts = a.get("t_s", [])
+        for k in ag:
+            ag[k] += [t0 + t for t in ts] if k == "t_s" else a.get(k, [])
+        t0 += (max(ts) if ts else 0.0) + 0.5
+    ag["samples"] = len(ag["t_s"])
+    out["agreement"] = ag
+    return out
+
+
+def reads_counter(c):
+    """A clock whose value comes from a counter read (not a coarse clock or time(): those read memory)."""
+    n = c["name"].lower()
+    return not ("coarse" in n or n in ("time", "(empty loop)") or c.get("group") in ("reference",)
+                or c.get("timeline") == "cputime" or n == "getrusage")
+
+
+def figure_checks(c):
+    """The flags of one clock's figures that cannot be right (module text); a list of short strings."""
+    flags = []
+    cost = c.get("cost", {})
+    th = c.get("threads", [])
+    if any((t.get("efficiency") or 0) > 1.10 for t in th):
+        flags.append("efficiency")
+    if any(t.get("cpu_share") is not None and t["cpu_share"] < 0.9 for t in th):
+        flags.append("cpu")
+    xc = cost.get("x_counter")
+    if reads_counter(c) and c.get("group") != "counter" and xc is not None and xc < 0.95:
+        flags.append("below-counter")
+    one = next((t for t in th if t.get("threads") == 1 and t.get("calls_per_s")), None)
+    m = cost.get("median_ns")
+    if one and m and m > 0:
+        r = one["calls_per_s"] * m / 1e9
+        if r > 2 or r < 0.5:
+            flags.append("rate")
+    lo, hi, p25, p75 = cost.get("runs_min_ns"), cost.get("runs_max_ns"), cost.get("p25_ns"), cost.get("p75_ns")
+    if (lo and hi and hi / lo > 1.5) or (p25 and p75 and p25 > 0 and p75 / p25 > 1.5):
+        flags.append("unstable")
+    return flags
+
+
+def clock_rows(doc):
     rows = []
     for c in doc["clocks"]:
-        cost, res, d = c.get("cost", {}), c.get("resolution", {}), c.get("deltas", {})
-        row = {
-            "clock": c["name"],
-            "group": c.get("group"),
-            "cost_ns": cost.get("median_ns"),
-            "p25_ns": cost.get("p25_ns"),
-            "p75_ns": cost.get("p75_ns"),
-            "getres_ns": res.get("getres_ns"),
-            "observed_res_ns": res.get("observed_ns"),
-            "stale_pct": None if d.get("zero_share") is None else 100 * d["zero_share"],
-            "delta_p50_ns": d.get("p50_ns"),
-            "delta_p99_ns": d.get("p99_ns"),
-            "backward": d.get("backward_steps"),
-        }
-        for t in c.get("threads", []):
-            row[f"Mcalls/s @{t['threads']}"] = None if t.get("calls_per_s") is None else t["calls_per_s"] / 1e6
-        rows.append(row)
-    return pd.DataFrame(rows)
+        cost, d = c.get("cost", {}), c.get("deltas", {})
+        one = next((t for t in c.get("threads", []) if t.get("threads") == 1), {})
+        rows.append({
+            "clock": c["name"], "group": c.get("group"),
+            "median_ns": cost.get("median_ns"), "p25_ns": cost.get("p25_ns"), "p75_ns": cost.get("p75_ns"),
+            "runs_min_ns": cost.get("runs_min_ns"), "runs_max_ns": cost.get("runs_max_ns"),
+            "x_vdso": cost.get("x_vdso"), "x_counter": cost.get("x_counter"),
+            "mcalls_1thr": None if one.get("calls_per_s") is None else one["calls_per_s"] / 1e6,
+            "delta_p50_ns": d.get("p50_ns"), "delta_p99_ns": d.get("p99_ns"),
+            "zero_pct": None if d.get("zero_share") is None else 100 * d["zero_share"],
+            "backward": d.get("backward_steps"), "check": " ".join(figure_checks(c)),
+        })
+    return rows
 
 
-def agreement_frame(doc):
-    import pandas as pd
+def fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
 
-    a = doc["agreement"]
-    cols = ["t_s", "mono_err_ns", "mono_half_ns", "real_err_ns", "real_half_ns"]
-    return pd.DataFrame({k: pd.to_numeric(pd.Series(a.get(k, []), dtype="float64")) for k in cols})
+
+def verdict(doc, rows):
+    by = {r["clock"]: r for r in rows}
+    flagged = [r["clock"] for r in rows if r["check"]]
+    runs = doc.get("runs", 1)
+    parts = []
+    fc = by.get("fc_mono_ns")
+    vd = by.get(VDSO_REF)
+    if fc and vd and fc["median_ns"] and vd["median_ns"]:
+        parts.append(f"fc_mono_ns costs {fc['median_ns']:.3g} ns, {fc['x_vdso']:.2f}x the vDSO's "
+                     f"clock_gettime(MONOTONIC) ({vd['median_ns']:.3g} ns)" if fc["x_vdso"] is not None else
+                     f"fc_mono_ns costs {fc['median_ns']:.3g} ns")
+    elif fc and fc["median_ns"]:
+        parts.append(f"fc_mono_ns costs {fc['median_ns']:.3g} ns")
+    parts.append(f"{runs} run{'s' if runs != 1 else ''}")
+    parts.append(f"{len(flagged)} of {len(rows)} clocks with figures flagged" if flagged else
+                 "no figure flagged")
+    if doc.get("interrupted"):
+        parts.append("INTERRUPTED")
+    return "Verdict: " + "; ".join(parts) + (" (column 'check')" if flagged else "")
+
+
+TABLE_COLS = [("clock", "clock"), ("median_ns", "median ns/call"), ("p25_ns", "p25"), ("p75_ns", "p75"),
+              ("runs_min_ns", "runs' min"), ("runs_max_ns", "runs' max"), ("x_vdso", "x vDSO"),
+              ("x_counter", "x counter"), ("mcalls_1thr", "Mcalls/s 1 thr"), ("delta_p50_ns", "delta p50 ns"),
+              ("delta_p99_ns", "delta p99 ns"), ("zero_pct", "zero deltas %"), ("backward", "backward"),
+              ("check", "check")]
+
+
+def write_summary(doc, rows, out):
+    """summary.md (verdict line, then the headline table) and summary.csv (the same table)."""
+    h = doc.get("host", {})
+    lines = [verdict(doc, rows), "",
+             f"{doc.get('runs', 1)} run(s) of `fastclock bench` on {h.get('cpu_model', '?')}, {h.get('ncpus', '?')} "
+             f"CPUs, clocksource `{h.get('clocksource', '?')}`; medians over runs.", "",
+             "| " + " | ".join(t for _, t in TABLE_COLS) + " |",
+             "|---|" + "---:|" * (len(TABLE_COLS) - 2) + "---|"]
+    for r in rows:
+        lines.append("| " + " | ".join(f"`{r[k]}`" if k == "clock" else fmt(r[k]) for k, _ in TABLE_COLS) + " |")
+    with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(out, "summary.csv"), "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow([k for k, _ in TABLE_COLS])
+        for r in rows:
+            w.writerow(["" if r[k] is None else r[k] for k, _ in TABLE_COLS])
 
 
 def new_figure(w_px, h_px):
@@ -155,142 +303,245 @@ def save(fig, path):
     plt.close(fig)
 
 
-GROUP_COLORS = {
-    "libc": "#8c8c8c",
-    "clock_gettime": "#4c72b0",
-    "counter": "#55a868",
-    "std::chrono": "#c44e52",
-    "fastclock": "#dd8452",
-}
+def rows_axes(fig, size):
+    """An axes for one row per clock, with room on the left for the names."""
+    return fig.add_axes([0.25, 60 / size[1], 0.62, 1 - 110 / size[1]])
 
 
-def plot_cost(doc, df, path, size):
+def common_flags(rows):
+    """Flags that most clocks carry say something about the run (a busy machine), not about one clock."""
+    n = len(rows)
+    counts = {}
+    for r in rows:
+        for f in r["check"].split():
+            counts[f] = counts.get(f, 0) + 1
+    return {f for f, k in counts.items() if n and k > n / 2}
+
+
+FLAG_WORDS = {"efficiency": "efficiency above 1.1", "cpu": "threads got < 0.9 CPU each (a busy machine)",
+              "below-counter": "cheaper than its counter read", "rate": "calls/s disagree with the cost",
+              "unstable": "runs or quartiles differ by > 1.5x"}
+
+
+def plot_cost(doc, rows, path, size, side):
+    """A dot per clock at its median cost, sorted (cheapest at the top), with the p25..p75 spread; the vDSO
+    and the counter as vertical reference lines; a clock with a flagged figure drawn hollow with '!'. Flags
+    that most clocks carry are said once, under the title."""
+    from matplotlib.lines import Line2D
+
     fig = new_figure(*size)
-    ax = fig.add_axes([0.30, 70 / size[1], 0.66, 1 - 110 / size[1]])
-    d = df.iloc[::-1]
-    y = range(len(d))
-    med = d["cost_ns"].astype(float)
-    lo = (med - d["p25_ns"].astype(float)).clip(lower=0).fillna(0)
-    hi = (d["p75_ns"].astype(float) - med).clip(lower=0).fillna(0)
-    colors = [GROUP_COLORS.get(g, "#333333") for g in d["group"]]
-    ax.barh(list(y), med.fillna(0).clip(lower=1e-3), xerr=[lo, hi], color=colors, capsize=2)
-    ax.set_yticks(list(y))
-    ax.set_yticklabels(d["clock"], fontsize=8)
+    ax = fig.add_axes([0.25, 60 / size[1], 0.57, 1 - 120 / size[1]])
+    common = common_flags(rows)
+    rs = sorted([r for r in rows if r["median_ns"] and r["median_ns"] > 0], key=lambda r: r["median_ns"])
+    own = {r["clock"]: [f for f in r["check"].split() if f not in common] for r in rs}
+    for y, r in enumerate(rs):
+        col = GROUP_COLORS.get(r["group"], "#333333")
+        if r["p25_ns"] and r["p75_ns"]:
+            ax.plot([max(r["p25_ns"], 1e-3), r["p75_ns"]], [y, y], color=col, linewidth=2, alpha=0.5)
+        ax.plot([r["median_ns"]], [y], "o", color=col, markersize=7,
+                markerfacecolor="white" if own[r["clock"]] else col)
+        label = f"{r['median_ns']:.3g}" + ("  ! " + ", ".join(own[r["clock"]]) if own[r["clock"]] else "")
+        ax.text(max(r["median_ns"], r["p75_ns"] or 0) * 1.12, y, label, fontsize=7, va="center",
+                color="#b00000" if own[r["clock"]] else "#333333")
+    ax.set_yticks(range(len(rs)))
+    ax.set_yticklabels([r["clock"] for r in rs], fontsize=8)
+    ax.set_ylim(len(rs) - 0.3, -0.7)  # cheapest at the top
     ax.set_xscale("log")
-    ax.set_xlabel("ns per call (median of repeated batches; bar: p25..p75)")
-    ax.set_title("cost per call")
+    refs = {}
+    handles = []
+    by = {r["clock"]: r for r in rows}
+    counter = next((by[n] for n in ("lfence;rdtsc", "fc_ticks", "rdtsc") if n in by and by[n]["median_ns"]), None)
+    for key, r, style in (("vdso", by.get(VDSO_REF), "--"), ("counter", counter, ":")):
+        if r and r["median_ns"]:
+            ax.axvline(r["median_ns"], color="k", linestyle=style, linewidth=1)
+            handles.append(Line2D([], [], color="k", linestyle=style,
+                                  label=f"{'vDSO' if key == 'vdso' else 'counter'} {r['median_ns']:.3g} ns\n"
+                                        f"  ({r['clock']})"))
+            refs[key] = {"clock": r["clock"], "ns": r["median_ns"]}
+    ax.set_xlabel("ns per call, log scale (dot: median over rounds and runs; line: p25..p75)")
     ax.grid(axis="x", which="both", alpha=0.3)
-    for yi, v, top in zip(y, med, d["p75_ns"].astype(float)):
-        if v == v:
-            ax.text(max(v, top if top == top else v) * 1.1, yi, f"{v:.3g}", va="center", fontsize=7)
-    handles = [__import__("matplotlib.patches", fromlist=["Patch"]).Patch(color=c, label=g)
-               for g, c in GROUP_COLORS.items() if g in set(d["group"])]
-    if handles:
-        ax.legend(handles=handles, fontsize=8, loc="lower right")
+    ax.grid(axis="y", alpha=0.15)
+    groups = [g for g in GROUP_COLORS if g in {r["group"] for r in rs}]
+    handles += [Line2D([], [], marker="o", linestyle="", color=GROUP_COLORS[g], label=g) for g in groups]
+    if any(own.values()):
+        handles.append(Line2D([], [], marker="o", linestyle="", color="k", markerfacecolor="white",
+                              label="! suspect figure"))
+    fig.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(0.83, 1 - 60 / size[1]),
+               frameon=False)
+    fig.suptitle(f"cost per call, cheapest at the top ({doc.get('runs', 1)} run(s)); left of the dashed line: "
+                 "cheaper than the vDSO", fontsize=11)
+    if common:
+        fig.text(0.5, 1 - 52 / size[1], "every run: " + "; ".join(FLAG_WORDS.get(f, f) for f in sorted(common)),
+                 ha="center", fontsize=9, color="#b00000")
     save(fig, path)
+    side["cost.png"] = {"order": [r["clock"] for r in rs], "median_ns": [r["median_ns"] for r in rs],
+                        "reference_lines": refs, "flagged": [c for c, f in own.items() if f],
+                        "run_flags": sorted(common),
+                        "left_out": [r["clock"] for r in rows if not (r["median_ns"] and r["median_ns"] > 0)]}
 
 
-def plot_deltas(doc, path, size):
-    from matplotlib.ticker import NullFormatter
+def hist_median(edges, counts):
+    """The median of a histogram's samples (geometric middle of the bin that holds it)."""
+    half, acc = sum(counts) / 2, 0
+    for k, v in enumerate(counts):
+        acc += v
+        if acc >= half:
+            return math.sqrt(edges[k] * edges[k + 1]) if edges[k] > 0 else edges[k + 1]
+    return edges[-1]
 
-    clocks = doc["clocks"]
-    n = max(1, len(clocks))
-    rows = math.ceil(n / DELTA_COLS)
+
+def plot_deltas(doc, path, size, side):
+    """Consecutive-delta distributions on one shared log axis: a violin per clock (its histogram), the median
+    marked; the share of zero deltas (reads that returned the same value) written at the right."""
     fig = new_figure(*size)
-    axes = fig.subplots(rows, DELTA_COLS, squeeze=False)
-    for i, ax in enumerate(axes.flat):
-        if i >= len(clocks):
-            ax.set_visible(False)
-            continue
-        c = clocks[i]
+    ax = rows_axes(fig, size)
+    items = []
+    for c in doc["clocks"]:
         d = c.get("deltas", {})
         h = d.get("histogram", {})
         edges, counts = h.get("edges_ns", []), h.get("counts", [])
-        total = d.get("samples") or 0
-        zero = h.get("zero", 0) or 0
-        neg = h.get("negative", 0) or 0
-        if counts and sum(counts) > 0 and len(edges) == len(counts) + 1:
+        ok = counts and sum(counts) > 0 and len(edges) == len(counts) + 1
+        items.append((hist_median(edges, counts) if ok else float("inf"), c, d, edges if ok else None, counts))
+    items.sort(key=lambda t: (t[0], t[1]["name"]))
+    lo_x, hi_x = float("inf"), 0.0
+    for _, _, _, edges, counts in items:
+        if edges:
             nz = [k for k, v in enumerate(counts) if v]
-            a, b = max(0, nz[0] - 1), min(len(counts), nz[-1] + 2)
-            ax.stairs(counts[a:b], edges[a:b + 1], fill=True, color=GROUP_COLORS.get(c.get("group"), "#333"))
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.xaxis.set_minor_formatter(NullFormatter())  # a one-decade axis would print crowded minor labels
-            ax.yaxis.set_minor_formatter(NullFormatter())
+            lo_x, hi_x = min(lo_x, edges[nz[0]]), max(hi_x, edges[nz[-1] + 1])
+    plotted, only_zero = [], []
+    for y, (_, c, d, edges, counts) in enumerate(items):
+        col = GROUP_COLORS.get(c.get("group"), "#333333")
+        zs = d.get("zero_share")
+        if edges:
+            top = max(counts)
+            xs, ys = [], []
+            for k, v in enumerate(counts):
+                xs += [edges[k], edges[k + 1]]
+                ys += [0.42 * v / top] * 2
+            ax.fill_between(xs, [y - v for v in ys], [y + v for v in ys], color=col, alpha=0.7, linewidth=0)
+            ax.plot([hist_median(edges, counts)], [y], "|", color="k", markersize=10)
+            plotted.append(c["name"])
         else:
-            ax.text(0.5, 0.5, "no positive delta\n(every read returned the same value)", ha="center",
-                    va="center", fontsize=8, transform=ax.transAxes)
-            ax.set_xticks([])
-            ax.set_yticks([])
-        stale = f"{100 * zero / total:.1f}%" if total else "-"
-        ax.set_title(f"{c['name']}\nzero {stale}, back {neg}", fontsize=8)
-        ax.tick_params(labelsize=7)
-    fig.suptitle("consecutive deltas (ns, log-log)", fontsize=10)
-    fig.subplots_adjust(left=0.05, right=0.98, bottom=40 / size[1], top=1 - 95 / size[1], hspace=0.9, wspace=0.3)
+            ax.text(0.02, y, "every delta zero: the value changes less often than it is read (coarse)",
+                    transform=ax.get_yaxis_transform(), fontsize=7, va="center", color="#555555")
+            only_zero.append(c["name"])
+        back = d.get("backward_steps") or 0
+        ax.text(1.01, y, (f"{100 * zs:.0f}% zero" if zs is not None else "-") + (f", {back} BACK" if back else ""),
+                transform=ax.get_yaxis_transform(), fontsize=7, va="center", color="#b00000" if back else "#333")
+    ax.set_yticks(range(len(items)))
+    ax.set_yticklabels([t[1]["name"] for t in items], fontsize=8)
+    ax.set_ylim(len(items) - 0.3, -0.7)  # smallest deltas at the top
+    ax.set_xscale("log")
+    if hi_x > 0:
+        ax.set_xlim(lo_x / 2, hi_x * 2)
+    ax.set_xlabel("ns between two consecutive reads in one thread, log scale (width: share of deltas; "
+                  "|: median of the non-zero ones). Narrow and left: stable and cheap")
+    ax.grid(axis="x", which="major", alpha=0.4)
+    fig.suptitle("how far apart two consecutive reads are (the non-zero deltas)", fontsize=11)
     save(fig, path)
+    side["deltas.png"] = {"order": [t[1]["name"] for t in items], "violins": plotted, "all_zero": only_zero,
+                          "shared_axis": True}
 
 
-def plot_scaling(doc, path, size):
+def plot_scaling(doc, path, size, side):
+    """Calls per second per thread against threads for the clocks that matter (SCALING_CLOCKS, as measured);
+    flat lines scale perfectly. Points whose threads got < 0.9 CPU each are hollow."""
     fig = new_figure(*size)
     ax1, ax2 = fig.subplots(1, 2)
-    # 10 colours x 3 line styles x 3 markers: each of the ~30 clocks gets its own look (colours alone repeat)
-    styles = [(col, ls, mk) for ls, mk in (("-", "o"), ("--", "s"), (":", "^")) for col in range(10)]
-    for i, c in enumerate(doc["clocks"]):
-        th = c.get("threads", [])
-        xs = [t["threads"] for t in th if t.get("calls_per_s") is not None]
-        ys = [t["calls_per_s"] / 1e6 for t in th if t.get("calls_per_s") is not None]
-        es = [t.get("efficiency") for t in th if t.get("calls_per_s") is not None]
-        if not xs:
-            continue
-        col, ls, mk = styles[i % len(styles)]
-        look = dict(color=f"C{col}", linestyle=ls, marker=mk, linewidth=1)
-        ax1.plot(xs, ys, label=c["name"], **look)
-        ax2.plot(xs, [e if e is not None else float("nan") for e in es], **look)
+    by = {c["name"]: c for c in doc["clocks"]}
+    chosen = [n for n in SCALING_CLOCKS if n in by and any(t.get("calls_per_s") for t in by[n].get("threads", []))]
+    busy = []
+    for i, n in enumerate(chosen):
+        th = [t for t in by[n]["threads"] if t.get("calls_per_s")]
+        xs = [t["threads"] for t in th]
+        look = dict(color=f"C{i}", linewidth=1.5)
+        ax1.plot(xs, [t["calls_per_s"] / t["threads"] / 1e6 for t in th], label=n, **look)
+        ax2.plot(xs, [t.get("efficiency") for t in th], **look)
+        for t in th:
+            hollow = t.get("cpu_share") is not None and t["cpu_share"] < 0.9
+            if hollow:
+                busy.append([n, t["threads"]])
+            kw = dict(color=f"C{i}", markerfacecolor="white" if hollow else f"C{i}", markersize=6)
+            ax1.plot([t["threads"]], [t["calls_per_s"] / t["threads"] / 1e6], "o", **kw)
+            ax2.plot([t["threads"]], [t.get("efficiency")], "o", **kw)
     ax1.set_yscale("log")
-    ax1.set_xlabel("threads")
-    ax1.set_ylabel("Mcalls/s, all threads")
-    ax1.set_title("throughput")
-    ax2.set_xlabel("threads")
-    ax2.set_ylabel("rate(T) / (T x rate(1))")
-    ax2.set_title("scaling efficiency")
-    ax2.axhline(1.0, color="k", linewidth=0.5)
+    ax1.set_ylabel("Mcalls/s per thread (log)")
+    ax1.set_title("rate per thread: flat = scales with cores", fontsize=10)
+    ax2.set_ylabel("efficiency: rate(T) / (T x rate(1))")
+    ax2.set_title("scaling efficiency (1 = perfect; above 1.1 is a measuring error)", fontsize=10)
+    ax2.axhline(1.0, color="k", linewidth=0.6)
+    ax2.axhspan(1.1, max(1.2, ax2.get_ylim()[1]), color="#f4cccc", alpha=0.5, linewidth=0)
+    ts = sorted({t["threads"] for c in doc["clocks"] for t in c.get("threads", [])})
     for ax in (ax1, ax2):
+        ax.set_xlabel("threads")
         ax.grid(alpha=0.3)
-        ts = sorted({t["threads"] for c in doc["clocks"] for t in c.get("threads", [])})
         if ts:
             ax.set_xticks(ts)
-    if doc["clocks"]:
-        h, labels = ax1.get_legend_handles_labels()
-        fig.legend(h, labels, fontsize=7, loc="center right", ncol=1 if len(labels) <= 20 else 2, frameon=False)
-    fig.subplots_adjust(left=0.06, right=0.58 if len(doc["clocks"]) > 20 else 0.75, bottom=0.1, top=0.92,
-                        wspace=0.3)
+    h, labels = ax1.get_legend_handles_labels()
+    if busy:
+        from matplotlib.lines import Line2D
+        h.append(Line2D([], [], marker="o", linestyle="", color="k", markerfacecolor="white"))
+        labels.append("hollow: threads got < 0.9 CPU each")
+    fig.legend(h, labels, fontsize=8, loc="center right", frameon=False)
+    fig.subplots_adjust(left=0.06, right=0.76, bottom=0.1, top=0.92, wspace=0.3)
     save(fig, path)
+    side["scaling.png"] = {"clocks": chosen, "left_out": len(doc["clocks"]) - len(chosen), "busy_points": busy}
 
 
-def plot_agreement(doc, df, path, size):
+def plot_agreement(doc, path, size, side):
+    """fastclock - kernel bracket midpoint per sample, the bracket's half-width as a grey bar at each sample
+    (no band drawn over stretches without samples); points beyond the axis drawn as triangles at its edge;
+    the worst sample marked."""
+    a = doc.get("agreement", {})
+    t = a.get("t_s", [])
     fig = new_figure(*size)
     axes = fig.subplots(2, 1, sharex=True)
+    info = {}
     for ax, which, label in ((axes[0], "mono", "fc_mono_ns - CLOCK_MONOTONIC"),
                              (axes[1], "real", "fc_real_ns - CLOCK_REALTIME")):
-        if len(df):
-            d = df.sort_values("t_s")
-            ax.fill_between(d["t_s"], -d[f"{which}_half_ns"], d[f"{which}_half_ns"], color="#cccccc",
-                            step="mid", label="kernel bracket (half-width)")
-            ax.plot(d["t_s"], d[f"{which}_err_ns"], ".", markersize=2, color="#4c72b0",
-                    label="fastclock - bracket midpoint")
-            lim = d[f"{which}_err_ns"].abs().quantile(0.99)
-            if lim == lim and lim > 0:
-                ax.set_ylim(-2 * lim, 2 * lim)
-            ax.legend(fontsize=7, loc="upper right")
-        else:
+        err, half = a.get(f"{which}_err_ns", []), a.get(f"{which}_half_ns", [])
+        pts = [(x, e, hw) for x, e, hw in zip(t, err, half) if e is not None and x is not None]
+        if not pts:
             ax.text(0.5, 0.5, "no samples", ha="center", va="center", transform=ax.transAxes)
+            info[which] = {"samples": 0}
+        else:
+            xs = [p[0] for p in pts]
+            es = [p[1] for p in pts]
+            hs = [p[2] or 0 for p in pts]
+            ax.vlines(xs, [-h for h in hs], hs, color="#cccccc", linewidth=2, label="kernel bracket (+- half-width)")
+            ax.plot(xs, es, ".", markersize=3, color="#4c72b0", label="fastclock - bracket midpoint")
+            mags = sorted(abs(e) for e in es)
+            lim = max(2 * mags[min(len(mags) - 1, int(0.99 * len(mags)))], 2 * sorted(hs)[len(hs) // 2], 1.0)
+            ax.set_ylim(-lim, lim)
+            out = [(x, e) for x, e in zip(xs, es) if abs(e) > lim]
+            if out:
+                ax.plot([x for x, _ in out], [math.copysign(lim * 0.97, e) for _, e in out], "v" if out[0][1] < 0
+                        else "^", color="#b00000", markersize=6, label=f"{len(out)} beyond the axis")
+            k = max(range(len(es)), key=lambda i: abs(es[i]))
+            wy = max(-lim * 0.97, min(lim * 0.97, es[k]))
+            ax.annotate(f"worst {es[k]:+.0f} ns at {xs[k]:.2f} s", (xs[k], wy), xytext=(10, 10 if wy < 0 else -14),
+                        textcoords="offset points", fontsize=8, color="#b00000",
+                        arrowprops=dict(arrowstyle="->", color="#b00000"))
+            ax.plot([xs[k]], [wy], "o", markerfacecolor="none", markeredgecolor="#b00000", markersize=10)
+            info[which] = {"samples": len(pts), "worst_ns": es[k], "worst_t_s": xs[k], "beyond_axis": len(out),
+                           "ylim_ns": lim}
         ax.set_ylabel("ns")
         ax.set_title(label, fontsize=9)
         ax.grid(alpha=0.3)
-    axes[1].set_xlabel("seconds since start")
-    fig.suptitle(f"agreement with the kernel ({doc['command']}, {len(df)} samples)", fontsize=10)
-    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.09, top=0.9, hspace=0.3)
+    axes[1].set_xlabel("seconds since start" + (" (runs one after the other)" if doc.get("runs", 1) > 1 else ""))
+    fig.suptitle(f"agreement with the kernel ({doc['command']}, {len(t)} samples; inside the grey bar = within "
+                 "the kernel's own bracket)", fontsize=10)
+    h, labels = [], []
+    for ax in axes:  # one legend for both panels, above them (never over a sample)
+        for hh, ll in zip(*ax.get_legend_handles_labels()):
+            if ll not in labels:
+                h.append(hh)
+                labels.append(ll)
+    if h:
+        fig.legend(h, labels, fontsize=8, loc="upper center", ncol=len(h), bbox_to_anchor=(0.5, 0.955), frameon=False)
+    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.09, top=0.86, hspace=0.3)
     save(fig, path)
+    side["agreement.png"] = info
 
 
 def img_tag(path, alt):
@@ -305,7 +556,14 @@ def kv_table(d):
     return f"<table class=kv>{rows}</table>"
 
 
-def write_html(doc, out, images, tables):
+def rows_table(rows, cols):
+    head = "".join(f"<th>{html.escape(t)}</th>" for _, t in cols)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(fmt(r.get(k)))}</td>" for k, _ in cols) + "</tr>"
+                   for r in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def write_html(doc, out, images, head_line, tables):
     title = f"fastclock {doc['command']} report"
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
@@ -313,22 +571,22 @@ def write_html(doc, out, images, tables):
         "<style>body{font-family:sans-serif;margin:2em;max-width:1300px}"
         "table{border-collapse:collapse;font-size:12px;margin:1em 0}"
         "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#f4f4f4}"
-        "table.kv th{text-align:left}img{max-width:100%}</style></head><body>",
+        "table.kv th{text-align:left}img{max-width:100%}.verdict{font-size:1.2em;font-weight:bold}</style>"
+        "</head><body>",
         f"<h1>{html.escape(title)}</h1>",
+        f"<p class=verdict>{html.escape(head_line)}</p>" if head_line else "",
         f"<p>created {html.escape(str(doc.get('created_utc', '')))}, tool {html.escape(str(doc.get('tool_version')))}"
-        "</p>",
-        "<h2>machine</h2>", kv_table(doc.get("host", {})),
-        "<h2>fastclock</h2>", kv_table(doc.get("fastclock", {})),
+        f", {doc.get('runs', 1)} run(s)</p>",
     ]
+    for heading, frame in tables:
+        parts += [f"<h2>{html.escape(heading)}</h2>", frame]
+    for name, alt in images:
+        parts += [f"<h2>{html.escape(alt)}</h2>", img_tag(os.path.join(out, name), alt)]
+    parts += ["<h2>machine</h2>", kv_table(doc.get("host", {})), "<h2>fastclock</h2>", kv_table(doc.get("fastclock", {}))]
     if doc["command"] == "check":
         summary = {k: v for k, v in doc.items() if not isinstance(v, (dict, list))}
         parts += ["<h2>check</h2>", kv_table(summary), "<h3>violations</h3>", kv_table(doc.get("violations", {})),
                   "<h3>worst outside the kernel's bracket (ns)</h3>", kv_table(doc.get("worst_outside_bracket_ns", {}))]
-    for heading, frame in tables:
-        parts += [f"<h2>{html.escape(heading)}</h2>",
-                  frame.to_html(index=False, na_rep="-", float_format=lambda v: f"{v:.4g}", border=0)]
-    for name, alt in images:
-        parts += [f"<h2>{html.escape(alt)}</h2>", img_tag(os.path.join(out, name), alt)]
     parts.append("</body></html>\n")
     with open(os.path.join(out, "report.html"), "w", encoding="utf-8") as f:
         f.write("\n".join(parts))
@@ -336,42 +594,58 @@ def write_html(doc, out, images, tables):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="fastclock report", description=__doc__.split("\n")[0])
-    ap.add_argument("result", help="JSON written by 'fastclock bench --json' or 'fastclock check --json'")
+    ap.add_argument("result", nargs="+", help="JSON of 'fastclock bench --json' (one or more runs) or of "
+                    "'fastclock check --json'")
     ap.add_argument("-o", "--output", default="fastclock-report", help="output directory")
     args = ap.parse_args(argv)
-    doc = load(args.result)
+    docs = [load(p) for p in args.result]
     try:
         import matplotlib  # noqa: F401
-        import pandas  # noqa: F401
-    except ImportError as e:
-        fail(f"{e.name} is not installed for {sys.executable} (run scripts/setup.sh, or set FASTCLOCK_PYTHON)", 1)
+    except ImportError:
+        fail(f"matplotlib is not installed for {sys.executable}: {INSTALL_HINT}", 1)
+    if os.path.exists(args.output) and not os.path.isdir(args.output):
+        fail(f"cannot write into '{args.output}': it exists and is not a directory", 2)
     try:
         os.makedirs(args.output, exist_ok=True)
     except OSError as e:
-        fail(f"cannot create '{args.output}': {e.strerror}", 2)
+        fail(f"cannot create the directory '{args.output}': {e.strerror}", 2)
+    if len(docs) > 1 and any(d["command"] != "bench" for d in docs):
+        fail("several inputs are combined only when all are 'fastclock bench --json' runs", 2)
+    doc = combine(args.result, docs)
     sizes = expected_sizes(doc)
-    agree = agreement_frame(doc)
-    images, tables = [], []
+    out = args.output
+    images, tables, side, written = [], [], {"inputs": args.result, "command": doc["command"],
+                                             "runs": doc.get("runs", 1)}, []
+    head_line = ""
     try:
         if doc["command"] == "bench":
-            df = clocks_frame(doc)
-            plot_cost(doc, df, os.path.join(args.output, "cost.png"), sizes["cost.png"])
-            plot_deltas(doc, os.path.join(args.output, "deltas.png"), sizes["deltas.png"])
-            plot_scaling(doc, os.path.join(args.output, "scaling.png"), sizes["scaling.png"])
+            rows = clock_rows(doc)
+            head_line = verdict(doc, rows)
+            side["verdict"] = head_line
+            side["flags"] = {r["clock"]: r["check"].split() for r in rows if r["check"]}
+            write_summary(doc, rows, out)
+            written += ["summary.md", "summary.csv"]
+            plot_cost(doc, rows, os.path.join(out, "cost.png"), sizes["cost.png"], side)
+            plot_deltas(doc, os.path.join(out, "deltas.png"), sizes["deltas.png"], side)
+            plot_scaling(doc, os.path.join(out, "scaling.png"), sizes["scaling.png"], side)
             images += [("cost.png", "cost per call"), ("deltas.png", "consecutive deltas"),
                        ("scaling.png", "thread scaling")]
-            tables.append(("clocks", df))
-        plot_agreement(doc, agree, os.path.join(args.output, "agreement.png"), sizes["agreement.png"])
+            tables.append(("clocks (medians over runs; 'check' names figures that cannot be right)",
+                           rows_table(rows, TABLE_COLS)))
+        plot_agreement(doc, os.path.join(out, "agreement.png"), sizes["agreement.png"], side)
         images.append(("agreement.png", "agreement with the kernel"))
-        if len(agree):
-            tables.append(("agreement summary (ns)", agree.drop(columns=["t_s"]).describe(
-                percentiles=[0.5, 0.99]).reset_index().rename(columns={"index": "stat"})))
-        write_html(doc, args.output, images, tables)
+        write_html(doc, out, images, head_line, tables)
+        with open(os.path.join(out, "report.json"), "w", encoding="utf-8") as f:
+            json.dump(side, f, indent=1)
+    except OSError as e:
+        fail(f"cannot write into '{out}': {e.strerror}", 2)
     except Exception as e:  # a rendering failure: say what, exit 1
         fail(f"rendering failed: {type(e).__name__}: {e}", 1)
     try:
-        for name in list(sizes) + ["report.html"]:
-            print(os.path.join(args.output, name))
+        if head_line:
+            print(head_line)
+        for name in list(sizes) + written + ["report.json", "report.html"]:
+            print(os.path.join(out, name))
         sys.stdout.flush()
     except OSError as e:  # docs/cli.md: exit 3 when the output cannot be written
         sys.stdout = None  # nothing more to flush at exit
