@@ -46,7 +46,19 @@ def cells(row):
     return [c.strip() for c in row.strip().strip("|").split("|")]
 
 
+MAN_SKIP = re.compile(r"<!-- man: skip -->.*?<!-- /man: skip -->\n?", re.S)
+
+
+def for_the_reader(md):
+    """The text a person at the terminal needs: what lies between `<!-- man: skip -->` and
+    `<!-- /man: skip -->` (build steps, test names, source paths) is left out, and so is every HTML comment."""
+    md = MAN_SKIP.sub("", md)
+    md = re.sub(r"[ \t]*<!--.*?-->[ \t]*\n?", "", md, flags=re.S)
+    return md
+
+
 def convert(md, name, section, version):
+    md = for_the_reader(md)
     lines = md.split("\n")
     title = ""
     body = []  # roff lines of DESCRIPTION onwards

@@ -36,8 +36,9 @@ package() { # the library as a dependency and the package (issues 10, 17); needs
   cmake --install build/dev --prefix "$pre" >/dev/null &&
   cmake -S tests/package -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="$PWD/$pre" >/dev/null &&
   cmake --build build/consumer && ./build/consumer/consumer &&
-  PKG_CONFIG_PATH="$PWD/$pre/lib/pkgconfig" cc -O2 -o build/consumer-pc tests/package/consumer.c \
-     $(PKG_CONFIG_PATH="$PWD/$pre/lib/pkgconfig" pkg-config --cflags --libs fastclock) -Wl,-rpath,"$PWD/$pre/lib" &&
+  local lib; lib=$(dirname "$(find "$PWD/$pre" -name fastclock.pc | head -1)")/.. && lib=$(cd "$lib" && pwd) &&
+  PKG_CONFIG_PATH="$lib/pkgconfig" cc -O2 -o build/consumer-pc tests/package/consumer.c \
+     $(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags --libs fastclock) -Wl,-rpath,"$lib" &&
   ./build/consumer-pc &&
   tests/subproject/run.sh . build/subproject &&              # add_subdirectory / FetchContent consumers
   tests/package/run_standalone.sh . build/standalone &&      # absolute libdir; prefix without source and build

@@ -12,5 +12,28 @@ out=$("$work/scripts/bench.sh" --help 2>&1); rc=$?
 [ $rc -eq 0 ] && echo "$out" | grep -q "^Usage: scripts/bench.sh" || { echo "FAIL: --help: exit $rc: $out"; fail=1; }
 out=$("$work/scripts/bench.sh" --frobnicate 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "unknown argument '--frobnicate'" || { echo "FAIL: bad argument: exit $rc: $out"; fail=1; }
-[ $fail -eq 0 ] && echo "ok: bench.sh parses its arguments before setup"
+# Issue 28 item 1: the main job asks for its own set-up only (setup.sh --bench) ...
+printf '#!/bin/sh\necho "setup.sh $*" >"%s/setup.args"\nexit 99\n' "$work" >"$work/scripts/setup.sh"
+"$work/scripts/bench.sh" --quick >/dev/null 2>&1; rc=$?
+[ $rc -eq 99 ] && [ "$(cat "$work/setup.args" 2>/dev/null)" = "setup.sh --bench" ] ||
+  { echo "FAIL: bench.sh ran '$(cat "$work/setup.args" 2>/dev/null)' (exit $rc), want 'setup.sh --bench' first"; fail=1; }
+# ... and setup.sh --bench, on a machine missing every package, installs the build and picture packages alone:
+# no test tool, never chrony (its package Conflicts with time-daemon), no venv, no engines. apt-get, sudo and
+# dpkg-query are stand-ins that log what they are asked.
+setup=$(dirname "$src")/setup.sh
+mkdir -p "$work/b/scripts" "$work/bin"
+cp "$setup" "$work/b/scripts/setup.sh"
+printf '#!/bin/sh\nexit 1\n' >"$work/bin/dpkg-query"
+printf '#!/bin/sh\necho "apt-get $*" >>"%s/apt.log"\n' "$work" >"$work/bin/apt-get"
+printf '#!/bin/sh\nexec "$@"\n' >"$work/bin/sudo"
+chmod +x "$work/bin/"*
+PATH="$work/bin:$PATH" "$work/b/scripts/setup.sh" --bench >"$work/setup.out" 2>&1; rc=$?
+inst=$(grep ' install ' "$work/apt.log" 2>/dev/null | tr ' ' '\n' | grep -v '^-' | grep -v '^apt-get$\|^install$\|^Dpkg::' | sort | tr '\n' ' ')
+want="cmake g++ gcc ninja-build python3 python3-jsonschema python3-matplotlib "
+[ $rc -eq 0 ] && [ "$inst" = "$want" ] && [ ! -e "$work/b/.venv" ] && [ ! -e "$work/b/.engines" ] ||
+  { echo "FAIL: setup.sh --bench (exit $rc) installed '$inst', want '$want'; $(cat "$work/setup.out")"; fail=1; }
+grep -q 'chrony' "$work/apt.log" && { echo "FAIL: setup.sh --bench touched chrony"; fail=1; }
+# The test set-up unpacks chrony, never installs it.
+grep -n 'apt_install\|PKGS=' "$setup" | grep -q chrony && { echo "FAIL: setup.sh installs chrony"; fail=1; }
+[ $fail -eq 0 ] && echo "ok: bench.sh parses its arguments before setup, and its set-up is lean"
 exit $fail

@@ -24,35 +24,100 @@ tar xzf "$tgz" -C "$work/tgz" --strip-components=1 || { echo "deb: FAIL tar xzf 
 dpkg-deb -f "$deb" Package Version Architecture Depends | sed 's/^/deb: /'
 
 abi=$(sed -n 's/^#define FASTCLOCK_ABI \([0-9]*\)$/\1/p' "$src/include/fastclock.h")
-want="lib/libfastclock.so.$abi lib/libfastclock.a include/fastclock.h include/fastclock.hpp include/fastclock/fc_hand.h
- include/fastclock/fc_counter.h lib/pkgconfig/fastclock.pc lib/cmake/fastclock/fastclockConfig.cmake
- lib/cmake/fastclock/fastclockTargets.cmake bin/fastclock share/fastclock/fastclock_report.py share/man/man1/fastclock.1"
+# the library directory: Debian's multiarch one (lib/x86_64-linux-gnu) where the build is on Debian
+ma=$(gcc -print-multiarch 2>/dev/null || true)
+L=lib; [ -n "$ma" ] && [ -f /etc/debian_version ] && L=lib/$ma
+want="$L/libfastclock.so.$abi $L/libfastclock.a include/fastclock.h include/fastclock.hpp include/fastclock/fc_hand.h
+ include/fastclock/fc_counter.h $L/pkgconfig/fastclock.pc $L/cmake/fastclock/fastclockConfig.cmake
+ $L/cmake/fastclock/fastclockTargets.cmake bin/fastclock share/fastclock/fastclock_report.py share/man/man1/fastclock.1
+ share/doc/fastclock/copyright share/doc/fastclock/changelog.gz"
 for f in $want; do
   [ -e "$work/root/usr/$f" ] || fail ".deb lacks /usr/$f"
   [ -e "$work/tgz/$f" ] || fail ".tar.gz lacks $f"
 done
 
-# The man page: generated from docs/cli.md, so each of its sections is there.
+# Issue 28 item 3: the file names follow the SONAME; Depends from the binaries; the report's Python recommended.
+soname=$(readelf -d "$work/root/usr/$L/libfastclock.so.$abi" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = "libfastclock.so.$abi" ] || fail "SONAME '$soname', want libfastclock.so.$abi"
+real=$(readlink "$work/root/usr/$L/libfastclock.so.$abi")
+case $real in libfastclock.so.$abi.*) ;; *) fail "libfastclock.so.$abi -> '$real', want libfastclock.so.$abi.MINOR.PATCH" ;; esac
+deps=$(dpkg-deb -f "$deb" Depends) recs=$(dpkg-deb -f "$deb" Recommends)
+for d in libc6 libstdc++6 libgcc-s1; do
+  echo "$deps" | grep -q "\b$d\b" || fail "Depends '$deps' lacks $d (the fastclock binary links it)"
+done
+echo "$recs" | grep -q python3-matplotlib || fail "Recommends '$recs' lacks python3-matplotlib"
+# Issue 28 item 2: no path of the source or build tree in any installed file (the tool finds its script and a
+# Python at run time).
+leaks=$(grep -rlF -e "$src" -e "$build" "$work/root" 2>/dev/null | sed "s|$work/root||" | tr '\n' ' ')
+[ -z "$leaks" ] || fail "installed files name the source or build tree: $leaks"
+# lintian, where installed: every error tag is one explained in tests/package/lintian-explained.txt.
+if command -v lintian >/dev/null; then
+  lintian --no-tag-display-limit "$deb" >"$work/lintian.txt" 2>&1
+  sed 's/^/deb: lintian: /' "$work/lintian.txt"
+  while read -r tag; do
+    grep -q "^$tag " "$here/lintian-explained.txt" || fail "lintian error '$tag' (fix it, or explain it in lintian-explained.txt)"
+  done < <(sed -n 's/^E: [^:]*: \([a-z0-9-]*\).*/\1/p' "$work/lintian.txt" | sort -u)
+else
+  echo "deb: lintian not installed (scripts/setup.sh installs it): skipped"
+fi
+
+# The man page: generated from docs/cli.md, so each of its sections is there, less the developer's parts
+# (issue 28 item 4: no HTML comment, test name, preset or source path).
 man -l -E UTF-8 "$work/root/usr/share/man/man1/fastclock.1" >"$work/man.txt" 2>"$work/man.err" || fail "man -l fails"
-for s in NAME SYNOPSIS DESCRIPTION $(sed -n 's/^## //p' "$src/docs/cli.md" | tr -d '`' | tr 'a-z ' 'A-Z_'); do
+if grep -nE '<!--|cli_py_|--preset|build/|\.venv|scripts/|tools/|tests/|docs/|src/' "$work/man.txt"; then
+  fail "the man page speaks to the developer (lines above)"
+fi
+for s in NAME SYNOPSIS DESCRIPTION $(sed -n '/<!-- man: skip -->/,/<!-- \/man: skip -->/d; s/^## //p' "$src/docs/cli.md" | tr -d '`' | tr 'a-z ' 'A-Z_'); do
   grep -q "^${s//_/ }" "$work/man.txt" || fail "the man page has no section '${s//_/ }'"
 done
 
 # Consumers against the extracted root: find_package (shared and static targets) and pkg-config.
 root=$work/root/usr
+lib=$root/$L
 cmake -S "$here" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$root" >"$work/fp.log" 2>&1 &&
   cmake --build "$work/consumer" >>"$work/fp.log" 2>&1 &&
-  LD_LIBRARY_PATH="$root/lib" "$work/consumer/consumer" >>"$work/fp.log" 2>&1 && "$work/consumer/consumer_cxx" >>"$work/fp.log" 2>&1 ||
+  LD_LIBRARY_PATH="$lib" "$work/consumer/consumer" >>"$work/fp.log" 2>&1 && "$work/consumer/consumer_cxx" >>"$work/fp.log" 2>&1 ||
   { fail "find_package consumer:"; tail -20 "$work/fp.log"; }
-export PKG_CONFIG_PATH=$root/lib/pkgconfig
+export PKG_CONFIG_PATH=$lib/pkgconfig
 # shellcheck disable=SC2046
 cc -O2 -o "$work/consumer-pc" "$here/consumer.c" $(pkg-config --cflags --libs fastclock) >"$work/pc.log" 2>&1 &&
-  LD_LIBRARY_PATH="$root/lib" "$work/consumer-pc" >>"$work/pc.log" 2>&1 || { fail "pkg-config consumer:"; cat "$work/pc.log"; }
+  LD_LIBRARY_PATH="$lib" "$work/consumer-pc" >>"$work/pc.log" 2>&1 || { fail "pkg-config consumer:"; cat "$work/pc.log"; }
 # shellcheck disable=SC2046
-cc -O2 -o "$work/consumer-pc-static" "$here/consumer.c" $(pkg-config --cflags fastclock) "$root/lib/libfastclock.a" \
+cc -O2 -o "$work/consumer-pc-static" "$here/consumer.c" $(pkg-config --cflags fastclock) "$lib/libfastclock.a" \
   $(pkg-config --static --libs-only-l fastclock | sed 's/-lfastclock//') >>"$work/pc.log" 2>&1 &&
   "$work/consumer-pc-static" >>"$work/pc.log" 2>&1 || { fail "pkg-config static consumer:"; cat "$work/pc.log"; }
 
 cli_smoke "$root/bin/fastclock" "$src/tests/cli/fixtures/check_small.json" "$work/cli"
+# The same with the source and build trees out of reach (issue 28 item 2): in a private mount namespace, empty
+# directories over the build tree and the source's tools/, docs/, include/, src/ and cmake/ (root only).
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
+  cp "$src/tests/cli/fixtures/check_small.json" "$work/fixture.json"
+  hide="$build"; for d in tools docs include src cmake; do hide="$hide $src/$d"; done
+  # shellcheck disable=SC2016
+  unshare -m sh -c 'for d in $1; do mount -t tmpfs none "$d" || exit 9; done
+    [ ! -e "$2/report/fastclock_report.py" ] || exit 8
+    "$3" report "$4" -o "$5" >"$5.txt" 2>&1' _ "$hide $src/tools" "$src/tools" "$root/bin/fastclock" \
+    "$work/fixture.json" "$work/hidden"; rc=$?
+  if [ $rc -ge 8 ] && [ $rc -le 9 ]; then
+    echo "deb: could not hide the source tree (exit $rc): skipped"
+  elif [ $rc -ne 0 ] && { [ -n "${FASTCLOCK_PYTHON:-}" ] || ! grep -q "apt install python3-matplotlib" "$work/hidden.txt"; }; then
+    fail "report with the source tree hidden: exit $rc: $(head -3 "$work/hidden.txt")"
+  fi
+fi
+# Without FASTCLOCK_PYTHON, the report finds a python3 with matplotlib on PATH by itself.
+if [ -n "${FASTCLOCK_PYTHON:-}" ]; then
+  env -u FASTCLOCK_PYTHON PATH="$(dirname "$FASTCLOCK_PYTHON"):/usr/bin:/bin" "$root/bin/fastclock" report \
+    "$src/tests/cli/fixtures/check_small.json" -o "$work/found" >"$work/found.txt" 2>&1 ||
+    fail "report without FASTCLOCK_PYTHON did not find $(dirname "$FASTCLOCK_PYTHON")/python3: $(head -3 "$work/found.txt")"
+fi
+# ... and where no Python has matplotlib, it says exactly what to install.
+mkdir -p "$work/nopy" && printf '#!/bin/sh\nexec /usr/bin/python3 -S -I "$@"\n' >"$work/nopy/python3" && chmod +x "$work/nopy/python3"
+env -u FASTCLOCK_PYTHON PATH="$work/nopy:/bin" "$root/bin/fastclock" report "$src/tests/cli/fixtures/check_small.json" \
+  -o "$work/nopy-out" >"$work/nopy.txt" 2>&1; rc=$?
+if [ ! -x /usr/bin/python3 ] || /usr/bin/python3 -c 'import matplotlib, jsonschema' 2>/dev/null; then
+  : # Debian's python3 has them: nothing to say
+elif [ $rc -ne 1 ] || ! grep -q "apt install python3-matplotlib python3-jsonschema" "$work/nopy.txt"; then
+  fail "report without matplotlib: exit $rc, want 1 and the packages to install: $(head -3 "$work/nopy.txt")"
+fi
 ((fails == 0)) && echo "deb: ok ($(basename "$deb"), $(basename "$tgz"))"
 ((fails == 0))

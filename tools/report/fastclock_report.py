@@ -110,7 +110,7 @@ def validate(path, doc):
         e = errs[0]
         where = "/".join(str(p) for p in e.absolute_path) or "(top level)"
         more = f" (and {len(errs) - 1} more)" if len(errs) > 1 else ""
-        fail(f"'{path}' does not match docs/bench.schema.json at {where}: {e.message[:200]}{more}", 2)
+        fail(f"'{path}' does not match bench.schema.json at {where}: {e.message[:200]}{more}", 2)
 
 
 def load(path):
@@ -355,8 +355,8 @@ def plot_cost(doc, rows, path, size, side):
         if r and r["median_ns"]:
             ax.axvline(r["median_ns"], color="k", linestyle=style, linewidth=1)
             handles.append(Line2D([], [], color="k", linestyle=style,
-                                  label=f"{'vDSO' if key == 'vdso' else 'counter'} {r['median_ns']:.3g} ns\n"
-                                        f"  ({r['clock']})"))
+                                  label=f"{'vDSO ' + r['clock'].split('.')[-1] if key == 'vdso' else r['clock']} "
+                                        f"{r['median_ns']:.3g} ns"))
             refs[key] = {"clock": r["clock"], "ns": r["median_ns"]}
     ax.set_xlabel("ns per call, log scale (dot: median over rounds and runs; line: p25..p75)")
     ax.grid(axis="x", which="both", alpha=0.3)
@@ -419,6 +419,8 @@ def plot_deltas(doc, path, size, side):
                 xs += [edges[k], edges[k + 1]]
                 ys += [0.42 * v / top] * 2
             ax.fill_between(xs, [y - v for v in ys], [y + v for v in ys], color=col, alpha=0.7, linewidth=0)
+            nz = [k for k, v in enumerate(counts) if v]  # the whole range, however rare its ends (preemptions)
+            ax.plot([edges[nz[0]], edges[nz[-1] + 1]], [y, y], color=col, linewidth=0.8)
             ax.plot([hist_median(edges, counts)], [y], "|", color="k", markersize=10)
             plotted.append(c["name"])
         else:
@@ -426,7 +428,7 @@ def plot_deltas(doc, path, size, side):
                     transform=ax.get_yaxis_transform(), fontsize=7, va="center", color="#555555")
             only_zero.append(c["name"])
         back = d.get("backward_steps") or 0
-        ax.text(1.01, y, (f"{100 * zs:.0f}% zero" if zs is not None else "-") + (f", {back} BACK" if back else ""),
+        ax.text(1.01, y, (f"{100 * zs:.3g}% zero" if zs is not None else "-") + (f", {back} BACK" if back else ""),
                 transform=ax.get_yaxis_transform(), fontsize=7, va="center", color="#b00000" if back else "#333")
     ax.set_yticks(range(len(items)))
     ax.set_yticklabels([t[1]["name"] for t in items], fontsize=8)
@@ -434,10 +436,10 @@ def plot_deltas(doc, path, size, side):
     ax.set_xscale("log")
     if hi_x > 0:
         ax.set_xlim(lo_x / 2, hi_x * 2)
-    ax.set_xlabel("ns between two consecutive reads in one thread, log scale (width: share of deltas; "
-                  "|: median of the non-zero ones). Narrow and left: stable and cheap")
+    ax.set_xlabel("ns between consecutive reads in one thread (log). Width: share of the non-zero deltas; "
+                  "|: median; line: min..max")
     ax.grid(axis="x", which="major", alpha=0.4)
-    fig.suptitle("how far apart two consecutive reads are (the non-zero deltas)", fontsize=11)
+    fig.suptitle("how far apart two consecutive reads are: narrow and left = stable and cheap", fontsize=11)
     save(fig, path)
     side["deltas.png"] = {"order": [t[1]["name"] for t in items], "violins": plotted, "all_zero": only_zero,
                           "shared_axis": True}
@@ -488,6 +490,15 @@ def plot_scaling(doc, path, size, side):
     side["scaling.png"] = {"clocks": chosen, "left_out": len(doc["clocks"]) - len(chosen), "busy_points": busy}
 
 
+def si_ns(v, sign=True):
+    """ns in the unit that reads best: 12 ns, 3.4 us, 2.5 ms."""
+    a = abs(v)
+    for unit, div in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if a >= div:
+            return f"{v / div:{'+' if sign else ''}.3g} {unit}"
+    return f"{v:{'+' if sign else ''}.0f} ns"
+
+
 def plot_agreement(doc, path, size, side):
     """fastclock - kernel bracket midpoint per sample, the bracket's half-width as a grey bar at each sample
     (no band drawn over stretches without samples); points beyond the axis drawn as triangles at its edge;
@@ -508,23 +519,30 @@ def plot_agreement(doc, path, size, side):
             xs = [p[0] for p in pts]
             es = [p[1] for p in pts]
             hs = [p[2] or 0 for p in pts]
-            ax.vlines(xs, [-h for h in hs], hs, color="#cccccc", linewidth=2, label="kernel bracket (+- half-width)")
+            ax.vlines(xs, [-h for h in hs], hs, color="#cccccc", linewidth=2, label="kernel bracket (± half-width)")
             ax.plot(xs, es, ".", markersize=3, color="#4c72b0", label="fastclock - bracket midpoint")
+            # the axis holds 95 % of the samples and twice the typical bracket; the rest are drawn at its edge
             mags = sorted(abs(e) for e in es)
-            lim = max(2 * mags[min(len(mags) - 1, int(0.99 * len(mags)))], 2 * sorted(hs)[len(hs) // 2], 1.0)
+            lim = max(1.5 * mags[min(len(mags) - 1, int(0.95 * len(mags)))], 2 * sorted(hs)[len(hs) // 2], 1.0)
             ax.set_ylim(-lim, lim)
             out = [(x, e) for x, e in zip(xs, es) if abs(e) > lim]
-            if out:
-                ax.plot([x for x, _ in out], [math.copysign(lim * 0.97, e) for _, e in out], "v" if out[0][1] < 0
-                        else "^", color="#b00000", markersize=6, label=f"{len(out)} beyond the axis")
+            for sign, mk in ((1, "^"), (-1, "v")):
+                o = [x for x, e in out if e * sign > 0]
+                if o:
+                    ax.plot(o, [sign * lim * 0.95] * len(o), mk, color="#b00000", markersize=6,
+                            label="beyond the axis (drawn at its edge)")
             k = max(range(len(es)), key=lambda i: abs(es[i]))
-            wy = max(-lim * 0.97, min(lim * 0.97, es[k]))
-            ax.annotate(f"worst {es[k]:+.0f} ns at {xs[k]:.2f} s", (xs[k], wy), xytext=(10, 10 if wy < 0 else -14),
-                        textcoords="offset points", fontsize=8, color="#b00000",
+            wy = max(-lim * 0.95, min(lim * 0.95, es[k]))
+            inside = abs(es[k]) <= hs[k]
+            right = xs[k] > (min(xs) + max(xs)) / 2
+            ax.annotate(f"worst {si_ns(es[k])} at {xs[k]:.2f} s ({'inside' if inside else 'OUTSIDE'} its "
+                        f"±{si_ns(hs[k], sign=False)} bracket)", (xs[k], wy),
+                        xytext=(-12 if right else 12, -16 if wy > 0 else 12), textcoords="offset points",
+                        ha="right" if right else "left", fontsize=8, color="#b00000",
                         arrowprops=dict(arrowstyle="->", color="#b00000"))
             ax.plot([xs[k]], [wy], "o", markerfacecolor="none", markeredgecolor="#b00000", markersize=10)
-            info[which] = {"samples": len(pts), "worst_ns": es[k], "worst_t_s": xs[k], "beyond_axis": len(out),
-                           "ylim_ns": lim}
+            info[which] = {"samples": len(pts), "worst_ns": es[k], "worst_t_s": xs[k], "worst_inside_bracket": inside,
+                           "beyond_axis": len(out), "ylim_ns": lim}
         ax.set_ylabel("ns")
         ax.set_title(label, fontsize=9)
         ax.grid(alpha=0.3)
