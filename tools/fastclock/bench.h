@@ -1,0 +1,56 @@
+/*
+ * What the measurement engine (bench.c) hands its renderers (bench_out.c): the per-clock results, the run's
+ * configuration and the histogram's layout. Private to `fastclock bench`.
+ */
+#ifndef FASTCLOCK_CLI_BENCH_H
+#define FASTCLOCK_CLI_BENCH_H
+
+#include <fastclock.h>
+
+#include "cli.h"
+#include "clocks.h"
+
+#define MAX_COUNTS 64            /* thread counts in one run */
+#define HIST_DECADE_STEPS 5      /* histogram bins per decade */
+#define HIST_LO_EXP (-1)         /* 0.1 ns */
+#define HIST_HI_EXP 10           /* 10 s */
+#define HIST_NBINS ((HIST_HI_EXP - HIST_LO_EXP) * HIST_DECADE_STEPS)
+
+struct result {
+	const struct fcb_clock *c;
+	double ns_per_unit;
+	/* cost */
+	double cost_med, cost_p25, cost_p75, cost_min, cost_max, x_vdso, x_ctr, over_ctr;
+	long reps, batch;
+	/* resolution */
+	double getres_ns; /* NAN: no clock id */
+	double observed_ns;
+	/* deltas */
+	long samples, zero, backward;
+	double d_min, d_p25, d_p50, d_p75, d_p99, d_max;
+	long hist[HIST_NBINS];
+	/* threads: the first nthreads of B.threads were measured */
+	int nthreads;
+	double rate[MAX_COUNTS], eff[MAX_COUNTS], share[MAX_COUNTS];
+};
+
+enum { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_MARKDOWN };
+
+/* The run's configuration (the options) and its agreement series. */
+struct bench_cfg {
+	double duration_s, batch_ns;
+	int threads[MAX_COUNTS];
+	int nthreads;
+	int out, updater, list;
+	const char *clocks;
+	int progress;
+	int64_t t0;
+	struct agree_series agree;
+	double ns_per_tick;
+};
+
+/* Print the run in the format cfg->out names (text, JSON, CSV, Markdown) on standard output. */
+void bench_render(const struct bench_cfg *cfg, struct result *res, size_t n, double wall_s,
+		  const struct fc_status *st);
+
+#endif

@@ -1,0 +1,330 @@
+/*
+ * fastclock bench's output formats: text (the default), --json (docs/bench.schema.json's "bench"), --csv (long
+ * format) and --markdown (docs/PERFORMANCE.md's tables). They print what bench.c measured (struct result) and
+ * measure nothing themselves.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "bench.h"
+
+static const struct bench_cfg *B; /* the run being printed (bench_render) */
+
+static const char *base_name(const struct fcb_clock *c)
+{
+	return c->base == FCB_BASE_ORDERED ? FCB_CTR_ORDERED : FCB_CTR_RAW;
+}
+
+static void print_agreement_summary(void)
+{
+	const struct agree_series *a = &B->agree;
+	double out_m = 0, out_r = 0, *am = malloc(a->n * sizeof(double)), *ar = malloc(a->n * sizeof(double));
+	if (a->n && am && ar) {
+		for (size_t i = 0; i < a->n; i++) {
+			out_m = fmax(out_m, fabs(a->mono_err[i]) - a->mono_half[i]);
+			out_r = fmax(out_r, fabs(a->real_err[i]) - a->real_half[i]);
+			am[i] = fabs(a->mono_err[i]);
+			ar[i] = fabs(a->real_err[i]);
+		}
+		stat_sort(am, a->n);
+		stat_sort(ar, a->n);
+		printf("agreement with the kernel, %zu bracketed samples: median |fastclock - kernel midpoint| mono %.0f "
+		       "ns, real %.0f ns; worst outside the kernel's bracket mono %.0f ns, real %.0f ns\n",
+		       a->n, stat_percentile_sorted(am, a->n, 50), stat_percentile_sorted(ar, a->n, 50), out_m, out_r);
+	}
+	free(am);
+	free(ar);
+}
+
+static void print_text(struct result *res, size_t n, double wall_s, const struct fc_status *st)
+{
+	if (cli_interrupted)
+		printf("INTERRUPTED after %.1f s: the figures below are what was measured until then (nan: not "
+		       "measured)\n", wall_s);
+	printf("fastclock bench: %zu clocks, %.1f s; fastclock backend %s (%s)", n, wall_s, fc_backend_name(st->backend),
+	       st->reason);
+	if (st->backend == FC_BACKEND_COUNTER)
+		printf(", counter %s at %.6f GHz\n", st->counter, (double)st->counter_hz / 1e9);
+	else
+		printf("; fc_ticks returns CLOCK_MONOTONIC ns\n");
+	printf("cost: median ns/call over %ld interleaved rounds [p25..p75]; x vDSO, x ctr: per-round ratios to "
+	       "%s and to the bare counter read; res: clock_getres / smallest delta; stale: zero deltas; back: "
+	       "backward steps\n",
+	       n ? res[0].reps : 0L, FCB_VDSO_REF);
+	printf("%-36s %9s %17s %7s %6s %9s %9s %6s %9s %9s %5s", "clock", "ns/call", "[p25..p75]", "x vDSO", "x ctr",
+	       "getres", "observed", "stale", "d50", "d99", "back");
+	for (int k = 0; k < B->nthreads; k++)
+		printf(" %8s%-3d", "Mops/s@", B->threads[k]);
+	printf(" %6s %5s\n", "eff", "cpu");
+	for (size_t i = 0; i < n; i++) {
+		struct result *r = &res[i];
+		char rng[32], gr[16], ob[16];
+		int last = r->nthreads - 1;
+		snprintf(rng, sizeof(rng), "[%.1f..%.1f]", r->cost_p25, r->cost_p75);
+		snprintf(gr, sizeof(gr), isnan(r->getres_ns) ? "-" : "%.4g", r->getres_ns);
+		snprintf(ob, sizeof(ob), isnan(r->observed_ns) ? "-" : "%.4g", r->observed_ns);
+		printf("%-36s %9.2f %17s %7.2f %6.2f %9s %9s %5.1f%% %9.4g %9.4g %5ld", r->c->name, r->cost_med, rng,
+		       r->x_vdso, r->x_ctr, gr, ob, r->samples ? 100.0 * (double)r->zero / (double)r->samples : NAN,
+		       r->d_p50, r->d_p99, r->backward);
+		for (int k = 0; k < B->nthreads; k++)
+			printf(" %11.2f", k < r->nthreads ? r->rate[k] / 1e6 : NAN);
+		printf(" %5.0f%% %4.0f%%\n", last >= 0 ? 100 * r->eff[last] : NAN, last >= 0 ? 100 * r->share[last] : NAN);
+	}
+	print_agreement_summary();
+	printf("Mops/s@T: calls per second of T threads over one common window; eff: rate(T) / (T x rate(1)) at the "
+	       "largest T; cpu: the threads' CPU time / wall time there (< 100%%: other load)\n");
+}
+
+static void print_markdown(struct result *res, size_t n, const struct fc_status *st)
+{
+	struct utsname u;
+	char cpu[256] = "?", cs[64] = "?";
+	cli_cpu_model(cpu, sizeof(cpu));
+	cli_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, sizeof(cs));
+	printf("%s, %d CPUs, clocksource `%s`, Linux %s; fastclock backend `%s`; %ld rounds x %.3g ms batches\n\n",
+	       cpu, cli_ncpus(), cs, uname(&u) == 0 ? u.release : "?", fc_backend_name(st->backend),
+	       n ? res[0].reps : 0L, B->batch_ns / 1e6);
+	printf("| clock | median ns/call | p25 – p75 | x vDSO MONOTONIC | x counter | counter |\n");
+	printf("|---|---:|---:|---:|---:|---|\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct result *r = &res[i];
+		printf("| `%s` | %.2f | %.2f – %.2f | %.2f | %.2f | `%s` |\n", r->c->name, r->cost_med, r->cost_p25,
+		       r->cost_p75, r->x_vdso, r->x_ctr, base_name(r->c));
+	}
+	printf("\n| clock |");
+	for (int k = 0; k < B->nthreads; k++)
+		printf(" %d thr: Mcalls/s, eff, cpu |", B->threads[k]);
+	printf("\n|---|");
+	for (int k = 0; k < B->nthreads; k++)
+		printf("---:|");
+	printf("\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct result *r = &res[i];
+		printf("| `%s` |", r->c->name);
+		for (int k = 0; k < B->nthreads; k++)
+			if (k < r->nthreads)
+				printf(" %.1f, %.2f, %.2f |", r->rate[k] / 1e6, r->eff[k], r->share[k]);
+			else
+				printf(" - |");
+		printf("\n");
+	}
+}
+
+static void print_csv(struct result *res, size_t n)
+{
+	printf("clock,stat,value\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct result *r = &res[i];
+		const struct {
+			const char *name;
+			double v;
+		} rows[] = {
+			{"cost_ns", r->cost_med},
+			{"cost_p25_ns", r->cost_p25},
+			{"cost_p75_ns", r->cost_p75},
+			{"cost_min_ns", r->cost_min},
+			{"cost_max_ns", r->cost_max},
+			{"cost_reps", (double)r->reps},
+			{"cost_batch", (double)r->batch},
+			{"x_vdso", r->x_vdso},
+			{"x_counter", r->x_ctr},
+			{"over_counter_ns", r->over_ctr},
+			{"getres_ns", r->getres_ns},
+			{"nominal_resolution_ns", r->c->nominal_res_ns > 0 ? r->c->nominal_res_ns : NAN},
+			{"observed_resolution_ns", r->observed_ns},
+			{"delta_samples", (double)r->samples},
+			{"staleness", r->samples ? (double)r->zero / (double)r->samples : NAN},
+			{"backward_steps", (double)r->backward},
+			{"delta_min_ns", r->d_min},
+			{"delta_p25_ns", r->d_p25},
+			{"delta_p50_ns", r->d_p50},
+			{"delta_p75_ns", r->d_p75},
+			{"delta_p99_ns", r->d_p99},
+			{"delta_max_ns", r->d_max},
+		};
+		for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
+			cli_csv_row(r->c->name, rows[k].name, -1, rows[k].v);
+		for (int k = 0; k < r->nthreads; k++) {
+			cli_csv_row(r->c->name, "calls_per_s_t", B->threads[k], r->rate[k]);
+			cli_csv_row(r->c->name, "efficiency_t", B->threads[k], r->eff[k]);
+			cli_csv_row(r->c->name, "cpu_share_t", B->threads[k], r->share[k]);
+		}
+	}
+}
+
+static void json_fastclock(struct jw *j, const struct fc_status *st)
+{
+	jw_obj(j, "fastclock");
+	jw_str(j, "backend", fc_backend_name(st->backend));
+	jw_str(j, "reason", st->reason);
+	jw_str(j, "counter", st->counter);
+	jw_str(j, "clocksource", st->clocksource);
+	jw_str(j, "freq_source", fc_freq_source_name(st->freq_source));
+	jw_int(j, "counter_hz_initial", (int64_t)st->counter_hz_initial);
+	jw_int(j, "counter_hz", (int64_t)st->counter_hz);
+	jw_int(j, "period_ns", st->period_ns);
+	jw_int(j, "reanchors", (int64_t)st->reanchors);
+	jw_int(j, "slow_paths", (int64_t)st->slow_paths);
+	jw_int(j, "discontinuities", (int64_t)st->discontinuities);
+	jw_int(j, "max_abs_error_ns", st->max_abs_error_ns);
+	jw_str(j, "sync_status", fc_sync_name(st->sync_status));
+	jw_str(j, "config_error", st->config_error);
+	jw_end_obj(j);
+}
+
+void bench_json_host(struct jw *j)
+{
+	struct utsname u;
+	char model[256] = "", hn[256] = "", cs[64] = "", avail[256] = "";
+	cli_cpu_model(model, sizeof(model));
+	gethostname(hn, sizeof(hn) - 1);
+	cli_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, sizeof(cs));
+	cli_read_line("/sys/devices/system/clocksource/clocksource0/available_clocksource", avail, sizeof(avail));
+	jw_obj(j, "host");
+	jw_str(j, "hostname", hn);
+	jw_str(j, "kernel", uname(&u) == 0 ? u.release : NULL);
+	jw_str(j, "machine", uname(&u) == 0 ? u.machine : NULL);
+	jw_str(j, "cpu_model", model);
+	jw_int(j, "ncpus", cli_ncpus());
+	jw_str(j, "clocksource", cs);
+	jw_str(j, "available_clocksources", avail);
+	jw_end_obj(j);
+}
+
+/* An array of n numbers on one line, each rounded to 1/scale. */
+static void jw_flat(struct jw *j, const char *key, const double *v, size_t n, double scale)
+{
+	int save = j->pretty;
+	jw_arr(j, key);
+	j->pretty = 0;
+	for (size_t i = 0; i < n; i++)
+		jw_num(j, NULL, round(v[i] * scale) / scale);
+	jw_end_arr(j);
+	j->pretty = save;
+}
+
+void bench_json_agreement(struct jw *j, const struct agree_series *a)
+{
+	jw_obj(j, "agreement");
+	jw_int(j, "samples", (int64_t)a->n);
+	jw_flat(j, "t_s", a->t_s, a->n, 1e6);
+	jw_flat(j, "mono_err_ns", a->mono_err, a->n, 10);
+	jw_flat(j, "mono_half_ns", a->mono_half, a->n, 10);
+	jw_flat(j, "real_err_ns", a->real_err, a->n, 10);
+	jw_flat(j, "real_half_ns", a->real_half, a->n, 10);
+	jw_end_obj(j);
+}
+
+static void json_clock(struct jw *j, const struct result *r)
+{
+	double edges[HIST_NBINS + 1], counts[HIST_NBINS];
+	jw_obj(j, NULL);
+	jw_str(j, "name", r->c->name);
+	jw_str(j, "group", r->c->group);
+	jw_str(j, "timeline", r->c->timeline);
+	jw_str(j, "call", r->c->call);
+	jw_obj(j, "cost");
+	jw_num(j, "median_ns", r->cost_med);
+	jw_num(j, "p25_ns", r->cost_p25);
+	jw_num(j, "p75_ns", r->cost_p75);
+	jw_num(j, "min_ns", r->cost_min);
+	jw_num(j, "max_ns", r->cost_max);
+	jw_num(j, "spread_pct", r->cost_med > 0 ? 100 * (r->cost_p75 - r->cost_p25) / r->cost_med : NAN);
+	jw_int(j, "reps", r->reps);
+	jw_int(j, "batch", r->batch);
+	jw_num(j, "x_vdso", r->x_vdso);
+	jw_num(j, "x_counter", r->x_ctr);
+	jw_str(j, "counter_base", *base_name(r->c) ? base_name(r->c) : NULL);
+	jw_num(j, "over_counter_ns", r->over_ctr);
+	jw_end_obj(j);
+	jw_obj(j, "resolution");
+	jw_num(j, "getres_ns", r->getres_ns);
+	jw_num(j, "nominal_ns", r->c->nominal_res_ns > 0 ? r->c->nominal_res_ns : NAN);
+	jw_num(j, "observed_ns", r->observed_ns);
+	jw_end_obj(j);
+	jw_obj(j, "deltas");
+	jw_int(j, "samples", r->samples);
+	jw_num(j, "zero_share", r->samples ? (double)r->zero / (double)r->samples : NAN);
+	jw_int(j, "backward_steps", r->backward);
+	jw_num(j, "min_ns", r->d_min);
+	jw_num(j, "p25_ns", r->d_p25);
+	jw_num(j, "p50_ns", r->d_p50);
+	jw_num(j, "p75_ns", r->d_p75);
+	jw_num(j, "p99_ns", r->d_p99);
+	jw_num(j, "max_ns", r->d_max);
+	jw_obj(j, "histogram");
+	for (int b = 0; b <= HIST_NBINS; b++) {
+		edges[b] = pow(10.0, HIST_LO_EXP + (double)b / HIST_DECADE_STEPS);
+		edges[b] = edges[b] < 1 ? round(edges[b] * 1e4) / 1e4 : round(edges[b] * 100) / 100;
+		if (b < HIST_NBINS)
+			counts[b] = (double)r->hist[b];
+	}
+	jw_flat(j, "edges_ns", edges, (size_t)HIST_NBINS + 1, 1e4);
+	jw_flat(j, "counts", counts, (size_t)HIST_NBINS, 1);
+	jw_int(j, "zero", r->zero);
+	jw_int(j, "negative", r->backward);
+	jw_end_obj(j);
+	jw_end_obj(j);
+	jw_arr(j, "threads");
+	for (int k = 0; k < r->nthreads; k++) {
+		jw_obj(j, NULL);
+		jw_int(j, "threads", B->threads[k]);
+		jw_num(j, "calls_per_s", round(r->rate[k]));
+		jw_num(j, "efficiency", round(r->eff[k] * 1e4) / 1e4);
+		jw_num(j, "cpu_share", round(r->share[k] * 1e4) / 1e4);
+		jw_end_obj(j);
+	}
+	jw_end_arr(j);
+	jw_end_obj(j);
+}
+
+static void print_json(struct result *res, size_t n, double wall_s, const struct fc_status *st)
+{
+	struct jw j;
+	char when[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	jw_begin_doc(&j, "bench");
+	jw_str(&j, "created_utc", when);
+	bench_json_host(&j);
+	json_fastclock(&j, st);
+	jw_obj(&j, "config");
+	jw_num(&j, "duration_s", B->duration_s);
+	jw_arr(&j, "threads");
+	for (int k = 0; k < B->nthreads; k++)
+		jw_int(&j, NULL, B->threads[k]);
+	jw_end_arr(&j);
+	jw_bool(&j, "updater", B->updater);
+	jw_int(&j, "batch_target_ns", (int64_t)B->batch_ns);
+	jw_str(&j, "method", "cost: median over interleaved rounds of one batch of n calls per clock, summed into a "
+			     "volatile sink, timed with clock_gettime(CLOCK_MONOTONIC); ratios taken within each round");
+	jw_end_obj(&j);
+	jw_num(&j, "wall_s", round(wall_s * 1000) / 1000);
+	jw_bool(&j, "interrupted", cli_interrupted != 0);
+	jw_arr(&j, "clocks");
+	for (size_t i = 0; i < n; i++)
+		json_clock(&j, &res[i]);
+	jw_end_arr(&j);
+	bench_json_agreement(&j, &B->agree);
+	jw_end_obj(&j);
+}
+
+void bench_render(const struct bench_cfg *cfg, struct result *res, size_t n, double wall_s,
+		  const struct fc_status *st)
+{
+	B = cfg;
+	if (cfg->out == OUT_JSON)
+		print_json(res, n, wall_s, st);
+	else if (cfg->out == OUT_CSV)
+		print_csv(res, n);
+	else if (cfg->out == OUT_MARKDOWN)
+		print_markdown(res, n, st);
+	else
+		print_text(res, n, wall_s, st);
+}
