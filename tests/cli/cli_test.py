@@ -242,6 +242,81 @@ def t_report_pictures_show_what_they_claim():
     assert "below-counter" not in sidecar(out)["flags"].get("fc_mono_coarse_ns", [])  # 0.03: no counter read
 
 
+def t_check_bound_json():
+    """Issue 28 item 9: `check --bound --json` prints one JSON document (it printed text) that matches the
+    schema's check-bound definition, and its counts add up."""
+    p = run(["check", "--bound", "--json", "--duration", "0.3"], check_rc=None)
+    assert p.returncode in (0, 1), (p.returncode, p.stderr)
+    doc = json.loads(p.stdout)
+    validate(doc, "check-bound")
+    assert doc["reads"] > 0 and doc["claimed"] <= doc["reads"] and doc["passed"] == (p.returncode == 0), doc
+    assert doc["passed"] == (doc["kernel_outside"] == 0), doc
+
+
+def t_check_bound_interrupted():
+    """Issue 28 item 9: Ctrl-C during `check --bound` prints what was checked (it printed nothing), text and
+    JSON, exit 130."""
+    text = interrupt(["check", "--bound", "--duration", "60"], 1.0)
+    assert "bound source" in text and "INTERRUPTED after " in text, text
+    doc = json.loads(interrupt(["check", "--bound", "--json", "--duration", "60"], 1.0))
+    validate(doc, "check-bound")
+    assert doc["interrupted"] is True and doc["reads"] > 0 and doc["wall_s"] < 30, doc
+
+
+def t_check_refuses_options_it_would_ignore():
+    """Issue 28 item 9: options a mode does not use are refused (exit 2, one line), never silently ignored."""
+    for args, named in ((["check", "--bound", "--threads", "2"], "--threads"),
+                        (["check", "--bound", "--slack-ns", "5"], "--slack-ns"),
+                        (["check", "--reference-offset-ns", "5"], "--reference-offset-ns")):
+        p = run(args + ["--duration", "0.1"], check_rc=2)
+        err = p.stderr.strip().splitlines()
+        assert len(err) == 1 and named in err[0], (args, p.stderr)
+
+
+def t_check_threads_beyond_cpus_wording():
+    """Issue 28 item 9: more threads than CPUs are not 'pinned one per CPU'."""
+    n = os.cpu_count() or 1
+    p = run(["check", "--threads", str(n + 2), "--duration", "0.3"])
+    first = p.stdout.splitlines()[0]
+    assert "one per CPU" not in first and f"{n + 2} threads on " in first, first
+    p = run(["check", "--threads", "1", "--duration", "0.3"])
+    assert "1 threads pinned one per CPU" in p.stdout.splitlines()[0], p.stdout
+
+
+def progress_lines(args):
+    p = run(args, env={"FASTCLOCK_PROGRESS": "1"})
+    return [ln for ln in p.stderr.splitlines() if "ETA" in ln]
+
+
+def t_progress_counts_and_eta():
+    """Issue 28 item 9: the progress counter counts clocks (it said [21/40] for 20 rounds and wrapped with 4
+    clocks), every line has an ETA, and check shows progress too."""
+    import re
+
+    lines = progress_lines(["bench", "--duration", "1", "--threads", "1", "--clocks",
+                            "fc_mono_ns,time,fc_ticks,clock_gettime.MONOTONIC"])
+    assert lines, "no progress line"
+    counted = [tuple(map(int, m.groups())) for m in (re.search(r"\[(\d+)/(\d+)\]", ln) for ln in lines) if m]
+    assert counted and all(1 <= i <= n for i, n in counted), counted
+    per_clock = [(i, n) for (i, n), ln in zip(counted, [ln for ln in lines if re.search(r"\[\d+/\d+\]", ln)])
+                 if "deltas" in ln or "threads" in ln]
+    assert per_clock and all(n == 4 for _, n in per_clock) and sorted({i for i, _ in per_clock}) == [1, 2, 3, 4], per_clock
+    assert all(re.search(r"ETA \d+ s", ln) for ln in lines), lines[:3]
+    rounds = [int(m.group(1)) for m in (re.search(r"cost: round (\d+)", ln) for ln in lines) if m]
+    assert rounds == list(range(1, len(rounds) + 1)) and len(rounds) >= 7, rounds
+    lines = progress_lines(["check", "--duration", "1.5", "--threads", "2"])
+    assert lines and all("bracketed reads" in ln and "ETA" in ln for ln in lines), lines
+
+
+def t_bench_duration_is_kept():
+    """Issue 28 item 9: `bench --duration 2` ran 3 s (6 s on a busy machine): the calibration was outside the
+    budget and each clock's share was fixed before the run. Now the run keeps to --duration, beyond it only
+    the time the engine itself reports waiting for threads that got no CPU (waited_for_cpu_s) and 0.75 s for
+    the last clock's minimum work."""
+    doc = json.loads(run(["bench", "--json", "--duration", "2"]).stdout)
+    assert doc["wall_s"] <= 2 + doc["waited_for_cpu_s"] + 0.75, (doc["wall_s"], doc["waited_for_cpu_s"])
+
+
 def t_report_output_not_a_directory():
     """Issue 28 item 9: `report -o /dev/full` says the output is not a directory (exit 2), not 'File exists'."""
     fx = os.path.join(A.source, "tests", "cli", "fixtures", "check_small.json")

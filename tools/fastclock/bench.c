@@ -187,12 +187,10 @@ static void agree_sample(void)
 	agree_push(&B.agree, B.t0, &b);
 }
 
+/* Phase k of n, e.g. "[3/40] fc_mono_ns: deltas", with the time spent and left of --duration. */
 static void progress(size_t i, size_t n, const char *name, const char *phase)
 {
-	if (!B.progress)
-		return;
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s: %s", i + 1, n, name, phase);
-	fflush(stderr);
+	cli_progress(B.t0, B.duration_s, "[%zu/%zu] %s: %s", i + 1, n, name, phase);
 }
 
 /* ---- cost ---- */
@@ -263,7 +261,7 @@ static void measure_costs(struct result *res, int m, double budget_s, int i_vdso
 		progress((size_t)i, (size_t)m, res[i].c->name, "calibrating");
 		res[i].batch = calibrate(res[i].c);
 	}
-	deadline = cli_ns(CLOCK_MONOTONIC) + (int64_t)(budget_s * 1e9);
+	deadline = B.t0 + (int64_t)(budget_s * 1e9); /* the calibration above is inside the budget */
 	while (rounds < MAX_ROUNDS && (rounds < MIN_ROUNDS || cli_ns(CLOCK_MONOTONIC) < deadline)) {
 		for (int j = 0; j < m && !cli_interrupted; j++) {
 			int i = (int)((j + rounds) % m);
@@ -272,7 +270,7 @@ static void measure_costs(struct result *res, int m, double budget_s, int i_vdso
 		if (cli_interrupted)
 			break; /* a round is kept only whole */
 		rounds++;
-		progress((size_t)(rounds % m), (size_t)m, "all clocks", "cost rounds");
+		cli_progress(B.t0, B.duration_s, "cost: round %ld (at least %d) of all %d clocks", rounds, MIN_ROUNDS, m);
 	}
 	for (int i = 0; i < m; i++) {
 		struct result *r = &res[i];
@@ -407,10 +405,12 @@ static void sleep_sampling(int64_t end)
  * machine a thread may not run at all for a whole slice, and a window it took no part in measures nothing. */
 static void wait_every_worker(const struct worker *w, int n, const uint64_t *since, int64_t cap)
 {
+	int64_t t = cli_ns(CLOCK_MONOTONIC);
 	for (int i = 0; i < n && !cli_interrupted; i++)
 		while (__atomic_load_n(&w[i].calls, __ATOMIC_RELAXED) <= since[i] && cli_ns(CLOCK_MONOTONIC) < cap &&
 		       !cli_interrupted)
 			sleep_sampling(cli_ns(CLOCK_MONOTONIC) + WAIT_POLL_NS);
+	B.waited_ns += cli_ns(CLOCK_MONOTONIC) - t; /* beyond --duration: the machine gave a worker no CPU */
 }
 
 static void measure_threads(struct result *r, double budget_s)
@@ -547,7 +547,6 @@ int cmd_bench(int argc, char **argv)
 			sel[m++] = c;
 		}
 	}
-	B.progress = isatty(STDERR_FILENO);
 	cli_catch_interrupt();
 	fc_init();
 	if (B.updater && fc_updater_start(0) != 0)
@@ -577,6 +576,10 @@ int cmd_bench(int argc, char **argv)
 	agree_sample();
 	measure_costs(res, m, B.duration_s * SHARE_COST, iref[0], iref[1], iref[2]);
 	for (int i = 0; i < n && !cli_interrupted; i++) {
+		/* each clock gets an equal share of what is left of --duration, so a phase that ran over (the cost
+		 * rounds' minimum, a window waiting for a worker that had no CPU) shortens those after it */
+		double left = B.duration_s - (double)(cli_ns(CLOCK_MONOTONIC) - B.t0) / 1e9;
+		per_clock = left > 0 ? left / (n - i) : 0;
 		progress((size_t)i, (size_t)n, sel[i]->name, "deltas");
 		agree_sample();
 		if (!isnan(res[i].ns_per_unit))
@@ -586,8 +589,7 @@ int cmd_bench(int argc, char **argv)
 		measure_threads(&res[i], per_clock * SHARE_THREADS / (SHARE_DELTAS + SHARE_THREADS));
 	}
 	agree_sample();
-	if (B.progress)
-		fputs("\r\033[K", stderr);
+	cli_progress_done();
 	fc_status(&st);
 	{
 		double wall = (double)(cli_ns(CLOCK_MONOTONIC) - B.t0) / 1e9;

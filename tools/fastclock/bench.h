@@ -43,10 +43,10 @@ struct bench_cfg {
 	int nthreads;
 	int out, updater, list;
 	const char *clocks;
-	int progress;
 	int64_t t0;
 	struct agree_series agree;
 	double ns_per_tick;
+	int64_t waited_ns; /* time the thread windows waited for workers that had not run (a busy machine) */
 };
 
 /* Print the run in the format cfg->out names (text, JSON, CSV, Markdown) on standard output. */

@@ -45,8 +45,10 @@ static void print_text(struct result *res, size_t n, double wall_s, const struct
 	if (cli_interrupted)
 		printf("INTERRUPTED after %.1f s: the figures below are what was measured until then (nan: not "
 		       "measured)\n", wall_s);
-	printf("fastclock bench: %zu clocks, %.1f s; fastclock backend %s (%s)", n, wall_s, fc_backend_name(st->backend),
-	       st->reason);
+	printf("fastclock bench: %zu clocks, %.1f s (--duration %.1f", n, wall_s, B->duration_s);
+	if (B->waited_ns > 100000000)
+		printf(", %.1f s of it waiting for threads that got no CPU", (double)B->waited_ns / 1e9);
+	printf("); fastclock backend %s (%s)", fc_backend_name(st->backend), st->reason);
 	if (st->backend == FC_BACKEND_COUNTER)
 		printf(", counter %s at %.6f GHz\n", st->counter, (double)st->counter_hz / 1e9);
 	else
@@ -306,6 +308,7 @@ static void print_json(struct result *res, size_t n, double wall_s, const struct
 			     "volatile sink, timed with clock_gettime(CLOCK_MONOTONIC); ratios taken within each round");
 	jw_end_obj(&j);
 	jw_num(&j, "wall_s", round(wall_s * 1000) / 1000);
+	jw_num(&j, "waited_for_cpu_s", round((double)B->waited_ns / 1e6) / 1000);
 	jw_bool(&j, "interrupted", cli_interrupted != 0);
 	jw_arr(&j, "clocks");
 	for (size_t i = 0; i < n; i++)

@@ -113,7 +113,7 @@ static const char check_help[] =
 
 static void violation(struct tstate *t, int kind, int64_t a, int64_t b)
 {
-	t->v[kind]++;
+	__atomic_store_n(&t->v[kind], t->v[kind] + 1, __ATOMIC_RELAXED); /* the progress line reads it */
 	pthread_mutex_lock(&C.lock);
 	if (C.nrec < MAX_REPORTED)
 		C.rec[C.nrec++] = (struct vrec){kind, t->idx, (long long)a, (long long)b};
@@ -178,7 +178,7 @@ static void *checker(void *arg)
 			pingpong(t, turn);
 			continue;
 		}
-		t->iters++;
+		__atomic_store_n(&t->iters, t->iters + 1, __ATOMIC_RELAXED); /* one writer; the progress line reads it */
 		bracket_read(&b);
 		k3 = cli_ns(CLOCK_MONOTONIC);
 		if (t->idx == 0 && t->iters == INJECT_AT_ITER) {
@@ -242,22 +242,38 @@ static void *checker(void *arg)
 }
 
 
-/* fastclock check --bound: bracketed bounded reads for duration_s; 0 if every claimed interval held. */
-static int check_bound(double duration_s, int have_ref, int64_t ref_off)
+/* The options, as given (what was set explicitly, so that options with no meaning in a mode are refused). */
+struct check_opts {
+	int bound, have_ref, threads_set, slack_set;
+	long ref_off;
+	const char *inj;
+};
+
+/* fastclock check --bound: bracketed bounded reads for C.duration_s (until SIGINT); 0 if every claimed
+ * interval held the kernel's CLOCK_REALTIME (and the reference), 1 if one did not, 130 if interrupted. */
+static int check_bound(const struct check_opts *o)
 {
 	struct fc_status st;
 	uint64_t n = 0, claimed = 0, miss_kernel = 0, miss_ref = 0;
-	int64_t end, max_half = 0;
-	int last = -1;
+	int64_t end, max_half = 0, next_progress = 0;
+	int last = -1, held;
+	double wall;
+	cli_catch_interrupt();
 	fc_init();
-	end = cli_ns(CLOCK_MONOTONIC) + (int64_t)(duration_s * 1e9);
-	while (cli_ns(CLOCK_MONOTONIC) < end) {
+	C.t0 = cli_ns(CLOCK_MONOTONIC);
+	end = C.t0 + (int64_t)(C.duration_s * 1e9);
+	for (int64_t now = C.t0; now < end && !cli_interrupted; now = cli_ns(CLOCK_MONOTONIC)) {
 		struct fc_interval iv;
 		int64_t r1 = cli_ns(CLOCK_REALTIME), r2;
 		fc_real_bounded(&iv);
 		r2 = cli_ns(CLOCK_REALTIME);
 		n++;
 		last = iv.status;
+		if (now >= next_progress) {
+			cli_progress(C.t0, C.duration_s, "check --bound: %llu reads, %llu outside", (unsigned long long)n,
+				     (unsigned long long)(miss_kernel + miss_ref));
+			next_progress = now + 1000000000;
+		}
 		if (iv.status != FC_SYNC_SYNCHRONIZED && iv.status != FC_SYNC_FREE_RUNNING)
 			continue; /* no promise made */
 		claimed++;
@@ -265,36 +281,56 @@ static int check_bound(double duration_s, int have_ref, int64_t ref_off)
 			max_half = (iv.latest_ns - iv.earliest_ns) / 2;
 		/* the read happened in [r1, r2]: the interval must reach into that span, shifted by the offset */
 		miss_kernel += iv.earliest_ns > r2 || iv.latest_ns < r1;
-		miss_ref += have_ref && (iv.earliest_ns > r2 + ref_off || iv.latest_ns < r1 + ref_off);
+		miss_ref += o->have_ref && (iv.earliest_ns > r2 + o->ref_off || iv.latest_ns < r1 + o->ref_off);
 	}
+	cli_progress_done();
+	wall = (double)(cli_ns(CLOCK_MONOTONIC) - C.t0) / 1e9;
 	fc_status(&st);
-	printf("bound source   %s (%s)\n", st.bound_source, st.bound_why);
-	printf("status         %s: %s\n", fc_sync_name(last), st.bound_reason);
-	printf("half-width     max %.3f us over %llu reads (%llu with a promise)\n", max_half / 1e3,
-	       (unsigned long long)n, (unsigned long long)claimed);
-	if (st.bound_error[0])
-		printf("last error     %s\n", st.bound_error);
-	printf("kernel         %s (%llu reads outside)\n", miss_kernel ? "NOT held" : "held",
-	       (unsigned long long)miss_kernel);
-	if (have_ref)
-		printf("reference      %s (CLOCK_REALTIME %+lld ns; %llu reads outside)\n", miss_ref ? "NOT held" : "held",
-		       (long long)ref_off, (unsigned long long)miss_ref);
-	return miss_kernel || miss_ref ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	held = !miss_kernel && !miss_ref;
+	if (C.json) {
+		struct jw j;
+		jw_begin_doc(&j, "check-bound");
+		bench_json_host(&j);
+		jw_num(&j, "duration_s", C.duration_s);
+		jw_num(&j, "wall_s", round(wall * 1000) / 1000);
+		jw_str(&j, "source", st.bound_source);
+		jw_str(&j, "why", st.bound_why);
+		jw_str(&j, "status", last >= 0 ? fc_sync_name(last) : NULL);
+		jw_str(&j, "reason", st.bound_reason);
+		jw_str(&j, "last_error", st.bound_error[0] ? st.bound_error : NULL);
+		jw_int(&j, "reads", (int64_t)n);
+		jw_int(&j, "claimed", (int64_t)claimed);
+		jw_int(&j, "max_half_width_ns", max_half);
+		jw_int(&j, "kernel_outside", (int64_t)miss_kernel);
+		if (o->have_ref) {
+			jw_int(&j, "reference_offset_ns", o->ref_off);
+			jw_int(&j, "reference_outside", (int64_t)miss_ref);
+		}
+		jw_bool(&j, "interrupted", cli_interrupted != 0);
+		jw_bool(&j, "passed", held);
+		jw_end_obj(&j);
+	} else {
+		printf("bound source   %s (%s)\n", st.bound_source, st.bound_why);
+		printf("status         %s: %s\n", last >= 0 ? fc_sync_name(last) : "-", st.bound_reason);
+		printf("half-width     max %.3f us over %llu reads (%llu with a promise)\n", max_half / 1e3,
+		       (unsigned long long)n, (unsigned long long)claimed);
+		if (st.bound_error[0])
+			printf("last error     %s\n", st.bound_error);
+		printf("kernel         %s (%llu reads outside)\n", miss_kernel ? "NOT held" : "held",
+		       (unsigned long long)miss_kernel);
+		if (o->have_ref)
+			printf("reference      %s (CLOCK_REALTIME %+lld ns; %llu reads outside)\n",
+			       miss_ref ? "NOT held" : "held", (long long)o->ref_off, (unsigned long long)miss_ref);
+		if (cli_interrupted)
+			printf("INTERRUPTED after %.1f of %.1f s: the figures above cover that time only\n", wall,
+			       C.duration_s);
+	}
+	return held ? cli_interrupted_exit() : CLI_EXIT_FAIL;
 }
 
-int cmd_check(int argc, char **argv)
+/* Parse the options into C and *o. Returns -1 to go on, else the exit code. */
+static int check_parse(int argc, char **argv, struct check_opts *o)
 {
-	static struct tstate ts[MAX_THREADS];
-	struct fc_status st0, st;
-	unsigned long long tot[V_N] = {0}, total = 0, iters = 0, rounds = 0, steps = 0;
-	int64_t wmb = 0, wma = 0, wrb = 0, wra = 0, maxb = 0;
-	const char *inj = secure_getenv("FASTCLOCK_CHECK_INJECT"); /* a test seam: never a caller's, were this tool set-user-ID */
-	int started = 0, passed, bound = 0, have_ref = 0;
-	long ref_off = 0;
-	double wall;
-
-	memset(&C, 0, sizeof(C));
-	pthread_mutex_init(&C.lock, NULL);
 	C.duration_s = DEFAULT_DURATION_S;
 	C.slack_ns = DEFAULT_SLACK_NS;
 	C.nthreads = cli_ncpus() < 2 ? 2 : cli_ncpus();
@@ -310,13 +346,13 @@ int cmd_check(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--json")) {
 			C.json = 1;
 		} else if (!strcmp(argv[i], "--bound")) {
-			bound = 1;
+			o->bound = 1;
 		} else if ((m = cli_opt(argc, argv, &i, "--reference-offset-ns", &v)) != 0) {
 			if (m < 0)
 				return CLI_EXIT_USAGE;
 			if (cli_parse_long(v, &n) || n < -3600000000000L || n > 3600000000000L)
 				return cli_usage_error("bad --reference-offset-ns '%s' (-3.6e12..3.6e12)", v);
-			ref_off = n, have_ref = 1;
+			o->ref_off = n, o->have_ref = 1;
 		} else if ((m = cli_opt_num(argc, argv, &i, "--duration", 0, MAX_DURATION_S, "seconds", &C.duration_s))) {
 			if (m < 0)
 				return CLI_EXIT_USAGE;
@@ -325,41 +361,49 @@ int cmd_check(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			if (cli_parse_long(v, &n) || n < 1 || n > MAX_THREADS)
 				return cli_usage_error("bad --threads '%s' (1..%d)", v, MAX_THREADS);
-			C.nthreads = (int)n;
+			C.nthreads = (int)n, o->threads_set = 1;
 		} else if ((m = cli_opt(argc, argv, &i, "--slack-ns", &v)) != 0) {
 			if (m < 0)
 				return CLI_EXIT_USAGE;
 			if (cli_parse_long(v, &n) || n < 0 || n > 1000000000L)
 				return cli_usage_error("bad --slack-ns '%s' (0..1000000000)", v);
-			C.slack_ns = n;
+			C.slack_ns = n, o->slack_set = 1;
 		} else if (argv[i][0] == '-') {
 			return cli_usage_error("unknown option '%s' (see 'fastclock check --help')", argv[i]);
 		} else {
 			return cli_usage_error("unexpected argument '%s' (see 'fastclock check --help')", argv[i]);
 		}
 	}
-	if (bound)
-		return check_bound(C.duration_s, have_ref, ref_off);
-	if (inj && *inj) {
-		if (!strcmp(inj, "backstep"))
+	/* an option the mode does not use is an error, never silently ignored */
+	if (o->bound && (o->threads_set || o->slack_set))
+		return cli_usage_error("%s has no meaning with --bound (one thread reads fc_real_bounded)",
+				       o->threads_set ? "--threads" : "--slack-ns");
+	if (!o->bound && o->have_ref)
+		return cli_usage_error("--reference-offset-ns needs --bound");
+	o->inj = secure_getenv("FASTCLOCK_CHECK_INJECT"); /* a test seam: never a caller's, were this tool set-user-ID */
+	if (o->inj && *o->inj) {
+		if (o->bound)
+			return cli_usage_error("FASTCLOCK_CHECK_INJECT has no meaning with --bound");
+		if (!strcmp(o->inj, "backstep"))
 			C.inject = INJ_BACKSTEP;
-		else if (!strcmp(inj, "bracket"))
+		else if (!strcmp(o->inj, "bracket"))
 			C.inject = INJ_BRACKET;
-		else if (!strcmp(inj, "causality"))
+		else if (!strcmp(o->inj, "causality"))
 			C.inject = INJ_CAUSALITY;
 		else
-			return cli_usage_error("unknown FASTCLOCK_CHECK_INJECT '%s' (backstep, bracket, causality)", inj);
+			return cli_usage_error("unknown FASTCLOCK_CHECK_INJECT '%s' (backstep, bracket, causality)", o->inj);
 		if (C.inject == INJ_CAUSALITY && C.nthreads < 2)
 			return cli_usage_error("FASTCLOCK_CHECK_INJECT=causality needs --threads 2 or more (a ring)");
 	}
-	cli_catch_interrupt();
+	return -1;
+}
 
-	fc_init();
-	fc_status(&st0);
-	/* After a kernel step fastclock follows within one period (the notifier makes it sooner): skip the
-	 * realtime bracket for two periods plus 1 ms of scheduling slack. */
-	C.grace_ns = 2 * st0.period_ns + 1000000;
-	C.t0 = cli_ns(CLOCK_MONOTONIC);
+/* Start the checker threads, let them run --duration (showing progress), stop and join them. Returns the
+ * count started; fewer than C.nthreads means a thread could not start (the run is void). */
+static int check_run(struct tstate *ts)
+{
+	int started = 0;
+	int64_t end;
 	for (int i = 0; i < C.nthreads; i++) {
 		memset(&ts[i], 0, sizeof(ts[i]));
 		ts[i].idx = i;
@@ -369,118 +413,178 @@ int cmd_check(int argc, char **argv)
 		}
 		started++;
 	}
-	if (started < C.nthreads) {
-		__atomic_store_n(&C.stop, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&C.go, 1, __ATOMIC_RELEASE);
-		for (int i = 0; i < started; i++)
-			pthread_join(ts[i].th, NULL);
-		return CLI_EXIT_FAIL;
-	}
 	C.t0 = cli_ns(CLOCK_MONOTONIC);
-	__atomic_store_n(&C.go, 1, __ATOMIC_RELEASE);
-	{
-		struct timespec d = {(time_t)C.duration_s, (long)((C.duration_s - floor(C.duration_s)) * 1e9)};
-		while (nanosleep(&d, &d) != 0 && errno == EINTR && !cli_interrupted)
-			;
+	end = C.t0 + (int64_t)(C.duration_s * 1e9);
+	if (started == C.nthreads)
+		__atomic_store_n(&C.go, 1, __ATOMIC_RELEASE);
+	for (int64_t now = C.t0; started == C.nthreads && now < end && !cli_interrupted;
+	     now = cli_ns(CLOCK_MONOTONIC)) {
+		int64_t left = end - now;
+		struct timespec d = {0, left > 1000000000 ? 999999999 : (long)left}; /* a progress line a second */
+		unsigned long long reads = 0, bad = 0;
+		for (int i = 0; i < started; i++) {
+			reads += __atomic_load_n(&ts[i].iters, __ATOMIC_RELAXED);
+			for (int k = 0; k < V_N; k++)
+				bad += __atomic_load_n(&ts[i].v[k], __ATOMIC_RELAXED);
+		}
+		cli_progress(C.t0, C.duration_s, "check: %llu bracketed reads, %llu violations", reads, bad);
+		nanosleep(&d, NULL);
 	}
+	cli_progress_done();
 	__atomic_store_n(&C.stop, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&C.go, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < started; i++)
 		pthread_join(ts[i].th, NULL);
+	return started;
+}
+
+/* The threads' counts and worst cases, summed. */
+struct check_sum {
+	unsigned long long tot[V_N], total, iters, rounds, steps;
+	int64_t wmb, wma, wrb, wra, maxb;
+};
+
+static void check_add(struct check_sum *s, const struct tstate *ts, int n)
+{
+	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < n; i++) {
+		const struct tstate *t = &ts[i];
+		for (int k = 0; k < V_N; k++) {
+			s->tot[k] += t->v[k];
+			s->total += t->v[k];
+		}
+		s->iters += t->iters;
+		s->rounds += t->rounds;
+		s->steps += t->steps_seen;
+		s->wmb = t->worst_mono_below > s->wmb ? t->worst_mono_below : s->wmb;
+		s->wma = t->worst_mono_above > s->wma ? t->worst_mono_above : s->wma;
+		s->wrb = t->worst_real_below > s->wrb ? t->worst_real_below : s->wrb;
+		s->wra = t->worst_real_above > s->wra ? t->worst_real_above : s->wra;
+		s->maxb = t->max_bound > s->maxb ? t->max_bound : s->maxb;
+	}
+}
+
+static void check_print_json(const struct check_sum *s, const struct fc_status *st0, const struct fc_status *st,
+			     double wall, int passed, const char *inj)
+{
+	struct jw j;
+	jw_begin_doc(&j, "check");
+	bench_json_host(&j);
+	jw_obj(&j, "fastclock");
+	jw_str(&j, "backend", fc_backend_name(st->backend));
+	jw_str(&j, "reason", st->reason);
+	jw_int(&j, "period_ns", st->period_ns);
+	jw_int(&j, "reanchors", (int64_t)(st->reanchors - st0->reanchors));
+	jw_int(&j, "discontinuities", (int64_t)(st->discontinuities - st0->discontinuities));
+	jw_end_obj(&j);
+	jw_num(&j, "duration_s", C.duration_s);
+	jw_num(&j, "wall_s", round(wall * 1000) / 1000);
+	jw_int(&j, "threads", C.nthreads);
+	jw_int(&j, "slack_ns", C.slack_ns);
+	jw_int(&j, "max_documented_bound_ns", s->maxb);
+	jw_str(&j, "inject", C.inject ? inj : NULL);
+	jw_int(&j, "bracketed_reads", (int64_t)s->iters);
+	jw_int(&j, "pingpong_rounds", (int64_t)s->rounds);
+	jw_int(&j, "kernel_steps_seen", (int64_t)s->steps);
+	jw_obj(&j, "worst_outside_bracket_ns");
+	jw_int(&j, "mono_below", s->wmb);
+	jw_int(&j, "mono_above", s->wma);
+	jw_int(&j, "real_below", s->wrb);
+	jw_int(&j, "real_above", s->wra);
+	jw_end_obj(&j);
+	jw_obj(&j, "violations");
+	for (int k = 0; k < V_N; k++)
+		jw_int(&j, vnames[k], (int64_t)s->tot[k]);
+	jw_int(&j, "total", (int64_t)s->total);
+	jw_end_obj(&j);
+	jw_arr(&j, "first_violations");
+	for (int i = 0; i < C.nrec; i++) {
+		jw_obj(&j, NULL);
+		jw_str(&j, "kind", vnames[C.rec[i].kind]);
+		jw_int(&j, "thread", C.rec[i].thread);
+		jw_int(&j, "observed", C.rec[i].a);
+		jw_int(&j, "limit", C.rec[i].b);
+		jw_end_obj(&j);
+	}
+	jw_end_arr(&j);
+	bench_json_agreement(&j, &C.agree);
+	jw_bool(&j, "interrupted", cli_interrupted != 0);
+	jw_bool(&j, "passed", passed);
+	jw_end_obj(&j);
+}
+
+static void check_print_text(const struct check_sum *s, const struct fc_status *st0, const struct fc_status *st,
+			     double wall, int passed, const char *inj)
+{
+	int ncpu = cli_ncpus();
+	char pin[96];
+	if (C.nthreads <= ncpu)
+		snprintf(pin, sizeof(pin), "%d threads pinned one per CPU", C.nthreads);
+	else
+		snprintf(pin, sizeof(pin), "%d threads on %d CPUs (pinned round robin, up to %d per CPU)", C.nthreads,
+			 ncpu, (C.nthreads + ncpu - 1) / ncpu);
+	printf("fastclock check: %.1f s, %s; backend %s (%s)%s%s\n", wall, pin, fc_backend_name(st->backend),
+	       st->reason, C.inject ? "; SELF-TEST inject=" : "", C.inject ? inj : "");
+	printf("  bracketed reads      %llu (mono and real each), slack %lld ns + documented bound (max %lld ns)\n",
+	       s->iters, (long long)C.slack_ns, (long long)s->maxb);
+	printf("  worst outside        mono %lld ns below / %lld ns above the kernel's bracket; real %lld / %lld ns\n",
+	       (long long)s->wmb, (long long)s->wma, (long long)s->wrb, (long long)s->wra);
+	if (C.nthreads > 1)
+		printf("  token handoffs       %llu round the %d threads (causality)\n", s->rounds, C.nthreads);
+	else
+		printf("  token handoffs       none: causality is not checked with one thread\n");
+	printf("  re-anchors           %llu, discontinuities %llu, kernel wall-clock steps seen %llu\n",
+	       (unsigned long long)(st->reanchors - st0->reanchors),
+	       (unsigned long long)(st->discontinuities - st0->discontinuities), s->steps);
+	printf("  violations           %llu\n", s->total);
+	for (int k = 0; k < V_N; k++)
+		if (s->tot[k])
+			printf("    %-24s %llu\n", vnames[k], s->tot[k]);
+	for (int i = 0; i < C.nrec; i++)
+		printf("    first: %s on thread %d: observed %lld, limit %lld\n", vnames[C.rec[i].kind], C.rec[i].thread,
+		       C.rec[i].a, C.rec[i].b);
+	if (cli_interrupted)
+		printf("INTERRUPTED after %.1f of %.1f s: the figures above cover that time only\n", wall, C.duration_s);
+	printf("%s\n", passed ? "PASS" : "FAIL");
+}
+
+/* fastclock check: parse, run the threads, sum, judge, print. */
+int cmd_check(int argc, char **argv)
+{
+	static struct tstate ts[MAX_THREADS];
+	struct check_opts o = {0};
+	struct check_sum s;
+	struct fc_status st0, st;
+	int started, passed, rc;
+	double wall;
+
+	memset(&C, 0, sizeof(C));
+	pthread_mutex_init(&C.lock, NULL);
+	if ((rc = check_parse(argc, argv, &o)) >= 0)
+		return rc;
+	if (o.bound)
+		return check_bound(&o);
+	cli_catch_interrupt();
+	fc_init();
+	fc_status(&st0);
+	/* After a kernel step fastclock follows within one period (the notifier makes it sooner): skip the
+	 * realtime bracket for two periods plus 1 ms of scheduling slack. */
+	C.grace_ns = 2 * st0.period_ns + 1000000;
+	started = check_run(ts);
+	if (started < C.nthreads)
+		return CLI_EXIT_FAIL;
 	wall = (double)(cli_ns(CLOCK_MONOTONIC) - C.t0) / 1e9;
 	fc_status(&st);
-	for (int i = 0; i < started; i++) {
-		struct tstate *t = &ts[i];
-		for (int k = 0; k < V_N; k++) {
-			tot[k] += t->v[k];
-			total += t->v[k];
-		}
-		iters += t->iters;
-		rounds += t->rounds;
-		steps += t->steps_seen;
-		wmb = t->worst_mono_below > wmb ? t->worst_mono_below : wmb;
-		wma = t->worst_mono_above > wma ? t->worst_mono_above : wma;
-		wrb = t->worst_real_below > wrb ? t->worst_real_below : wrb;
-		wra = t->worst_real_above > wra ? t->worst_real_above : wra;
-		maxb = t->max_bound > maxb ? t->max_bound : maxb;
-	}
+	check_add(&s, ts, started);
 	if (C.inject && !C.injected)
-		cli_error("self-test: FASTCLOCK_CHECK_INJECT=%s was not applied (run longer); failing", inj);
-	if (iters == 0)
+		cli_error("self-test: FASTCLOCK_CHECK_INJECT=%s was not applied (run longer); failing", o.inj);
+	if (s.iters == 0)
 		cli_error("no bracketed read was made in %.3f s: nothing was checked; failing", wall);
-	passed = total == 0 && !(C.inject && !C.injected) && iters > 0;
-
-	if (C.json) {
-		struct jw j;
-		jw_begin_doc(&j, "check");
-		bench_json_host(&j);
-		jw_obj(&j, "fastclock");
-		jw_str(&j, "backend", fc_backend_name(st.backend));
-		jw_str(&j, "reason", st.reason);
-		jw_int(&j, "period_ns", st.period_ns);
-		jw_int(&j, "reanchors", (int64_t)(st.reanchors - st0.reanchors));
-		jw_int(&j, "discontinuities", (int64_t)(st.discontinuities - st0.discontinuities));
-		jw_end_obj(&j);
-		jw_num(&j, "duration_s", C.duration_s);
-		jw_num(&j, "wall_s", round(wall * 1000) / 1000);
-		jw_int(&j, "threads", C.nthreads);
-		jw_int(&j, "slack_ns", C.slack_ns);
-		jw_int(&j, "max_documented_bound_ns", maxb);
-		jw_str(&j, "inject", C.inject ? inj : NULL);
-		jw_int(&j, "bracketed_reads", (int64_t)iters);
-		jw_int(&j, "pingpong_rounds", (int64_t)rounds);
-		jw_int(&j, "kernel_steps_seen", (int64_t)steps);
-		jw_obj(&j, "worst_outside_bracket_ns");
-		jw_int(&j, "mono_below", wmb);
-		jw_int(&j, "mono_above", wma);
-		jw_int(&j, "real_below", wrb);
-		jw_int(&j, "real_above", wra);
-		jw_end_obj(&j);
-		jw_obj(&j, "violations");
-		for (int k = 0; k < V_N; k++)
-			jw_int(&j, vnames[k], (int64_t)tot[k]);
-		jw_int(&j, "total", (int64_t)total);
-		jw_end_obj(&j);
-		jw_arr(&j, "first_violations");
-		for (int i = 0; i < C.nrec; i++) {
-			jw_obj(&j, NULL);
-			jw_str(&j, "kind", vnames[C.rec[i].kind]);
-			jw_int(&j, "thread", C.rec[i].thread);
-			jw_int(&j, "observed", C.rec[i].a);
-			jw_int(&j, "limit", C.rec[i].b);
-			jw_end_obj(&j);
-		}
-		jw_end_arr(&j);
-		bench_json_agreement(&j, &C.agree);
-		jw_bool(&j, "interrupted", cli_interrupted != 0);
-		jw_bool(&j, "passed", passed);
-		jw_end_obj(&j);
-	} else {
-		printf("fastclock check: %.1f s, %d threads pinned one per CPU; backend %s (%s)%s%s\n", wall, C.nthreads,
-		       fc_backend_name(st.backend), st.reason, C.inject ? "; SELF-TEST inject=" : "", C.inject ? inj : "");
-		printf("  bracketed reads      %llu (mono and real each), slack %lld ns + documented bound (max %lld ns)\n",
-		       iters, (long long)C.slack_ns, (long long)maxb);
-		printf("  worst outside        mono %lld ns below / %lld ns above the kernel's bracket; real %lld / %lld "
-		       "ns\n",
-		       (long long)wmb, (long long)wma, (long long)wrb, (long long)wra);
-		if (C.nthreads > 1)
-			printf("  token handoffs       %llu round the %d threads (causality)\n", rounds, C.nthreads);
-		else
-			printf("  token handoffs       none: causality is not checked with one thread\n");
-		printf("  re-anchors           %llu, discontinuities %llu, kernel wall-clock steps seen %llu\n",
-		       (unsigned long long)(st.reanchors - st0.reanchors),
-		       (unsigned long long)(st.discontinuities - st0.discontinuities), steps);
-		printf("  violations           %llu\n", total);
-		for (int k = 0; k < V_N; k++)
-			if (tot[k])
-				printf("    %-24s %llu\n", vnames[k], tot[k]);
-		for (int i = 0; i < C.nrec; i++)
-			printf("    first: %s on thread %d: observed %lld, limit %lld\n", vnames[C.rec[i].kind],
-			       C.rec[i].thread, C.rec[i].a, C.rec[i].b);
-		if (cli_interrupted)
-			printf("INTERRUPTED after %.1f of %.1f s: the figures above cover that time only\n", wall,
-			       C.duration_s);
-		printf("%s\n", passed ? "PASS" : "FAIL");
-	}
+	passed = s.total == 0 && !(C.inject && !C.injected) && s.iters > 0;
+	if (C.json)
+		check_print_json(&s, &st0, &st, wall, passed, o.inj);
+	else
+		check_print_text(&s, &st0, &st, wall, passed, o.inj);
 	agree_free(&C.agree);
 	return passed ? cli_interrupted_exit() : CLI_EXIT_FAIL;
 }

@@ -81,6 +81,11 @@ static inline int64_t cli_ns(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 int cli_ncpus(void);
+/* A progress line on stderr ("what  12 s of 60 s, ETA 48 s"), redrawn in place on a terminal; off when stderr
+ * is not one, unless FASTCLOCK_PROGRESS=1 (then one line per call; FASTCLOCK_PROGRESS=0 turns it off). */
+int cli_progress_enabled(void);
+void cli_progress(int64_t t0_ns, double planned_s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void cli_progress_done(void); /* erase the line */
 /* Pin the calling thread to the idx-th CPU of the process's affinity mask (round robin). Best effort. */
 void cli_pin_thread(int idx);
 

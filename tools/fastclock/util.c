@@ -103,6 +103,42 @@ int cli_parse_long(const char *s, long *out)
 	return 0;
 }
 
+/* ---- progress on stderr ---- */
+static int progress_on = -1;
+
+int cli_progress_enabled(void)
+{
+	if (progress_on < 0) {
+		const char *e = getenv("FASTCLOCK_PROGRESS");
+		progress_on = e && *e ? strcmp(e, "0") != 0 : isatty(STDERR_FILENO);
+	}
+	return progress_on;
+}
+
+void cli_progress(int64_t t0_ns, double planned_s, const char *fmt, ...)
+{
+	va_list ap;
+	double done;
+	if (!cli_progress_enabled())
+		return;
+	done = (double)(cli_ns(CLOCK_MONOTONIC) - t0_ns) / 1e9;
+	if (isatty(STDERR_FILENO))
+		fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "  %.0f s of %.0f s, ETA %.0f s", done, planned_s, done < planned_s ? planned_s - done : 0.0);
+	if (!isatty(STDERR_FILENO))
+		fputc('\n', stderr); /* FASTCLOCK_PROGRESS=1 on a pipe or file: one line each */
+	fflush(stderr);
+}
+
+void cli_progress_done(void)
+{
+	if (cli_progress_enabled() && isatty(STDERR_FILENO))
+		fputs("\r\033[K", stderr);
+}
+
 int cli_ncpus(void)
 {
 	cpu_set_t set;
