@@ -65,6 +65,11 @@ def t_bench_json():
         assert len(h["edges_ns"]) == len(h["counts"]) + 1
         assert sum(h["counts"]) + h["zero"] + h["negative"] == c["deltas"]["samples"], c["name"]
         assert c["cost"]["min_ns"] <= c["cost"]["median_ns"] <= c["cost"]["max_ns"]
+        lat = c["latency"]  # issue 28 item 10: the single-read tail, ordered, from thousands of reads
+        assert lat["samples"] >= 4096, (c["name"], lat)
+        assert lat["p50_ns"] <= lat["p99_ns"] <= lat["p99_9_ns"] <= lat["p99_99_ns"] <= lat["max_ns"], (c["name"], lat)
+    ra = doc["reanchor_read"]  # no updater ran before it: every sample is a read that re-anchored
+    assert ra["samples"] == 40 and ra["p50_ns"] <= ra["max_ns"], ra
     a = doc["agreement"]
     assert a["samples"] == len(a["t_s"]) == len(a["mono_err_ns"]) == len(a["real_half_ns"]) > 0
     assert p.stderr == "", "progress output on a non-tty stderr: " + p.stderr[:200]

@@ -16,6 +16,9 @@
  *   deltas      runs of CHUNK consecutive reads stored raw; differences within a run (never across two
  *               runs) give the smallest non-zero delta (observed resolution), the share of zero deltas
  *               (staleness), the percentiles and the backward steps.
+ *   latency     single reads, each between two ordered bare counter reads (fcb_ctr_ordered), the two reads'
+ *               own cost (median of back-to-back pairs) taken off: p50, p99, p99.9, p99.99 and max per clock,
+ *               the reads that re-anchor a stale hand (once a period without the updater) in the tail.
  *   threads     for each thread count T (1 always among them), T threads pinned round robin call the clock's
  *               batch loop; each publishes its count of completed calls. The main thread reads all counts at
  *               the start and at the end of ONE common window: rate(T) = calls in the window / the window, so
@@ -301,6 +304,89 @@ static void measure_costs(struct result *res, int m, double budget_s, int i_vdso
 }
 
 /* ---- deltas ---- */
+/* ---- the reader that re-anchors ---- */
+#define REANCHOR_SAMPLES 40
+/* Before anything starts the updater thread (the first coarse read would): REANCHOR_SAMPLES times, wait 1.5
+ * periods without a read, so the hand is stale, then time the fc_mono_ns that re-anchors it and the one right
+ * after (steady state), each between two ordered counter reads. Skipped (n = 0) when an updater runs (it
+ * keeps the hand fresh: no reader re-anchors) or the counter's rate is unknown. */
+static void measure_reanchor(const struct fc_status *st)
+{
+	double slow[REANCHOR_SAMPLES], fast[REANCHOR_SAMPLES];
+	int n = 0;
+	if (st->updater_running || isnan(B.ctr_ns_per_tick) || st->period_ns <= 0 || st->period_ns > 100000000)
+		return;
+	for (; n < REANCHOR_SAMPLES && !cli_interrupted; n++) {
+		struct timespec d = {0, (long)(st->period_ns * 3 / 2)};
+		int64_t t0, t1, t2;
+		nanosleep(&d, NULL);
+		t0 = fcb_ctr_ordered();
+		fcb_sink = fc_mono_ns();
+		t1 = fcb_ctr_ordered();
+		fcb_sink = fc_mono_ns();
+		t2 = fcb_ctr_ordered();
+		slow[n] = fmax(0, (double)(t1 - t0) - B.lat_overhead) * B.ctr_ns_per_tick;
+		fast[n] = fmax(0, (double)(t2 - t1) - B.lat_overhead) * B.ctr_ns_per_tick;
+	}
+	if (!n)
+		return;
+	stat_sort(slow, (size_t)n);
+	stat_sort(fast, (size_t)n);
+	B.reanchor_n = n;
+	B.reanchor_p50 = stat_percentile_sorted(slow, (size_t)n, 50);
+	B.reanchor_max = slow[n - 1];
+	B.steady_p50 = stat_percentile_sorted(fast, (size_t)n, 50);
+}
+
+/* ---- single-read latency ---- */
+/* The ticks two back-to-back ordered counter reads take (median of CHUNK pairs): what every latency sample
+ * includes besides the read itself. */
+static double latency_overhead(void)
+{
+	double *d = malloc(CHUNK * sizeof(double)), o;
+	if (!d)
+		return 0;
+	for (long i = 0; i < CHUNK; i++) {
+		int64_t t0 = fcb_ctr_ordered();
+		d[i] = (double)(fcb_ctr_ordered() - t0);
+	}
+	stat_sort(d, CHUNK);
+	o = stat_percentile_sorted(d, CHUNK, 50);
+	free(d);
+	return o;
+}
+
+/* Single reads, each between two ordered counter reads, for budget_s (at least one CHUNK, at most
+ * MAX_DELTA_SAMPLES): the tail (p99.9, p99.99, max) holds the reads that took the slow path (the reader that
+ * re-anchors a stale hand, once a period without the updater) and those the machine interrupted. */
+static void measure_latency(struct result *r, double budget_s)
+{
+	int64_t *raw = malloc(CHUNK * sizeof(int64_t));
+	double *d = malloc(MAX_DELTA_SAMPLES * sizeof(double));
+	int64_t deadline = cli_ns(CLOCK_MONOTONIC) + (int64_t)(budget_s * 1e9);
+	long n = 0;
+	if (!raw || !d || !r->c->latency || isnan(B.ctr_ns_per_tick)) {
+		free(raw);
+		free(d);
+		return;
+	}
+	do {
+		long want = MAX_DELTA_SAMPLES - n < CHUNK ? MAX_DELTA_SAMPLES - n : CHUNK;
+		r->c->latency(raw, want);
+		for (long i = 0; i < want; i++)
+			d[n++] = fmax(0, (double)raw[i] - B.lat_overhead) * B.ctr_ns_per_tick;
+	} while (n < MAX_DELTA_SAMPLES && !cli_interrupted && cli_ns(CLOCK_MONOTONIC) < deadline);
+	stat_sort(d, (size_t)n);
+	r->lat_samples = n;
+	r->lat_p50 = stat_percentile_sorted(d, (size_t)n, 50);
+	r->lat_p99 = stat_percentile_sorted(d, (size_t)n, 99);
+	r->lat_p999 = stat_percentile_sorted(d, (size_t)n, 99.9);
+	r->lat_p9999 = stat_percentile_sorted(d, (size_t)n, 99.99);
+	r->lat_max = d[n - 1];
+	free(raw);
+	free(d);
+}
+
 static void measure_deltas(struct result *r, double budget_s)
 {
 	const struct fcb_clock *c = r->c;
@@ -553,6 +639,8 @@ int cmd_bench(int argc, char **argv)
 		cli_error("warning: fc_updater_start failed: %s", strerror(errno));
 	fc_status(&st);
 	B.ns_per_tick = st.backend == FC_BACKEND_COUNTER && st.counter_hz ? 1e9 / (double)st.counter_hz : 1.0;
+	B.ctr_ns_per_tick = fcb_ctr_is_ns ? 1.0 : st.counter_hz ? 1e9 / (double)st.counter_hz : NAN;
+	B.lat_overhead = latency_overhead();
 	res = calloc((size_t)m, sizeof(*res));
 	if (!res) {
 		cli_error("out of memory");
@@ -572,7 +660,9 @@ int cmd_bench(int argc, char **argv)
 				       ? (double)rs.tv_sec * 1e9 + (double)rs.tv_nsec
 				       : NAN;
 		r->observed_ns = r->d_min = r->d_p25 = r->d_p50 = r->d_p75 = r->d_p99 = r->d_max = NAN;
+		r->lat_p50 = r->lat_p99 = r->lat_p999 = r->lat_p9999 = r->lat_max = NAN;
 	}
+	measure_reanchor(&st);
 	agree_sample();
 	measure_costs(res, m, B.duration_s * SHARE_COST, iref[0], iref[1], iref[2]);
 	for (int i = 0; i < n && !cli_interrupted; i++) {
@@ -583,7 +673,9 @@ int cmd_bench(int argc, char **argv)
 		progress((size_t)i, (size_t)n, sel[i]->name, "deltas");
 		agree_sample();
 		if (!isnan(res[i].ns_per_unit))
-			measure_deltas(&res[i], per_clock * SHARE_DELTAS / (SHARE_DELTAS + SHARE_THREADS));
+			measure_deltas(&res[i], per_clock * SHARE_DELTAS / 2 / (SHARE_DELTAS + SHARE_THREADS));
+		progress((size_t)i, (size_t)n, sel[i]->name, "single-read latency");
+		measure_latency(&res[i], per_clock * SHARE_DELTAS / 2 / (SHARE_DELTAS + SHARE_THREADS));
 		progress((size_t)i, (size_t)n, sel[i]->name, "threads");
 		agree_sample();
 		measure_threads(&res[i], per_clock * SHARE_THREADS / (SHARE_DELTAS + SHARE_THREADS));

@@ -28,6 +28,9 @@ struct result {
 	/* deltas */
 	long samples, zero, backward;
 	double d_min, d_p25, d_p50, d_p75, d_p99, d_max;
+	/* single-read latency (ns, the bracketing counter reads' own cost taken off): NAN when not measured */
+	long lat_samples;
+	double lat_p50, lat_p99, lat_p999, lat_p9999, lat_max;
 	long hist[HIST_NBINS];
 	/* threads: the first nthreads of B.threads were measured */
 	int nthreads;
@@ -47,6 +50,11 @@ struct bench_cfg {
 	struct agree_series agree;
 	double ns_per_tick;
 	int64_t waited_ns; /* time the thread windows waited for workers that had not run (a busy machine) */
+	double ctr_ns_per_tick;  /* fcb_ctr_ordered's unit in ns (NAN: a counter of unknown rate) */
+	double lat_overhead;     /* ticks between two back-to-back fcb_ctr_ordered reads (median) */
+	/* the reader that re-anchors: fc_mono_ns after 1.5 periods without a read and with no updater running */
+	int reanchor_n;
+	double reanchor_p50, reanchor_max, steady_p50; /* ns; steady: the read right after it */
 };
 
 /* Print the run in the format cfg->out names (text, JSON, CSV, Markdown) on standard output. */

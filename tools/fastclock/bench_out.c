@@ -57,8 +57,8 @@ static void print_text(struct result *res, size_t n, double wall_s, const struct
 	       "%s and to the bare counter read; res: clock_getres / smallest delta; stale: zero deltas; back: "
 	       "backward steps\n",
 	       n ? res[0].reps : 0L, FCB_VDSO_REF);
-	printf("%-36s %9s %17s %7s %6s %9s %9s %6s %9s %9s %5s", "clock", "ns/call", "[p25..p75]", "x vDSO", "x ctr",
-	       "getres", "observed", "stale", "d50", "d99", "back");
+	printf("%-36s %9s %17s %7s %6s %9s %9s %6s %9s %9s %5s %9s %9s", "clock", "ns/call", "[p25..p75]", "x vDSO",
+	       "x ctr", "getres", "observed", "stale", "d50", "d99", "back", "lat99.99", "lat max");
 	for (int k = 0; k < B->nthreads; k++)
 		printf(" %8s%-3d", "Mops/s@", B->threads[k]);
 	printf(" %6s %5s\n", "eff", "cpu");
@@ -72,11 +72,18 @@ static void print_text(struct result *res, size_t n, double wall_s, const struct
 		printf("%-36s %9.2f %17s %7.2f %6.2f %9s %9s %5.1f%% %9.4g %9.4g %5ld", r->c->name, r->cost_med, rng,
 		       r->x_vdso, r->x_ctr, gr, ob, r->samples ? 100.0 * (double)r->zero / (double)r->samples : NAN,
 		       r->d_p50, r->d_p99, r->backward);
+		printf(" %9.4g %9.4g", r->lat_p9999, r->lat_max);
 		for (int k = 0; k < B->nthreads; k++)
 			printf(" %11.2f", k < r->nthreads ? r->rate[k] / 1e6 : NAN);
 		printf(" %5.0f%% %4.0f%%\n", last >= 0 ? 100 * r->eff[last] : NAN, last >= 0 ? 100 * r->share[last] : NAN);
 	}
 	print_agreement_summary();
+	if (B->reanchor_n)
+		printf("the reader that re-anchors: fc_mono_ns after 1.5 periods without a read took %.0f ns (median of %d; "
+		       "max %.0f), the read after it %.0f ns\n", B->reanchor_p50, B->reanchor_n, B->reanchor_max,
+		       B->steady_p50);
+	printf("lat99.99, lat max: single-read latency in ns (one read between two counter reads, their cost taken "
+	       "off): the slow path (a re-anchor) and interruptions are in this tail\n");
 	printf("Mops/s@T: calls per second of T threads over one common window; eff: rate(T) / (T x rate(1)) at the "
 	       "largest T; cpu: the threads' CPU time / wall time there (< 100%%: other load)\n");
 }
@@ -114,6 +121,16 @@ static void print_markdown(struct result *res, size_t n, const struct fc_status 
 				printf(" - |");
 		printf("\n");
 	}
+	printf("\n| clock | single read p50 ns | p99 | p99.9 | p99.99 | max |\n|---|---:|---:|---:|---:|---:|\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct result *r = &res[i];
+		printf("| `%s` | %.1f | %.1f | %.1f | %.1f | %.0f |\n", r->c->name, r->lat_p50, r->lat_p99, r->lat_p999,
+		       r->lat_p9999, r->lat_max);
+	}
+	if (B->reanchor_n)
+		printf("\nThe reader that re-anchors (`fc_mono_ns` after 1.5 periods without a read, no updater): %.0f ns "
+		       "(median of %d, max %.0f); the read after it %.0f ns.\n", B->reanchor_p50, B->reanchor_n,
+		       B->reanchor_max, B->steady_p50);
 }
 
 static void print_csv(struct result *res, size_t n)
@@ -147,6 +164,12 @@ static void print_csv(struct result *res, size_t n)
 			{"delta_p75_ns", r->d_p75},
 			{"delta_p99_ns", r->d_p99},
 			{"delta_max_ns", r->d_max},
+			{"latency_samples", (double)r->lat_samples},
+			{"latency_p50_ns", r->lat_p50},
+			{"latency_p99_ns", r->lat_p99},
+			{"latency_p99_9_ns", r->lat_p999},
+			{"latency_p99_99_ns", r->lat_p9999},
+			{"latency_max_ns", r->lat_max},
 		};
 		for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
 			cli_csv_row(r->c->name, rows[k].name, -1, rows[k].v);
@@ -271,6 +294,14 @@ static void json_clock(struct jw *j, const struct result *r)
 	jw_int(j, "negative", r->backward);
 	jw_end_obj(j);
 	jw_end_obj(j);
+	jw_obj(j, "latency");
+	jw_int(j, "samples", r->lat_samples);
+	jw_num(j, "p50_ns", r->lat_p50);
+	jw_num(j, "p99_ns", r->lat_p99);
+	jw_num(j, "p99_9_ns", r->lat_p999);
+	jw_num(j, "p99_99_ns", r->lat_p9999);
+	jw_num(j, "max_ns", r->lat_max);
+	jw_end_obj(j);
 	jw_arr(j, "threads");
 	for (int k = 0; k < r->nthreads; k++) {
 		jw_obj(j, NULL);
@@ -314,6 +345,12 @@ static void print_json(struct result *res, size_t n, double wall_s, const struct
 	for (size_t i = 0; i < n; i++)
 		json_clock(&j, &res[i]);
 	jw_end_arr(&j);
+	jw_obj(&j, "reanchor_read");
+	jw_int(&j, "samples", B->reanchor_n);
+	jw_num(&j, "p50_ns", B->reanchor_n ? B->reanchor_p50 : NAN);
+	jw_num(&j, "max_ns", B->reanchor_n ? B->reanchor_max : NAN);
+	jw_num(&j, "next_read_p50_ns", B->reanchor_n ? B->steady_p50 : NAN);
+	jw_end_obj(&j);
 	bench_json_agreement(&j, &B->agree);
 	jw_end_obj(&j);
 }

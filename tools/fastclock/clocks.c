@@ -82,13 +82,6 @@ static inline int64_t ctr_raw(void)
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 	return (int64_t)(((uint64_t)hi << 32) | lo);
 }
-/* lfence waits for every earlier instruction to complete before rdtsc reads the counter */
-static inline int64_t ctr_ordered(void)
-{
-	uint32_t lo, hi;
-	__asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return (int64_t)(((uint64_t)hi << 32) | lo);
-}
 static inline int64_t ctr_rdtscp(void)
 {
 	uint32_t lo, hi, aux;
@@ -100,13 +93,6 @@ static inline int64_t ctr_raw(void)
 {
 	uint64_t v;
 	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
-	return (int64_t)v;
-}
-/* isb: the counter is read after every earlier instruction has completed */
-static inline int64_t ctr_ordered(void)
-{
-	uint64_t v;
-	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
 	return (int64_t)v;
 }
 #endif
@@ -121,7 +107,7 @@ FCB_INLINE int64_t bounded_mid(int (*f)(struct fc_interval *))
 FCB_DEFINE(empty, opaque_one())
 #if defined(__x86_64__) || defined(__aarch64__)
 FCB_DEFINE(ctr_raw, ctr_raw())
-FCB_DEFINE(ctr_ordered, ctr_ordered())
+FCB_DEFINE(ctr_ordered, fcb_ctr_ordered())
 #endif
 #if defined(__x86_64__)
 FCB_DEFINE(ctr_rdtscp, ctr_rdtscp())
@@ -156,7 +142,8 @@ FCB_DEFINE(fc_cgt_realtime_coarse, fcgt(CLOCK_REALTIME_COARSE))
 FCB_DEFINE(fc_gettimeofday, fc_gtod_us())
 
 #define E(NAME, GROUP, TL, CALL, ID, NOMINAL, NPU, BASE, SYM)                                              \
-	{NAME, GROUP, TL, CALL, ID, NOMINAL, NPU, FCB_BASE_##BASE, fcb_batch_##SYM, fcb_sample_##SYM}
+	{NAME, GROUP, TL, CALL, ID, NOMINAL, NPU, FCB_BASE_##BASE, fcb_batch_##SYM, fcb_sample_##SYM,           \
+	 fcb_latency_##SYM}
 
 const struct fcb_clock fcb_c_clocks[] = {
 	E("(empty loop)", "reference", "none", "the batch loop alone (an opaque 1 summed)", -1, 0, 1, RAW, empty),

@@ -4,7 +4,9 @@
  * Each entry's read is compiled into two specialised loops (FCB_DEFINE), so the call under test is inlined
  * exactly as an application would inline it, with no function pointer between the loop and the clock:
  *   batch(n)        n reads whose values are summed and stored into a volatile sink (the cost loop);
- *   sample(buf, n)  n consecutive reads stored raw (the deltas: resolution, staleness, backward steps).
+ *   sample(buf, n)  n consecutive reads stored raw (the deltas: resolution, staleness, backward steps);
+ *   latency(buf, n) n single reads, each between two ordered counter reads (fcb_ctr_ordered), the ticks
+ *                   between them stored (the single-read tail latency, the reader that re-anchors included).
  * Values are in the clock's own unit; ns_per_unit converts them (0 for fc_ticks, -1 for the bare counter
  * reads: the tool fills in 1e9 / counter_hz at run time, or skips the deltas of a counter of unknown rate).
  * Each clock names the bare counter read it is compared with in the "x ctr" ratio (base): the ordered read
@@ -38,6 +40,35 @@ enum { FCB_BASE_RAW, FCB_BASE_ORDERED };
 #define FCB_CTR_ORDERED ""
 #endif
 
+/* The ordered bare counter read (lfence;rdtsc, isb;mrs cntvct_el0) that brackets a single read; elsewhere the
+ * kernel's CLOCK_MONOTONIC in ns. fcb_ctr_is_ns says which. */
+#if defined(__x86_64__)
+static inline int64_t fcb_ctr_ordered(void)
+{
+	uint32_t lo, hi; /* lfence waits for every earlier instruction to complete before rdtsc reads the counter */
+	__asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return (int64_t)(((uint64_t)hi << 32) | lo);
+}
+#define fcb_ctr_is_ns 0
+#elif defined(__aarch64__)
+static inline int64_t fcb_ctr_ordered(void)
+{
+	uint64_t v; /* isb: the counter is read after every earlier instruction has completed */
+	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return (int64_t)v;
+}
+#define fcb_ctr_is_ns 0
+#else
+#include <time.h>
+static inline int64_t fcb_ctr_ordered(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+#define fcb_ctr_is_ns 1
+#endif
+
 struct fcb_clock {
 	const char *name;     /* what --clocks matches (globs, case-insensitive) */
 	const char *group;    /* libc, clock_gettime, counter, std::chrono, fastclock */
@@ -49,6 +80,7 @@ struct fcb_clock {
 	int base;             /* FCB_BASE_RAW or FCB_BASE_ORDERED: the counter read of its "x ctr" ratio */
 	void (*batch)(long n);
 	void (*sample)(int64_t *buf, long n);
+	void (*latency)(int64_t *buf, long n);
 };
 
 #define FCB_DEFINE(ID, EXPR)                                                                               \
@@ -64,6 +96,14 @@ struct fcb_clock {
 	{                                                                                                  \
 		for (long i = 0; i < n; i++)                                                               \
 			buf[i] = fcb_read_##ID();                                                          \
+	}                                                                                                  \
+	static __attribute__((noinline, unused)) void fcb_latency_##ID(int64_t *buf, long n)                \
+	{                                                                                                  \
+		for (long i = 0; i < n; i++) {                                                             \
+			int64_t t0 = fcb_ctr_ordered(), v = fcb_read_##ID();                               \
+			__asm__ __volatile__("" : : "r"(v) : "memory"); /* the read happens, in between */ \
+			buf[i] = fcb_ctr_ordered() - t0;                                                   \
+		}                                                                                          \
 	}
 
 /* Tables: C clocks (clocks.c), C++ std::chrono / fastclock.hpp clocks (clocks_chrono.cc), and Abseil's

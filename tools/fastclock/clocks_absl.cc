@@ -13,7 +13,7 @@ FCB_DEFINE(absl_nanos, absl::GetCurrentTimeNanos())
 } // namespace
 
 // absl reads the TSC without a fence and interpolates from a kernel sample: compared with the plain counter read.
-#define E(NAME, CALL, SYM) {NAME, "absl", "realtime", CALL, -1, 0, 1, FCB_BASE_RAW, fcb_batch_##SYM, fcb_sample_##SYM}
+#define E(NAME, CALL, SYM) {NAME, "absl", "realtime", CALL, -1, 0, 1, FCB_BASE_RAW, fcb_batch_##SYM, fcb_sample_##SYM, fcb_latency_##SYM}
 
 extern "C" {
 const struct fcb_clock fcb_absl_clocks[] = {

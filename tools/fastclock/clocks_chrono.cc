@@ -22,7 +22,7 @@ FCB_DEFINE(fc_coarse_steady, now_ns<fastclock::coarse_steady_clock>())
 
 } // namespace
 
-#define E(NAME, TL, CALL, BASE, SYM) {NAME, GROUP, TL, CALL, -1, 0, 1, FCB_BASE_##BASE, fcb_batch_##SYM, fcb_sample_##SYM}
+#define E(NAME, TL, CALL, BASE, SYM) {NAME, GROUP, TL, CALL, -1, 0, 1, FCB_BASE_##BASE, fcb_batch_##SYM, fcb_sample_##SYM, fcb_latency_##SYM}
 
 extern "C" {
 #define GROUP "std::chrono"

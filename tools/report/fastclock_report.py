@@ -169,6 +169,11 @@ def combine(paths, docs):
             h0["counts"] = [sum(v) for v in zip(*[h.get("counts", []) for h in hs])]
             h0["zero"] = sum(h.get("zero", 0) or 0 for h in hs)
             h0["negative"] = sum(h.get("negative", 0) or 0 for h in hs)
+        lats = [x.get("latency") for x in cs if x.get("latency")]
+        if lats:
+            c["latency"] = {k: med([x.get(k) for x in lats]) for k in ("p50_ns", "p99_ns", "p99_9_ns", "p99_99_ns")}
+            c["latency"]["max_ns"] = max((x.get("max_ns") for x in lats if x.get("max_ns") is not None), default=None)
+            c["latency"]["samples"] = sum(x.get("samples") or 0 for x in lats)
         for j, t in enumerate(c.get("threads", [])):
             ps = [x["threads"][j] for x in cs if j < len(x.get("threads", []))]
             for key in ("calls_per_s", "efficiency", "cpu_share"):
@@ -230,6 +235,7 @@ def clock_rows(doc):
             "mcalls_1thr": None if one.get("calls_per_s") is None else one["calls_per_s"] / 1e6,
             "delta_p50_ns": d.get("p50_ns"), "delta_p99_ns": d.get("p99_ns"),
             "zero_pct": None if d.get("zero_share") is None else 100 * d["zero_share"],
+            "lat_p9999_ns": c.get("latency", {}).get("p99_99_ns"), "lat_max_ns": c.get("latency", {}).get("max_ns"),
             "backward": d.get("backward_steps"), "check": " ".join(figure_checks(c)),
         })
     return rows
@@ -268,6 +274,7 @@ TABLE_COLS = [("clock", "clock"), ("median_ns", "median ns/call"), ("p25_ns", "p
               ("runs_min_ns", "runs' min"), ("runs_max_ns", "runs' max"), ("x_vdso", "x vDSO"),
               ("x_counter", "x counter"), ("mcalls_1thr", "Mcalls/s 1 thr"), ("delta_p50_ns", "delta p50 ns"),
               ("delta_p99_ns", "delta p99 ns"), ("zero_pct", "zero deltas %"), ("backward", "backward"),
+              ("lat_p9999_ns", "1 read p99.99 ns"), ("lat_max_ns", "1 read max ns"),
               ("check", "check")]
 
 
