@@ -316,10 +316,57 @@ def t_progress_counts_and_eta():
 def t_bench_duration_is_kept():
     """Issue 28 item 9: `bench --duration 2` ran 3 s (6 s on a busy machine): the calibration was outside the
     budget and each clock's share was fixed before the run. Now the run keeps to --duration, beyond it only
-    the time the engine itself reports waiting for threads that got no CPU (waited_for_cpu_s) and 0.75 s for
-    the last clock's minimum work."""
+    the time the engine itself reports waiting for a CPU (waited_for_cpu_s: workers starting, running and
+    stopping; the main thread runnable but not running) and 1.5 s: the minimum work (7 cost rounds, a chunk
+    per clock) and what a VM's host steals unseen (0.84 s was the most seen at a load of 15 on 2 CPUs)."""
     doc = json.loads(run(["bench", "--json", "--duration", "2"]).stdout)
-    assert doc["wall_s"] <= 2 + doc["waited_for_cpu_s"] + 0.75, (doc["wall_s"], doc["waited_for_cpu_s"])
+    assert doc["wall_s"] <= 2 + doc["waited_for_cpu_s"] + 1.5, (doc["wall_s"], doc["waited_for_cpu_s"])
+
+
+def t_monitor_lines():
+    """Issue 28 item 10: `monitor` prints one JSON line per interval (schema monitor), numbered, in time order;
+    Ctrl-C ends it with exit 130 after whole lines; an output error is exit 3."""
+    p = run(["monitor", "--interval", "0.1", "--count", "3"])
+    lines = p.stdout.splitlines()
+    assert len(lines) == 3, p.stdout
+    docs = [json.loads(ln) for ln in lines]
+    for d in docs:
+        validate(d, "monitor")
+    assert [d["seq"] for d in docs] == [1, 2, 3] and docs[0]["t_s"] < docs[1]["t_s"] < docs[2]["t_s"], docs
+    out = interrupt(["monitor", "--interval", "0.2"], 1.0)
+    got = [json.loads(ln) for ln in out.splitlines()]
+    assert got and all(d["schema"] == "fastclock-monitor/1" for d in got), out
+    with open("/dev/full", "w") as full:
+        expect_output_error(["monitor", "--interval", "0.05", "--count", "2"], "/dev/full", stdout=full)
+    run(["monitor", "--count", "2.5"], check_rc=2)
+
+
+def t_compare_two_runs():
+    """Issue 28 item 10: `compare A.json B.json`: B / A per clock (computed here: the fixture against itself
+    with every cost doubled gives 2.00 for each), a verdict line first, --json the same as a document; a check
+    JSON or one argument is refused (exit 2)."""
+    fx = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
+    with open(fx) as f:
+        doc = json.load(f)
+    for c in doc["clocks"]:
+        for k in ("median_ns", "p25_ns", "p75_ns"):
+            c["cost"][k] *= 2
+    fb = os.path.join(A.work, "b.json")
+    with open(fb, "w") as f:
+        json.dump(doc, f)
+    env = {"FASTCLOCK_PYTHON": sys.executable}
+    p = run(["compare", fx, fb], env=env)
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("Verdict: fc_mono_ns ") and "(2.00x)" in lines[0], lines[0]
+    rows = [ln for ln in lines if ln.startswith("| `")]
+    assert len(rows) == len(doc["clocks"]) and all(ln.split(" | ")[3] == "2" for ln in rows), rows[:3]
+    j = json.loads(run(["compare", fx, fb, "--json"], env=env).stdout)
+    assert j["schema"] == "fastclock-compare/1" and len(j["clocks"]) == len(doc["clocks"])
+    assert all(abs(r["b_over_a"] - 2) < 1e-9 for r in j["clocks"]), j["clocks"][:2]
+    chk = os.path.join(A.source, "tests", "cli", "fixtures", "check_small.json")
+    p = run(["compare", fx, chk], env=env, check_rc=2)
+    assert "check_small.json" in p.stderr, p.stderr
+    run(["compare", fx], env=env, check_rc=2)
 
 
 def t_report_output_not_a_directory():

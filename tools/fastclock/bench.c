@@ -518,8 +518,10 @@ static void measure_threads(struct result *r, double budget_s)
 				break;
 			started++;
 		}
+		t_go = cli_ns(CLOCK_MONOTONIC);
 		while (__atomic_load_n(&ready, __ATOMIC_RELAXED) < started)
 			sched_yield();
+		B.waited_ns += cli_ns(CLOCK_MONOTONIC) - t_go; /* the workers' start: as long as the CPUs make it */
 		t_go = cli_ns(CLOCK_MONOTONIC);
 		__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
 		/* The window opens once every worker has run (a tenth of the slice, longer if one has not) and closes
@@ -538,6 +540,7 @@ static void measure_threads(struct result *r, double budget_s)
 			pthread_join(w[i].th, NULL);
 			cpu += (double)w[i].cpu_ns;
 		}
+		B.waited_ns += cli_ns(CLOCK_MONOTONIC) - t_stop; /* their end: as long as they take to get a CPU */
 		if (cli_interrupted)
 			break; /* a window cut short is not a measurement */
 		r->rate[k] = started == nt && t2 > t1 && s2 > s1 ? (double)(s2 - s1) * 1e9 / (double)(t2 - t1) : NAN;
@@ -609,6 +612,7 @@ int cmd_bench(int argc, char **argv)
 	struct result *res;
 	struct fc_status st;
 	double per_clock;
+	int64_t delay0;
 
 	memset(&B, 0, sizeof(B));
 	if ((rc = parse_args(argc, argv)) >= 0)
@@ -647,6 +651,7 @@ int cmd_bench(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	B.t0 = cli_ns(CLOCK_MONOTONIC);
+	delay0 = cli_run_delay_ns();
 	per_clock = B.duration_s * (1 - SHARE_COST) / n;
 	for (int i = 0; i < m; i++) {
 		struct result *r = &res[i];
@@ -682,6 +687,8 @@ int cmd_bench(int argc, char **argv)
 	}
 	agree_sample();
 	cli_progress_done();
+	if (delay0 >= 0 && cli_run_delay_ns() > delay0) /* this thread runnable but not running: a busy machine */
+		B.waited_ns += cli_run_delay_ns() - delay0;
 	fc_status(&st);
 	{
 		double wall = (double)(cli_ns(CLOCK_MONOTONIC) - B.t0) / 1e9;

@@ -49,7 +49,7 @@ struct bench_cfg {
 	int64_t t0;
 	struct agree_series agree;
 	double ns_per_tick;
-	int64_t waited_ns; /* time the thread windows waited for workers that had not run (a busy machine) */
+	int64_t waited_ns; /* time spent waiting for a CPU: workers to start, run and stop; this thread runnable */
 	double ctr_ns_per_tick;  /* fcb_ctr_ordered's unit in ns (NAN: a counter of unknown rate) */
 	double lat_overhead;     /* ticks between two back-to-back fcb_ctr_ordered reads (median) */
 	/* the reader that re-anchors: fc_mono_ns after 1.5 periods without a read and with no updater running */

@@ -39,6 +39,8 @@ int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv); /* report.c: the report script's --compare */
+int cmd_monitor(int argc, char **argv);
 
 /* ---- errors: one line on stderr, "fastclock: <cmd>: <message>" ---- */
 void cli_set_command(const char *cmd);
@@ -81,6 +83,8 @@ static inline int64_t cli_ns(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 int cli_ncpus(void);
+/* The calling thread's time runnable but waiting for a CPU, ns (/proc/thread-self/schedstat); -1: unknown. */
+int64_t cli_run_delay_ns(void);
 /* A progress line on stderr ("what  12 s of 60 s, ETA 48 s"), redrawn in place on a terminal; off when stderr
  * is not one, unless FASTCLOCK_PROGRESS=1 (then one line per call; FASTCLOCK_PROGRESS=0 turns it off). */
 int cli_progress_enabled(void);

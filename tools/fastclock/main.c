@@ -29,7 +29,9 @@ static const char usage[] =
 	"                           and a recommendation (< 1 s)\n"
 	"  bench                    cost, resolution, staleness, deltas and thread scaling of every clock\n"
 	"  check --duration S       run fastclock against the kernel for S seconds; exit 1 on any violation\n"
-	"  report RESULT.json       render bench/check JSON as PNGs and one HTML page\n"
+	"  report RESULT.json...    render bench/check JSON: a verdict, a table, PNGs and one HTML page\n"
+	"  compare A.json B.json    two bench runs side by side (two machines, two builds): cost, latency, ratios\n"
+	"  monitor                  one JSON line per interval: drift against the kernel, the UTC bound, events\n"
 	"\n"
 	"`fastclock help <command>` or `fastclock <command> --help` describes each command.\n"
 	"Exit codes: 0 ok, 1 problem found, 2 bad usage, 3 output could not be written, 130 interrupted.\n";
@@ -40,7 +42,7 @@ static int run(int argc, char **argv)
 	const char *cmd;
 	char *help_argv[4];
 	if (argc < 2)
-		return cli_usage_error("missing command (info, bench, check, report; see 'fastclock --help')");
+		return cli_usage_error("missing command (info, bench, check, report, compare, monitor; see 'fastclock --help')");
 	cmd = argv[1];
 	if (!strcmp(cmd, "help") && argc == 3) { /* fastclock help CMD = fastclock CMD --help */
 		help_argv[0] = argv[0];
@@ -51,7 +53,7 @@ static int run(int argc, char **argv)
 		argc = 3;
 		argv = help_argv;
 	} else if (!strcmp(cmd, "help") && argc > 3) {
-		return cli_usage_error("help takes one command (info, bench, check, report)");
+		return cli_usage_error("help takes one command (info, bench, check, report, compare, monitor)");
 	}
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
 		fputs(usage, stdout);
@@ -71,10 +73,14 @@ static int run(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return cmd_compare(argc - 1, argv + 1);
+	if (!strcmp(cmd, "monitor"))
+		return cmd_monitor(argc - 1, argv + 1);
 	cli_set_command(NULL);
 	if (cmd[0] == '-')
 		return cli_usage_error("unknown option '%s' (try 'fastclock --help')", cmd);
-	return cli_usage_error("unknown command '%s' (commands: info, bench, check, report)", cmd);
+	return cli_usage_error("unknown command '%s' (commands: info, bench, check, report, compare, monitor)", cmd);
 }
 
 int main(int argc, char **argv)

@@ -31,13 +31,16 @@
 static const char report_help[] =
 	"usage: fastclock report RESULT.json... [-o DIR]\n"
 	"\n"
-	"Render the JSON of 'fastclock bench --json' or 'fastclock check --json' as PNG files and one\n"
-	"self-contained HTML page (images embedded) in DIR (default: fastclock-report):\n"
-	"  cost.png        cost per call, log scale, with the p25..p75 spread      (bench)\n"
-	"  deltas.png      histogram of consecutive deltas, one panel per clock    (bench)\n"
-	"  scaling.png     calls per second against threads, per clock             (bench)\n"
-	"  agreement.png   fastclock - kernel over time, mono and real             (bench, check)\n"
-	"  report.html     all of the above and the tables\n"
+	"Render 'fastclock bench --json' runs (several are combined: medians over runs) or one\n"
+	"'fastclock check --json' in DIR (default: fastclock-report); each clock's figures are checked first and\n"
+	"those that cannot be right are marked (efficiency, cpu, below-counter, rate, unstable):\n"
+	"  summary.md/.csv the verdict line and the headline table                  (bench)\n"
+	"  cost.png        a dot per clock, cheapest first, vDSO and counter lines  (bench)\n"
+	"  deltas.png      consecutive deltas of every clock on one shared axis     (bench)\n"
+	"  scaling.png     rate per thread and efficiency, the clocks that matter   (bench)\n"
+	"  agreement.png   fastclock - kernel per sample, the worst one marked      (bench, check)\n"
+	"  report.json     what each picture shows\n"
+	"  report.html     all of the above, one self-contained page\n"
 	"\n"
 	"  -o, --output DIR   output directory (created if missing)\n"
 	"\n"
@@ -102,58 +105,18 @@ static const char *find_script(void)
 	return "fastclock_report.py"; /* not found: the caller says so */
 }
 
-int cmd_report(int argc, char **argv)
+/* Run the report script with args[2..] (args[0], args[1]: filled here with the Python and the script) and
+ * pass its exit status through. */
+static int run_script(char **args)
 {
-	enum { MAX_INPUTS = 64 };
-	const char *inputs[MAX_INPUTS], *outdir = "fastclock-report", *py, *script;
-	char *args[MAX_INPUTS + 5];
-	int n_in = 0, n_args = 0;
-	struct stat sb;
+	const char *py = find_python(), *script = find_script();
 	pid_t pid;
 	int status;
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		int m;
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(report_help, stdout);
-			return CLI_EXIT_OK;
-		} else if ((m = cli_opt(argc, argv, &i, "-o", &v)) != 0 ||
-			   (m = cli_opt(argc, argv, &i, "--output", &v)) != 0) {
-			if (m < 0)
-				return CLI_EXIT_USAGE;
-			if (!*v)
-				return cli_usage_error("empty output directory");
-			outdir = v;
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return cli_usage_error("unknown option '%s' (see 'fastclock report --help')", argv[i]);
-		} else if (n_in < MAX_INPUTS) {
-			inputs[n_in++] = argv[i];
-		} else {
-			return cli_usage_error("too many inputs (at most %d RESULT.json)", MAX_INPUTS);
-		}
-	}
-	if (!n_in)
-		return cli_usage_error("missing RESULT.json (see 'fastclock report --help')");
-	for (int k = 0; k < n_in; k++) {
-		if (stat(inputs[k], &sb) != 0)
-			return cli_usage_error("cannot read '%s': %s", inputs[k], strerror(errno));
-		if (!S_ISREG(sb.st_mode))
-			return cli_usage_error("cannot read '%s': not a regular file", inputs[k]);
-		if (access(inputs[k], R_OK) != 0)
-			return cli_usage_error("cannot read '%s': %s", inputs[k], strerror(errno));
-	}
-	py = find_python();
-	script = find_script();
 	if (access(script, R_OK) != 0)
 		return cli_usage_error("cannot read the report script '%s': %s (set FASTCLOCK_REPORT_SCRIPT)", script,
 				       strerror(errno));
-	args[n_args++] = (char *)py;
-	args[n_args++] = (char *)script;
-	for (int k = 0; k < n_in; k++)
-		args[n_args++] = (char *)inputs[k];
-	args[n_args++] = "-o";
-	args[n_args++] = (char *)outdir;
-	args[n_args] = NULL;
+	args[0] = (char *)py;
+	args[1] = (char *)script;
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
@@ -178,4 +141,101 @@ int cmd_report(int argc, char **argv)
 	}
 	cli_error("the report script was killed by signal %d", WTERMSIG(status));
 	return CLI_EXIT_FAIL;
+}
+
+/* A readable regular file, or exit 2 naming it. Returns 0 if it is. */
+static int check_input(const char *path)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return cli_usage_error("cannot read '%s': %s", path, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return cli_usage_error("cannot read '%s': not a regular file", path);
+	if (access(path, R_OK) != 0)
+		return cli_usage_error("cannot read '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	enum { MAX_INPUTS = 64 };
+	const char *inputs[MAX_INPUTS], *outdir = "fastclock-report";
+	char *args[MAX_INPUTS + 5];
+	int n_in = 0, n_args = 2;
+	for (int i = 1; i < argc; i++) {
+		const char *v;
+		int m;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(report_help, stdout);
+			return CLI_EXIT_OK;
+		} else if ((m = cli_opt(argc, argv, &i, "-o", &v)) != 0 ||
+			   (m = cli_opt(argc, argv, &i, "--output", &v)) != 0) {
+			if (m < 0)
+				return CLI_EXIT_USAGE;
+			if (!*v)
+				return cli_usage_error("empty output directory");
+			outdir = v;
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			return cli_usage_error("unknown option '%s' (see 'fastclock report --help')", argv[i]);
+		} else if (n_in < MAX_INPUTS) {
+			inputs[n_in++] = argv[i];
+		} else {
+			return cli_usage_error("too many inputs (at most %d RESULT.json)", MAX_INPUTS);
+		}
+	}
+	if (!n_in)
+		return cli_usage_error("missing RESULT.json (see 'fastclock report --help')");
+	for (int k = 0; k < n_in; k++)
+		if (check_input(inputs[k]))
+			return CLI_EXIT_USAGE;
+	for (int k = 0; k < n_in; k++)
+		args[n_args++] = (char *)inputs[k];
+	args[n_args++] = "-o";
+	args[n_args++] = (char *)outdir;
+	args[n_args] = NULL;
+	return run_script(args);
+}
+
+static const char compare_help[] =
+	"usage: fastclock compare A.json B.json [--json]\n"
+	"\n"
+	"Compare two 'fastclock bench --json' runs (two machines, two builds, before and after): per clock the\n"
+	"median cost in A and B and B / A, the ratio to the vDSO in each, the single-read p99.99 latency in each,\n"
+	"and the figures each run's own checks flag; a verdict line first. Clocks measured in one run only are\n"
+	"listed as such. --json prints the same as one JSON document (\"schema\": \"fastclock-compare/1\").\n"
+	"Needs Python 3 with jsonschema (the inputs are validated against bench.schema.json first).\n"
+	"Exit codes: 0, 1 the comparison failed, 2 bad usage or an input that is not a bench JSON, 3 the output\n"
+	"could not be written.\n";
+
+int cmd_compare(int argc, char **argv)
+{
+	const char *in[2];
+	char *args[7];
+	int n_in = 0, json = 0, n_args = 2;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(compare_help, stdout);
+			return CLI_EXIT_OK;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			return cli_usage_error("unknown option '%s' (see 'fastclock compare --help')", argv[i]);
+		} else if (n_in < 2) {
+			in[n_in++] = argv[i];
+		} else {
+			return cli_usage_error("unexpected argument '%s' (two runs: A.json B.json)", argv[i]);
+		}
+	}
+	if (n_in != 2)
+		return cli_usage_error("compare needs two runs: A.json B.json (see 'fastclock compare --help')");
+	for (int k = 0; k < 2; k++)
+		if (check_input(in[k]))
+			return CLI_EXIT_USAGE;
+	args[n_args++] = "--compare";
+	args[n_args++] = (char *)in[0];
+	args[n_args++] = (char *)in[1];
+	if (json)
+		args[n_args++] = "--json";
+	args[n_args] = NULL;
+	return run_script(args);
 }

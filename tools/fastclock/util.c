@@ -139,6 +139,16 @@ void cli_progress_done(void)
 		fputs("\r\033[K", stderr);
 }
 
+int64_t cli_run_delay_ns(void)
+{
+	char line[128];
+	unsigned long long run, delay;
+	if (!cli_read_line("/proc/thread-self/schedstat", line, sizeof(line)) ||
+	    sscanf(line, "%llu %llu", &run, &delay) != 2)
+		return -1;
+	return (int64_t)delay;
+}
+
 int cli_ncpus(void)
 {
 	cpu_set_t set;

@@ -3,6 +3,7 @@
 self-contained HTML page.
 
 Usage: fastclock_report.py RESULT.json [RESULT.json ...] [-o DIR]      (normally run through `fastclock report`)
+       fastclock_report.py --compare A.json B.json [--json]           (`fastclock compare`)
 
 Several bench runs of the same clocks are combined first: per clock the median over runs of each run's median
 cost, p25, p75 and ratios, the lowest and highest run median, the median of each thread point; the delta
@@ -617,12 +618,77 @@ def write_html(doc, out, images, head_line, tables):
         f.write("\n".join(parts))
 
 
+def compare(path_a, path_b, as_json):
+    """`fastclock compare A.json B.json`: two bench runs side by side, clock by clock; a verdict line first."""
+    docs = [load(path_a), load(path_b)]
+    for p, d in zip((path_a, path_b), docs):
+        if d["command"] != "bench":
+            fail(f"'{p}' is not the JSON of 'fastclock bench --json' (compare takes two bench runs)", 2)
+    a, b = (combine([p], [d]) for p, d in zip((path_a, path_b), docs))
+    ra, rb = ({r["clock"]: r for r in clock_rows(d)} for d in (a, b))
+    rows = []
+    for name in list(ra) + [n for n in rb if n not in ra]:
+        x, y = ra.get(name), rb.get(name)
+        ca, cb = x and x["median_ns"], y and y["median_ns"]
+        rows.append({"clock": name, "a_ns": ca, "b_ns": cb, "b_over_a": cb / ca if ca and cb else None,
+                     "a_x_vdso": x and x["x_vdso"], "b_x_vdso": y and y["x_vdso"],
+                     "a_lat_p9999_ns": x and x["lat_p9999_ns"], "b_lat_p9999_ns": y and y["lat_p9999_ns"],
+                     "a_check": x["check"] if x else "not measured", "b_check": y["check"] if y else "not measured"})
+    both = [r for r in rows if r["b_over_a"]]
+    fc = next((r for r in both if r["clock"] == "fc_mono_ns"), None)
+    ratios = sorted(r["b_over_a"] for r in both)
+    parts = []
+    if fc:
+        parts.append(f"fc_mono_ns {fc['a_ns']:.3g} ns in A, {fc['b_ns']:.3g} ns in B ({fc['b_over_a']:.2f}x)")
+    if ratios:
+        parts.append(f"B / A over {len(ratios)} clocks: median {statistics.median(ratios):.2f}x, "
+                     f"{ratios[0]:.2f}x to {ratios[-1]:.2f}x")
+    only = [r["clock"] for r in rows if not r["b_over_a"]]
+    if only:
+        parts.append(f"{len(only)} clock(s) not in both")
+    flagged = [r["clock"] for r in rows if (r["a_check"] and r["a_check"] != "not measured")
+               or (r["b_check"] and r["b_check"] != "not measured")]
+    parts.append(f"{len(flagged)} with figures flagged" if flagged else "no figure flagged")
+    head = "Verdict: " + "; ".join(parts)
+    host = lambda d: (f"{d.get('host', {}).get('cpu_model', '?')}, {d.get('host', {}).get('ncpus', '?')} CPUs, "
+                      f"{d.get('host', {}).get('clocksource', '?')}, tool {d.get('tool_version', '?')}")
+    if as_json:
+        json.dump({"schema": "fastclock-compare/1", "command": "compare", "a": path_a, "b": path_b,
+                   "a_host": host(a), "b_host": host(b), "verdict": head, "clocks": rows}, sys.stdout, indent=1)
+        print()
+    else:
+        cols = [("clock", "clock"), ("a_ns", "A ns"), ("b_ns", "B ns"), ("b_over_a", "B / A"),
+                ("a_x_vdso", "A x vDSO"), ("b_x_vdso", "B x vDSO"), ("a_lat_p9999_ns", "A 1 read p99.99"),
+                ("b_lat_p9999_ns", "B 1 read p99.99"), ("a_check", "A check"), ("b_check", "B check")]
+        print(head)
+        print()
+        print(f"A: {path_a} ({host(a)})")
+        print(f"B: {path_b} ({host(b)})")
+        print()
+        print("| " + " | ".join(t for _, t in cols) + " |")
+        print("|---|" + "---:|" * 7 + "---|---|")
+        for r in rows:
+            print("| " + " | ".join(f"`{r[k]}`" if k == "clock" else fmt(r[k]) for k, _ in cols) + " |")
+    sys.stdout.flush()
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="fastclock report", description=__doc__.split("\n")[0])
     ap.add_argument("result", nargs="+", help="JSON of 'fastclock bench --json' (one or more runs) or of "
                     "'fastclock check --json'")
     ap.add_argument("-o", "--output", default="fastclock-report", help="output directory")
+    ap.add_argument("--compare", action="store_true", help="compare two bench runs (fastclock compare)")
+    ap.add_argument("--json", action="store_true", help="with --compare: one JSON document")
     args = ap.parse_args(argv)
+    if args.compare:
+        if len(args.result) != 2:
+            fail("compare takes two bench runs: A.json B.json", 2)
+        try:
+            return compare(args.result[0], args.result[1], args.json)
+        except OSError as e:
+            sys.stdout = None
+            fail(f"cannot write to standard output: {e.strerror}", 3)
     docs = [load(p) for p in args.result]
     try:
         import matplotlib  # noqa: F401
