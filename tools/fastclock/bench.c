@@ -652,7 +652,6 @@ int cmd_bench(int argc, char **argv)
 	}
 	B.t0 = cli_ns(CLOCK_MONOTONIC);
 	delay0 = cli_run_delay_ns();
-	per_clock = B.duration_s * (1 - SHARE_COST) / n;
 	for (int i = 0; i < m; i++) {
 		struct result *r = &res[i];
 		struct timespec rs;

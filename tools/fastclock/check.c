@@ -271,7 +271,7 @@ static int check_bound(const struct check_opts *o)
 		last = iv.status;
 		if (now >= next_progress) {
 			cli_progress(C.t0, C.duration_s, "check --bound: %llu reads, %llu outside", (unsigned long long)n,
-				     (unsigned long long)(miss_kernel + miss_ref));
+				     (unsigned long long)miss_kernel + (unsigned long long)miss_ref);
 			next_progress = now + 1000000000;
 		}
 		if (iv.status != FC_SYNC_SYNCHRONIZED && iv.status != FC_SYNC_FREE_RUNNING)

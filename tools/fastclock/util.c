@@ -117,17 +117,17 @@ int cli_progress_enabled(void)
 
 void cli_progress(int64_t t0_ns, double planned_s, const char *fmt, ...)
 {
+	char msg[256];
 	va_list ap;
 	double done;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): a known false positive
+	va_end(ap);
 	if (!cli_progress_enabled())
 		return;
 	done = (double)(cli_ns(CLOCK_MONOTONIC) - t0_ns) / 1e9;
-	if (isatty(STDERR_FILENO))
-		fputs("\r\033[K", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "  %.0f s of %.0f s, ETA %.0f s", done, planned_s, done < planned_s ? planned_s - done : 0.0);
+	fprintf(stderr, "%s%s  %.0f s of %.0f s, ETA %.0f s", isatty(STDERR_FILENO) ? "\r\033[K" : "", msg, done,
+		planned_s, done < planned_s ? planned_s - done : 0.0);
 	if (!isatty(STDERR_FILENO))
 		fputc('\n', stderr); /* FASTCLOCK_PROGRESS=1 on a pipe or file: one line each */
 	fflush(stderr);
