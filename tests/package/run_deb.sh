@@ -82,6 +82,11 @@ export PKG_CONFIG_PATH=$lib/pkgconfig
 # shellcheck disable=SC2046
 cc -O2 -o "$work/consumer-pc" "$here/consumer.c" $(pkg-config --cflags --libs fastclock) >"$work/pc.log" 2>&1 &&
   LD_LIBRARY_PATH="$lib" "$work/consumer-pc" >>"$work/pc.log" 2>&1 || { fail "pkg-config consumer:"; cat "$work/pc.log"; }
+# the .pc's rpath_flags: a program built with them runs without LD_LIBRARY_PATH (README, issue 28 item 5)
+# shellcheck disable=SC2046
+cc -O2 -o "$work/consumer-rpath" "$here/consumer.c" $(pkg-config --cflags --libs fastclock) \
+  $(pkg-config --variable=rpath_flags fastclock) >>"$work/pc.log" 2>&1 &&
+  env -u LD_LIBRARY_PATH "$work/consumer-rpath" >>"$work/pc.log" 2>&1 || { fail "pkg-config rpath_flags consumer:"; cat "$work/pc.log"; }
 # shellcheck disable=SC2046
 cc -O2 -o "$work/consumer-pc-static" "$here/consumer.c" $(pkg-config --cflags fastclock) "$lib/libfastclock.a" \
   $(pkg-config --static --libs-only-l fastclock | sed 's/-lfastclock//') >>"$work/pc.log" 2>&1 &&
