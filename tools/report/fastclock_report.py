@@ -251,24 +251,28 @@ def fmt(v):
 
 
 def verdict(doc, rows):
+    """One line: fastclock's headline ratio, the runs, and what the figure checks found (flags most clocks carry
+    are said once, as a property of the run)."""
     by = {r["clock"]: r for r in rows}
-    flagged = [r["clock"] for r in rows if r["check"]]
+    common = common_flags(rows)
+    own = [r["clock"] for r in rows if set(r["check"].split()) - common]
     runs = doc.get("runs", 1)
     parts = []
-    fc = by.get("fc_mono_ns")
-    vd = by.get(VDSO_REF)
-    if fc and vd and fc["median_ns"] and vd["median_ns"]:
-        parts.append(f"fc_mono_ns costs {fc['median_ns']:.3g} ns, {fc['x_vdso']:.2f}x the vDSO's "
-                     f"clock_gettime(MONOTONIC) ({vd['median_ns']:.3g} ns)" if fc["x_vdso"] is not None else
-                     f"fc_mono_ns costs {fc['median_ns']:.3g} ns")
+    fc, vd = by.get("fc_mono_ns"), by.get(VDSO_REF)
+    if fc and fc["x_vdso"] is not None and vd and vd["median_ns"]:
+        parts.append(f"fc_mono_ns costs {fc['x_vdso']:.2f}x the vDSO's clock_gettime(MONOTONIC) (the median of "
+                     f"per-round ratios; medians {fc['median_ns']:.3g} and {vd['median_ns']:.3g} ns)")
     elif fc and fc["median_ns"]:
         parts.append(f"fc_mono_ns costs {fc['median_ns']:.3g} ns")
     parts.append(f"{runs} run{'s' if runs != 1 else ''}")
-    parts.append(f"{len(flagged)} of {len(rows)} clocks with figures flagged" if flagged else
-                 "no figure flagged")
+    if common:
+        parts.append("every run: " + "; ".join(FLAG_WORDS.get(f, f) for f in sorted(common)) + ": re-run on a quiet "
+                     "machine before trusting these figures")
+    parts.append(f"{len(own)} of {len(rows)} clocks with a suspect figure (column 'check')" if own else
+                 "no clock's figure suspect")
     if doc.get("interrupted"):
         parts.append("INTERRUPTED")
-    return "Verdict: " + "; ".join(parts) + (" (column 'check')" if flagged else "")
+    return "Verdict: " + "; ".join(parts)
 
 
 TABLE_COLS = [("clock", "clock"), ("median_ns", "median ns/call"), ("p25_ns", "p25"), ("p75_ns", "p75"),
