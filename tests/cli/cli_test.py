@@ -181,23 +181,29 @@ def sidecar(out):
         return json.load(f)
 
 
+def doubled_bench_fixture(name):
+    """The bench fixture's path, its document, and the path of a copy (A.work/name) with every cost doubled."""
+    fx = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
+    with open(fx) as f:
+        doc = json.load(f)
+    twice = json.loads(json.dumps(doc))
+    for c in twice["clocks"]:
+        for k in ("median_ns", "p25_ns", "p75_ns"):
+            c["cost"][k] *= 2
+    path = os.path.join(A.work, name)
+    with open(path, "w") as f:
+        json.dump(twice, f)
+    return fx, doc, path
+
+
 def t_report_pictures_show_what_they_claim():
     """Issue 28 items 6-8: report.json (what each picture drew) against the input, computed here: the cost
     dots sorted by the median, the vDSO reference line at clock_gettime.MONOTONIC's median, every clock on the
     one shared delta axis, the scaling picture limited to the named clocks, the worst agreement sample marked;
     figures that cannot be right flagged (the fixture's 2-thread efficiency of 1.39 for `time`, CPU shares
     of 0.3-0.8); two runs combined, with summary.md's verdict on its first line and summary.csv's rows."""
-    fx = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
-    with open(fx) as f:
-        doc = json.load(f)
     # a second run: every cost doubled, so the combined medians are 1.5x the fixture's
-    doc2 = json.loads(json.dumps(doc))
-    for c in doc2["clocks"]:
-        for k in ("median_ns", "p25_ns", "p75_ns"):
-            c["cost"][k] *= 2
-    fx2 = os.path.join(A.work, "run2.json")
-    with open(fx2, "w") as f:
-        json.dump(doc2, f)
+    fx, doc, fx2 = doubled_bench_fixture("run2.json")
     out = os.path.join(A.work, "pictures")
     p = run(["report", fx, fx2, "-o", out], env={"FASTCLOCK_PYTHON": sys.executable})
     assert p.stdout.startswith("Verdict: "), p.stdout
@@ -345,15 +351,7 @@ def t_compare_two_runs():
     """Issue 28 item 10: `compare A.json B.json`: B / A per clock (computed here: the fixture against itself
     with every cost doubled gives 2.00 for each), a verdict line first, --json the same as a document; a check
     JSON or one argument is refused (exit 2)."""
-    fx = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
-    with open(fx) as f:
-        doc = json.load(f)
-    for c in doc["clocks"]:
-        for k in ("median_ns", "p25_ns", "p75_ns"):
-            c["cost"][k] *= 2
-    fb = os.path.join(A.work, "b.json")
-    with open(fb, "w") as f:
-        json.dump(doc, f)
+    fx, doc, fb = doubled_bench_fixture("b.json")
     env = {"FASTCLOCK_PYTHON": sys.executable}
     p = run(["compare", fx, fb], env=env)
     lines = p.stdout.splitlines()

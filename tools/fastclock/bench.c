@@ -338,6 +338,14 @@ static void measure_reanchor(const struct fc_status *st)
 	B.steady_p50 = stat_percentile_sorted(fast, (size_t)n, 50);
 }
 
+/* Sort d (n > 0 values) and store its p[k]-th percentiles (0: the smallest, 100: the largest) in *out[k]. */
+static void percentiles(double *d, long n, const double *p, double *const *out, int k)
+{
+	stat_sort(d, (size_t)n);
+	for (int i = 0; i < k; i++)
+		*out[i] = stat_percentile_sorted(d, (size_t)n, p[i]);
+}
+
 /* ---- single-read latency ---- */
 /* The ticks two back-to-back ordered counter reads take (median of CHUNK pairs): what every latency sample
  * includes besides the read itself. */
@@ -376,13 +384,9 @@ static void measure_latency(struct result *r, double budget_s)
 		for (long i = 0; i < want; i++)
 			d[n++] = fmax(0, (double)raw[i] - B.lat_overhead) * B.ctr_ns_per_tick;
 	} while (n < MAX_DELTA_SAMPLES && !cli_interrupted && cli_ns(CLOCK_MONOTONIC) < deadline);
-	stat_sort(d, (size_t)n);
 	r->lat_samples = n;
-	r->lat_p50 = stat_percentile_sorted(d, (size_t)n, 50);
-	r->lat_p99 = stat_percentile_sorted(d, (size_t)n, 99);
-	r->lat_p999 = stat_percentile_sorted(d, (size_t)n, 99.9);
-	r->lat_p9999 = stat_percentile_sorted(d, (size_t)n, 99.99);
-	r->lat_max = d[n - 1];
+	percentiles(d, n, (const double[]){50, 99, 99.9, 99.99, 100},
+		    (double *const[]){&r->lat_p50, &r->lat_p99, &r->lat_p999, &r->lat_p9999, &r->lat_max}, 5);
 	free(raw);
 	free(d);
 }
@@ -417,17 +421,12 @@ static void measure_deltas(struct result *r, double budget_s)
 			}
 		}
 	} while (n < MAX_DELTA_SAMPLES && !cli_interrupted && cli_ns(CLOCK_MONOTONIC) < deadline);
-	stat_sort(d, (size_t)n);
 	r->samples = n;
 	r->zero = zero;
 	r->backward = back;
 	r->observed_ns = isfinite(minpos) ? minpos : NAN;
-	r->d_min = d[0];
-	r->d_p25 = stat_percentile_sorted(d, (size_t)n, 25);
-	r->d_p50 = stat_percentile_sorted(d, (size_t)n, 50);
-	r->d_p75 = stat_percentile_sorted(d, (size_t)n, 75);
-	r->d_p99 = stat_percentile_sorted(d, (size_t)n, 99);
-	r->d_max = d[n - 1];
+	percentiles(d, n, (const double[]){0, 25, 50, 75, 99, 100},
+		    (double *const[]){&r->d_min, &r->d_p25, &r->d_p50, &r->d_p75, &r->d_p99, &r->d_max}, 6);
 	free(raw);
 	free(d);
 }
