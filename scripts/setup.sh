@@ -68,10 +68,13 @@ if [ ! -x "$CH_ROOT/usr/sbin/chronyd" ] || ! "$CH_ROOT/usr/sbin/chronyd" -v >/de
     apt_update
     (cd "$tmp" && apt-get download chrony >/dev/null) || { echo "setup: apt-get download chrony failed" >&2; exit 1; }
   fi
+  deb=$(ls "$tmp"/chrony_*.deb 2>/dev/null | head -1)
+  [ -n "$deb" ] || { echo "setup: apt-get download chrony left no chrony_*.deb" >&2; exit 1; }
   rm -rf "$CH_ROOT" && mkdir -p "$CH_ROOT"
-  dpkg-deb -x "$tmp"/chrony_*.deb "$CH_ROOT"
-  dpkg-deb -f "$tmp"/chrony_*.deb Version >"$CH_ROOT/.version"
+  dpkg-deb -x "$deb" "$CH_ROOT" && dpkg-deb -f "$deb" Version >"$CH_ROOT/.version" ||
+    { echo "setup: cannot unpack $deb into $CH_ROOT" >&2; exit 1; }
   rm -rf "$tmp"
+  [ -x "$CH_ROOT/usr/sbin/chronyd" ] || { echo "setup: $deb has no usr/sbin/chronyd" >&2; exit 1; }
   if ldd "$CH_ROOT/usr/sbin/chronyd" | grep -q 'not found'; then
     echo "setup: $CH_ROOT/usr/sbin/chronyd lacks libraries:" >&2
     ldd "$CH_ROOT/usr/sbin/chronyd" | grep 'not found' >&2
