@@ -367,6 +367,29 @@ def t_compare_two_runs():
     run(["compare", fx], env=env, check_rc=2)
 
 
+def t_bench_flags_agree_with_report():
+    """Issue 28 item 6: `bench` marks its own impossible figures (JSON `flags`, the text's `check` column) with
+    the rules the report applies; on one run both name the same flags for every clock."""
+    p = run(["bench", "--json", "--duration", "1", "--threads", "1,2", "--clocks", BENCH_CLOCKS])
+    doc = json.loads(p.stdout)
+    validate(doc, "bench")
+    path = os.path.join(A.work, "one.json")
+    with open(path, "w") as f:
+        f.write(p.stdout)
+    out = os.path.join(A.work, "flags")
+    run(["report", path, "-o", out], env={"FASTCLOCK_PYTHON": sys.executable})
+    side = sidecar(out)["flags"]
+    for c in doc["clocks"]:
+        assert sorted(c["flags"]) == sorted(side.get(c["name"], [])), (c["name"], c["flags"], side.get(c["name"]))
+    # the engine's rules on the figures it printed, computed here
+    for c in doc["clocks"]:
+        th = c["threads"]
+        assert ("efficiency" in c["flags"]) == any(t["efficiency"] > 1.10 for t in th), c
+        assert ("cpu" in c["flags"]) == any(t["cpu_share"] < 0.9 for t in th), c
+        q = c["cost"]
+        assert ("unstable" in c["flags"]) == (q["p75_ns"] / q["p25_ns"] > 1.5), c
+
+
 def t_report_output_not_a_directory():
     """Issue 28 item 9: `report -o /dev/full` says the output is not a directory (exit 2), not 'File exists'."""
     fx = os.path.join(A.source, "tests", "cli", "fixtures", "check_small.json")

@@ -19,6 +19,49 @@ static const char *base_name(const struct fcb_clock *c)
 	return c->base == FCB_BASE_ORDERED ? FCB_CTR_ORDERED : FCB_CTR_RAW;
 }
 
+/* ---- figure checks: the same rules as the report's figure_checks (tools/report/fastclock_report.py), on
+ * the figures as the JSON prints them (efficiency and CPU share to 1e-4, calls/s to 1), so both agree ---- */
+enum { F_EFFICIENCY = 1, F_CPU = 2, F_BELOW_COUNTER = 4, F_RATE = 8, F_UNSTABLE = 16 };
+static const char *const flag_names[] = {"efficiency", "cpu", "below-counter", "rate", "unstable"};
+#define NFLAGS (int)(sizeof(flag_names) / sizeof(flag_names[0]))
+
+/* Reads the counter (not a coarse clock, time(), the empty loop or a CPU-time clock: those read memory). */
+static int reads_counter(const struct fcb_clock *c)
+{
+	return !strcasestr(c->name, "coarse") && strcmp(c->name, "time") != 0 && strcmp(c->name, "(empty loop)") != 0 &&
+	       strcmp(c->group, "reference") != 0 && strcmp(c->timeline, "cputime") != 0 &&
+	       strcmp(c->name, "getrusage") != 0;
+}
+
+static int figure_flags(const struct result *r)
+{
+	int f = 0;
+	for (int k = 0; k < r->nthreads; k++) {
+		f |= round(r->eff[k] * 1e4) / 1e4 > 1.10 ? F_EFFICIENCY : 0;
+		f |= round(r->share[k] * 1e4) / 1e4 < 0.9 ? F_CPU : 0;
+	}
+	if (reads_counter(r->c) && strcmp(r->c->group, "counter") != 0 && r->x_ctr < 0.95)
+		f |= F_BELOW_COUNTER;
+	if (r->nthreads > 0 && r->rate[0] > 0 && r->cost_med > 0) {
+		double x = round(r->rate[0]) * r->cost_med / 1e9; /* B->threads[0] is 1 */
+		f |= x > 2 || x < 0.5 ? F_RATE : 0;
+	}
+	if (r->cost_p25 > 0 && r->cost_p75 / r->cost_p25 > 1.5)
+		f |= F_UNSTABLE;
+	return f;
+}
+
+/* "efficiency cpu" (space-separated; "" when none) */
+static const char *flag_text(int f, char *buf, size_t n)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < NFLAGS; k++)
+		if (f & (1 << k))
+			used += (size_t)snprintf(buf + used, used < n ? n - used : 0, "%s%s", used ? " " : "", flag_names[k]);
+	return buf;
+}
+
 static void print_agreement_summary(void)
 {
 	const struct agree_series *a = &B->agree;
@@ -42,6 +85,7 @@ static void print_agreement_summary(void)
 
 static void print_text(struct result *res, size_t n, double wall_s, const struct fc_status *st)
 {
+	int flagged = 0;
 	if (cli_interrupted)
 		printf("INTERRUPTED after %.1f s: the figures below are what was measured until then (nan: not "
 		       "measured)\n", wall_s);
@@ -61,10 +105,10 @@ static void print_text(struct result *res, size_t n, double wall_s, const struct
 	       "x ctr", "getres", "observed", "stale", "d50", "d99", "back", "lat99.99", "lat max");
 	for (int k = 0; k < B->nthreads; k++)
 		printf(" %8s%-3d", "Mops/s@", B->threads[k]);
-	printf(" %6s %5s\n", "eff", "cpu");
+	printf(" %6s %5s  %s\n", "eff", "cpu", "check");
 	for (size_t i = 0; i < n; i++) {
 		struct result *r = &res[i];
-		char rng[32], gr[16], ob[16];
+		char rng[32], gr[16], ob[16], fl[80];
 		int last = r->nthreads - 1;
 		snprintf(rng, sizeof(rng), "[%.1f..%.1f]", r->cost_p25, r->cost_p75);
 		snprintf(gr, sizeof(gr), isnan(r->getres_ns) ? "-" : "%.4g", r->getres_ns);
@@ -75,9 +119,15 @@ static void print_text(struct result *res, size_t n, double wall_s, const struct
 		printf(" %9.4g %9.4g", r->lat_p9999, r->lat_max);
 		for (int k = 0; k < B->nthreads; k++)
 			printf(" %11.2f", k < r->nthreads ? r->rate[k] / 1e6 : NAN);
-		printf(" %5.0f%% %4.0f%%\n", last >= 0 ? 100 * r->eff[last] : NAN, last >= 0 ? 100 * r->share[last] : NAN);
+		printf(" %5.0f%% %4.0f%%  %s\n", last >= 0 ? 100 * r->eff[last] : NAN, last >= 0 ? 100 * r->share[last] : NAN,
+		       flag_text(figure_flags(r), fl, sizeof(fl)));
+		flagged += figure_flags(r) != 0;
 	}
 	print_agreement_summary();
+	if (flagged)
+		printf("check: %d of %zu clocks have a figure that cannot be right: efficiency (above 1.1), cpu (threads got "
+		       "< 0.9 CPU: a busy machine), below-counter (cheaper than its counter read), rate (calls/s and cost "
+		       "disagree 2x), unstable (p75/p25 > 1.5); re-run on a quiet machine\n", flagged, n);
 	if (B->reanchor_n)
 		printf("the reader that re-anchors: fc_mono_ns after 1.5 periods without a read took %.0f ns (median of %d; "
 		       "max %.0f), the read after it %.0f ns\n", B->reanchor_p50, B->reanchor_n, B->reanchor_max,
@@ -294,6 +344,14 @@ static void json_clock(struct jw *j, const struct result *r)
 	jw_int(j, "negative", r->backward);
 	jw_end_obj(j);
 	jw_end_obj(j);
+	{
+		int f = figure_flags(r);
+		jw_arr(j, "flags");
+		for (int k = 0; k < NFLAGS; k++)
+			if (f & (1 << k))
+				jw_str(j, NULL, flag_names[k]);
+		jw_end_arr(j);
+	}
 	jw_obj(j, "latency");
 	jw_int(j, "samples", r->lat_samples);
 	jw_num(j, "p50_ns", r->lat_p50);
