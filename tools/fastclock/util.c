@@ -109,7 +109,7 @@ static int progress_on = -1;
 int cli_progress_enabled(void)
 {
 	if (progress_on < 0) {
-		const char *e = getenv("FASTCLOCK_PROGRESS");
+		const char *e = secure_getenv("FASTCLOCK_PROGRESS"); /* never a caller's, were this tool set-user-ID */
 		progress_on = e && *e ? strcmp(e, "0") != 0 : isatty(STDERR_FILENO);
 	}
 	return progress_on;
