@@ -207,7 +207,8 @@ int fc__slew_eval(const struct fc_slew_in *in, struct fc_slew_out *out)
 		tc[0] = a;
 		tc[1] = b;
 		tc[2] = l < a ? a : l > b ? b : l;
-		lo = hi = c + s0 * (now - a);
+		lo = 1e9; /* s: anything beats it */
+		hi = -1e9;
 		for (int i = 0; i < 3; i++)
 			for (int j = 0; j < 2; j++) {
 				ts = j ? u : (l > tc[i] ? l : tc[i]);

@@ -21,6 +21,9 @@ HOOK_TARGETS = ["fc_interleave"]
 # The tracker's issue-25 mutants: its unit tests (< 1 s) and the adversarial sim families that exercise them.
 TRACK_TARGETS = ["fastclock_unit_tests", "fc_sim"]
 TRACK_TESTS = r"^Track|^sim_adv_(base_m1000|counter32_1ghz|suspend_short|clocksource|leap_late)"
+# The slew follower's (issue 27 item 4): its unit tests and the chronyd-slew simulation (< 0.1 s each).
+SLEW_TARGETS = ["fastclock_unit_tests", "fc_slew_sim"]
+SLEW_TESTS = r"^BoundSlew|^sim_slew($|_seed7|_poll1s)"
 
 M = [
     # ---- the inline reader (include/fastclock/fc_hand.h) -------------------------------------------------
@@ -400,4 +403,34 @@ M = [
          old="	deadline = sat_add(fc_mono_ns(), timeout_ns);",
          new="	deadline = fc_mono_ns() + timeout_ns;",
          targets=["fastclock_unit_tests", "fc_bound_probe"], tests=r"^CommitWait\."),
+    dict(name="slew: a rate change seen in the tick only", set="bound",
+         guards="chronyd moves freq and tick together; a change of freq alone is a new slew or update",
+         file="src/bound/slew.c",
+         old="	if (in->at_req.freq == in->now.freq && in->at_req.tick == in->now.tick) {",
+         new="	if (in->at_req.tick == in->now.tick) {",
+         targets=SLEW_TARGETS, tests=SLEW_TESTS),
+    dict(name="slew: chronyd's end-of-slew timer assumed to fire at the planned end", set="bound",
+         guards="the timer fires late and the slew runs >= 1 s: the switch time spans [l, u]",
+         file="src/bound/slew.c",
+         old="				ts = j ? u : (l > tc[i] ? l : tc[i]);",
+         new="				ts = l > tc[i] ? l : tc[i];",
+         targets=SLEW_TARGETS, tests=SLEW_TESTS),
+    dict(name="slew: a new slew contradicting the reply not flagged", set="bound",
+         guards="chronyd saw a step since its reply (issue 27 item 3 through the kernel)",
+         file="src/bound/slew.c",
+         old="			if (m > (s1 < 0 ? hi : -lo) + dist) {",
+         new="			if (0 && m > 0) {",
+         targets=SLEW_TARGETS, tests=SLEW_TESTS),
+    dict(name="slew: the fallback without chronyd's overshoot", set="bound",
+         guards="a slew stretched to chronyd's 1 s minimum passes 0",
+         file="src/bound/slew.c",
+         old="	out->half_ns += up_ns((dabs(s0) + dabs(s1)) * (FC_SLEW_MIN_DURATION_S + FC_SLEW_TIMER_LATE_S));",
+         new="	(void)s0, (void)s1;",
+         targets=SLEW_TARGETS, tests=SLEW_TESTS),
+    dict(name="slew: a REALTIME step not looked for", set="bound",
+         guards="settimeofday (chronyd's makestep, an admin) moves REALTIME against MONOTONIC",
+         file="src/bound/slew.c",
+         old="	if (step_lo < -FC_SLEW_STEP_TOL_NS || step_hi > FC_SLEW_STEP_TOL_NS)",
+         new="	if (0 && (step_lo < 0 || step_hi > 0))",
+         targets=SLEW_TARGETS, tests=SLEW_TESTS),
 ]
