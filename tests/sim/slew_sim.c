@@ -131,7 +131,7 @@ static struct fc_slew_kernel kread(void)
 }
 
 enum { STEADY, UP, BACK, NPH };
-static const char *phname[NPH] = {"steady", "+30 ms step, 3 s", "-30 ms back, 3 s"};
+static const char *phname[NPH] = {"steady", "+30 ms, 1.2 s", "-30 ms, 1.2 s"};
 static double *ours[NPH], *cbs[NPH];
 static long nph[NPH];
 
@@ -148,7 +148,7 @@ static double pct(double *v, long n, double p)
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 600, next_update = 0, next_ask = 0.5;
-	long steps, misses = 0, cb_misses = 0, status_n[5] = {0}, reads = 0;
+	long steps, misses = 0, cb_misses = 0, today_misses = 0, status_n[5] = {0}, reads = 0;
 	int have = 0, fail = 0, ask_at_once = 1;
 	struct fc_slew_in in = {0};
 	struct fc_slew_out out;
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
 		RT += STEP_S * rate();
 		if (have && i % READ_EVERY == 5) {
 			double truth, c, half, cb;
-			int ph = T < seen_at + 3 ? (ref_off != 0 ? UP : BACK) : STEADY; /* 3 s from chronyd seeing it */
+			int ph = T < seen_at + 1.2 ? (ref_off != 0 ? UP : BACK) : STEADY; /* chronyd's 1 s slew of it */
 			in.now = kread();
 			if (in.now.rt_ns < in.reply_rt_ns)
 				continue;
@@ -211,6 +211,11 @@ int main(int argc, char **argv)
 			cb = (fabs(c) + in.t.root_delay / 2 + in.t.root_dispersion +
 			      CB_DRIFT_PPM * 1e-6 * (double)(in.now.rt_ns - in.reply_rt_ns) / 1e9) * 1e9;
 			cb_misses += fabs(truth) > cb;
+			{ /* today's chrony.c interval ([0, c] + root distance) from the same reply, for the record */
+				struct fc_slew_out td;
+				fc__slew_fallback(&in.t, in.now.rt_ns - in.at_req.rt_ns, &td);
+				today_misses += fabs(truth - (double)td.center_ns) > (double)td.half_ns;
+			}
 			status_n[out.status]++;
 			reads++;
 			/* the caller asks chronyd again at once when the kernel's rate has changed since its reply */
@@ -237,9 +242,10 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	printf("fc_slew_sim: %.0f s, %ld reads, misses %ld (ClockBound's formula: %ld), closest |err|/half %.3f; "
+	printf("fc_slew_sim: %.0f s, %ld reads, misses %ld (ClockBound's formula: %ld, today's [0, c]: %ld), closest "
+	       "|err|/half %.3f; "
 	       "tracked %ld, ended %ld, updated %ld, fallback %ld, disagree (UNKNOWN) %ld\n",
-	       seconds, reads, misses, cb_misses, worst, status_n[0], status_n[1], status_n[2], status_n[3],
+	       seconds, reads, misses, cb_misses, today_misses, worst, status_n[0], status_n[1], status_n[2], status_n[3],
 	       status_n[4]);
 	printf("%-18s %7s %12s %12s %12s %12s %8s %8s\n", "phase", "reads", "ours p50", "CB p50", "ours p99", "CB p99",
 	       "p50 x", "p99 x");
