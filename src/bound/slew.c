@@ -170,19 +170,19 @@ int fc__slew_eval(const struct fc_slew_in *in, struct fc_slew_out *out)
 			out->until_rt_ns = in->now.rt_ns;
 	} else {
 		/* changed. Once at t_sw: correction(now) = c + s0 * (t_sw - t_c) + s1 * (now - t_sw), linear in t_c in
-		 * [a, b] and t_sw in [max(l, t_c), u], so its extremes are at the corners. chronyd's end-of-slew timer
-		 * fires no earlier than the planned end (l, when the slew still heads for 0), and the slew it starts
-		 * runs >= MIN_SLEW_DURATION (so it was the one change if now - l <= 1 s) at |s1| <= its register / 1 s
-		 * (sys_generic.c update_slew: corr_freq = offset_register / duration, duration >= 1 s). Anything else
-		 * is a new update of chronyd's (t_sw anywhere since the request), which the age limit and chronyd's
-		 * update interval (>= its poll) keep to one. */
-		double l = a, u = now, f, tc[3], ts, m;
+		 * [a, b] and t_sw in [t_c, now], so its extremes are at the corners. The switch time is taken anywhere
+		 * since chronyd answered, even when the readings fit chronyd's end-of-slew timer (not before the planned
+		 * end l, and |s1| <= its register / 1 s, sys_generic.c update_slew: corr_freq = offset_register /
+		 * duration, duration >= 1 s): an update of chronyd's before l with a new slew of that size reads the
+		 * same. One change: the next timer is >= MIN_SLEW_DURATION later, chronyd's updates come at its poll,
+		 * and the age limit keeps the window short (the caller re-asks at once on a change). */
+		double l = a, u = now, f, tc[2], ts, m;
 		int ended;
 		if (dabs(s0) > RATE_EPS && s0 * c < 0 && a + -c / s0 > a)
 			l = a + -c / s0;
-		/* the new slew corrects chronyd's register at t_sw, -(c + s0 * (t_sw - t_c)), with the same sign and
-		 * at most its size / 1 s: h(t_sw) = -sgn(s1) (c + s0 (t_sw - t_c)) - (|s1| - RATE_EPS) x 1 s >= 0, a
-		 * half-line in t_sw (slope -sgn(s1) s0), taken at its widest over t_c in [a, b] */
+		/* the label: the new slew corrects chronyd's register at t_sw, -(c + s0 * (t_sw - t_c)), with the same
+		 * sign and at most its size / 1 s: h(t_sw) = -sgn(s1) (c + s0 (t_sw - t_c)) - (|s1| - RATE_EPS) x 1 s
+		 * >= 0, a half-line in t_sw (slope -sgn(s1) s0), taken at its widest over t_c in [a, b] */
 		if (dabs(s1) > RATE_EPS) {
 			double sg = s1 < 0 ? -1 : 1, need = (dabs(s1) - RATE_EPS) * FC_SLEW_MIN_DURATION_S;
 			if (dabs(s0) <= RATE_EPS) { /* the register hardly moved: h >= 0 at c, within s0's reach */
@@ -200,40 +200,34 @@ int fc__slew_eval(const struct fc_slew_in *in, struct fc_slew_out *out)
 			}
 		}
 		ended = l <= u && l <= now && u >= a && now - l <= FC_SLEW_MIN_DURATION_S;
-		if (!ended) {
-			l = a; /* an update of chronyd's: the change at any time since the request */
-			u = now;
-		}
+		if (!ended && age > FC_SLEW_MIN_DURATION_S)
+			return fail_slewing(in, out, "the kernel's rate changed and more than one change is possible", s0, s1);
+		l = a; /* the hull: the change anywhere since the request */
 		tc[0] = a;
 		tc[1] = b;
-		tc[2] = l < a ? a : l > b ? b : l;
 		lo = 1e9; /* s: anything beats it */
 		hi = -1e9;
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 2; i++)
 			for (int j = 0; j < 2; j++) {
-				ts = j ? u : (l > tc[i] ? l : tc[i]);
-				ts = ts < tc[i] ? tc[i] : ts;
+				ts = j ? now : (l > tc[i] ? l : tc[i]);
 				f = c + s0 * (ts - tc[i]) + s1 * (now - ts);
 				lo = f < lo ? f : lo;
 				hi = f > hi ? f : hi;
 			}
+		/* If it was an update, chronyd's new slew s1 runs >= MIN_SLEW_DURATION, so its new pending correction
+		 * is at least |s1| x 1 s (less FC_SLEW_BASE_MOVE_PPM: s1 is against the old base), opposite in sign
+		 * to s1. Beyond the old claim's reach on that side ([lo, hi] + dist), chronyd may now contradict the
+		 * reply we hold: not SYNCHRONIZED until it is asked again (whatever the label: the two read alike). */
+		m = (dabs(s1) - FC_SLEW_BASE_MOVE_PPM * 1e-6) * FC_SLEW_MIN_DURATION_S;
+		if (m > (s1 < 0 ? hi : -lo) + dist) {
+			fail_slewing(in, out, "chronyd's new slew contradicts its last reply: ask it again", s0, s1);
+			out->status = FC_SLEW_DISAGREE;
+			return out->status;
+		}
 		if (ended) {
 			out->status = FC_SLEW_ENDED;
-			out->why = "chronyd's slew ended since the request; the next one corrects only its overshoot";
+			out->why = "the kernel's rate changed as chronyd's end-of-slew timer changes it";
 		} else {
-			/* chronyd updated since its reply. Its new slew s1 runs >= MIN_SLEW_DURATION, so its new pending
-			 * correction is at least |s1| x 1 s (less FC_SLEW_BASE_MOVE_PPM: s1 is against the old base),
-			 * opposite in sign to s1. Beyond the old claim's reach on that side ([lo, hi] + dist), chronyd now
-			 * contradicts the reply we hold: not SYNCHRONIZED until it is asked again. */
-			if (age > FC_SLEW_MIN_DURATION_S)
-				return fail_slewing(in, out, "the kernel's rate changed and more than one change is possible",
-						    s0, s1);
-			m = (dabs(s1) - FC_SLEW_BASE_MOVE_PPM * 1e-6) * FC_SLEW_MIN_DURATION_S;
-			if (m > (s1 < 0 ? hi : -lo) + dist) {
-				fail_slewing(in, out, "chronyd's new slew contradicts its last reply: ask it again", s0, s1);
-				out->status = FC_SLEW_DISAGREE;
-				return out->status;
-			}
 			out->status = FC_SLEW_UPDATED;
 			out->why = "chronyd updated since its reply: its last claim carried over the rate change";
 		}

@@ -58,7 +58,7 @@ struct fc_slew_in {
 
 enum fc_slew_status {
 	FC_SLEW_TRACKED = 0, /* the kernel ran at one rate since the request: centre follows the slew */
-	FC_SLEW_ENDED = 1,   /* the rate changed once, as chronyd's end-of-slew timer changes it */
+	FC_SLEW_ENDED = 1,   /* changed once, as chronyd's end-of-slew timer changes it (a label: hull as UPDATED) */
 	FC_SLEW_UPDATED = 2, /* the rate changed once otherwise: chronyd updated since the reply; its claim carried */
 	FC_SLEW_FALLBACK = 3,/* the kernel's state is not what chronyd's slew gives: today's width */
 	FC_SLEW_DISAGREE = 4 /* chronyd's new slew contradicts the reply held: not SYNCHRONIZED, ask again now */

@@ -159,10 +159,10 @@ int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 600, next_update = 0, next_ask = 0.5;
 	long steps, misses = 0, cb_misses = 0, today_misses = 0, unseen = 0, nupd = 0, reply_upd = 0, status_n[5] = {0}, reads = 0;
-	int have = 0, fail = 0, ask_at_once = 1;
+	int have = 0, fail = 0, ask_at_once = 1, worst_st = 0;
 	struct fc_slew_in in = {0};
 	struct fc_slew_out out;
-	double up_at = seconds / 3, back_at = 2 * seconds / 3, worst = 0, seen_at = -10;
+	double up_at = seconds / 3, back_at = 2 * seconds / 3, worst = 0, worst_t = 0, seen_at = -10;
 
 	if (argc > 2)
 		rng = strtoull(argv[2], NULL, 0) | 1;
@@ -251,7 +251,7 @@ int main(int argc, char **argv)
 					       out.why, truth, (long long)out.center_ns, (long long)out.half_ns);
 				misses++;
 			} else if (fabs(truth - (double)out.center_ns) / half > worst)
-				worst = fabs(truth - (double)out.center_ns) / half;
+				worst = fabs(truth - (double)out.center_ns) / half, worst_t = T, worst_st = out.status;
 			if (T >= 60 && nph[ph] < steps / READ_EVERY) {
 				ours[ph][nph[ph]] = half;
 				cbs[ph][nph[ph]] = cb;
@@ -260,9 +260,9 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("fc_slew_sim: %.0f s, %ld reads, misses %ld (ClockBound's formula: %ld, today's [0, c]: %ld), closest "
-	       "|err|/half %.3f; "
+	       "|err|/half %.3f (t %.2f s, status %d); "
 	       "tracked %ld, ended %ld, updated %ld, fallback %ld, disagree (UNKNOWN) %ld\n",
-	       seconds, reads, misses, cb_misses, today_misses, worst, status_n[0], status_n[1], status_n[2], status_n[3],
+	       seconds, reads, misses, cb_misses, today_misses, worst, worst_t, worst_st, status_n[0], status_n[1], status_n[2], status_n[3],
 	       status_n[4]);
 	if (nullx)
 		printf("chronyd -x: %ld reads outside while the reply held predated chronyd's update (not judged)\n", unseen);
