@@ -41,11 +41,13 @@ struct fc_slew_kernel {
 /* chronyd's tracking reply (candm.h RPY_Tracking), seconds and ppm as decoded. */
 struct fc_slew_tracking {
 	double correction;           /* s; true UTC = REALTIME + correction at the instant chronyd answered */
-	double last_offset, rms_offset; /* s */
+	double last_offset, rms_offset; /* s; range-checked only: the pending correction is not bounded by the last
+					 * offset (a slew's leftover and its overshoot add to it), so no consistency rule */
 	double freq_ppm;             /* chronyd's base frequency (LCL_ReadAbsoluteFrequency) */
 	double resid_freq_ppm, skew_ppm;
 	double root_delay, root_dispersion; /* s */
-	int64_t ref_time_ns;         /* UTC of chronyd's last clock update */
+	int64_t ref_time_ns;         /* UTC of chronyd's last clock update; not used by the model (the caller's
+				      * "no update yet" rule reads it), carried so one struct holds the reply */
 };
 
 struct fc_slew_in {
