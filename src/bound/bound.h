@@ -8,7 +8,8 @@
  *
  * Sources (one file each, all pure over injected paths, sockets and clock values so tests drive them):
  *   clockbound.c  ClockBound's shared-memory segment (protocol v2), read exactly as ClockBound's client;
- *   chrony.c      chronyd's tracking report over its unix command socket, asked without ever blocking;
+ *   chrony.c      chronyd's tracking report over its command socket (unix, or its UDP port on the loopback),
+ *                 connected, asked without ever blocking;
  *   vmclock.c     /dev/vmclock0 (Linux vmclock-abi.h): its disruption marker and status, an overlay on the
  *                 others; and, when the host publishes the time of the CPU's counter, the first source;
  *   kernel.c      adjtimex maxerror, trusted only when the kernel's state shows a daemon's bound (kernel.c);
@@ -173,12 +174,30 @@ struct fc_chrony_source {
 /* Datagrams read per poll at most (a round's replies are 2 + FC_CHRONY_MAX_SOURCES): a flood never holds the
  * writer. */
 #define FC_CHRONY_RECV_MAX 32
+/* What a report may hold (chrony.c refused): times within +-2^20 s (12 days; sums of a few stay far inside an
+ * int64 of ns; chronyd's own limits, maxdistance and makestep, are seconds) and rates within 1e6 ppm (the
+ * saturation of the growth before). Past them a report is refused: UNKNOWN naming the field. */
+#define FC_CHRONY_MAX_SEC 1048576.0
+#define FC_CHRONY_MAX_PPM 1e6
+/* chronyd's command port (its cmdport default), asked on 127.0.0.1 then ::1 by a process that may not use its
+ * unix socket. */
+#define FC_CHRONY_CMDPORT 323
+enum fc_chrony_via { FC_CHRONY_VIA_UNIX = 0, FC_CHRONY_VIA_UDP4 = 1, FC_CHRONY_VIA_UDP6 = 2 };
+/* Rounds before the current one whose late replies are still recognised (and dropped without an error). */
+#define FC_CHRONY_PAST 4
 struct fc_chrony {
-	char path[108];  /* chronyd's socket */
-	char local[108]; /* our bound socket: chronyd replies to its path */
-	int fd;
-	int owner;  /* pid that bound `local`: only it unlinks it (a fork child closes its copy of the fd only) */
-	uint32_t seq;
+	char path[108];  /* chronyd's unix socket */
+	char local[108]; /* unix: our socket, <directory of path>/fastclock.<pid>.<random>/sock */
+	int fd;          /* connected to chronyd's socket or command port */
+	int dirfd;       /* unix: our socket's directory, flock()ed while we live (-1: none) */
+	int owner;  /* pid that made `local`: only it removes it (a fork child closes its copies of the fds only) */
+	int via;    /* enum fc_chrony_via */
+	int denied; /* the unix socket is closed to this process (EACCES, EPERM): the command port is asked */
+	char via_name[32]; /* "unix socket", "udp 127.0.0.1:323", "udp [::1]:323" */
+	uint64_t rng;      /* rand32's fallback state */
+	uint32_t seq;      /* the round's first sequence number (random) */
+	uint32_t rounds;   /* rounds sent */
+	uint32_t past[FC_CHRONY_PAST]; /* the previous rounds' first sequence numbers */
 	int64_t sent_at;    /* CLOCK_MONOTONIC of the outstanding request (0: none) */
 	int64_t last_sent;  /* of the last request sent or tried */
 	int64_t last_reply; /* of the last good reply (0: none) */
@@ -192,6 +211,7 @@ struct fc_chrony {
 	/* the outstanding round: tracking (seq), the source count (seq + 1), source data (seq + 2 + i) */
 	int got;             /* 1 tracking, 2 the count */
 	int want_src, got_src; /* source-data requests sent, replies taken */
+	uint32_t src_got;    /* bit i: the reply to source-data request i taken (a repeat is dropped) */
 	uint32_t req_index[FC_CHRONY_MAX_SOURCES]; /* the index each source-data request asked for */
 	struct fc_chrony_source round_src; /* the best source of the round so far (round_rank > 0) */
 	int round_rank;      /* 2 selected, 1 the one selected last, 0 none */
@@ -210,9 +230,14 @@ int fc__chrony_decode_count(const uint8_t *buf, size_t len, uint32_t seq, uint32
  * report is at least that fresh). */
 int fc__chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_source *sd, int64_t at,
 		   struct fc_bound *b);
-/* Open a nonblocking datagram socket bound in the directory of `path` (chronyd replies only to a path).
- * Returns 0, or -1 with b->last_error set. */
+/* The report (last tracking, the source followed) evaluated as of `at`, its reason naming the transport. */
+void fc__chrony_report(const struct fc_chrony *ch, int64_t at, struct fc_bound *b);
+/* Open a nonblocking datagram socket connected to chronyd: its unix socket at `path` (ours bound in a directory
+ * of our own beside it: chronyd replies only to a path), or, where this process may not use that socket, its
+ * command port on the loopback. Returns 0, or -1 with b->last_error set. */
 int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now);
+/* Is chronyd there to be asked: its socket at path, or a directory of it closed to us (then its port)? */
+int fc__chrony_present(const char *path);
 void fc__chrony_close(struct fc_chrony *ch);
 /* Never blocks: collects the replies waiting (updating *b), then sends a new round of requests if none is out
  * and `now - last request >= min_interval`: tracking, the source count, and the data of each source, of which

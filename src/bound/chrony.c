@@ -1,17 +1,33 @@
 /*
- * fastclock — chronyd's tracking report over its unix command socket (chrony's candm.h, protocol version 6),
- * with the newest measurement of the source chronyd selected, asked without ever blocking: a round of requests
- * is sent on one poll and the replies collected on later ones.
+ * fastclock — chronyd's tracking report over its command socket (chrony's candm.h, protocol version 6), with
+ * the newest measurement of the source chronyd selected, asked without ever blocking: a round of requests is
+ * sent on one poll and the replies collected on later ones.
  *
- * Owns: struct fc_chrony (the socket, the outstanding request, the last report), the candm encoding.
- * May call: async-signal-safe libc only (socket, bind, chmod, unlink, sendto, recv, getpid), bound.c, fmt.c.
+ * Two transports, both connect()ed so that the kernel delivers chronyd's datagrams and nobody else's:
+ *   unix  chronyd's unix socket (full access; reachable by root and chronyd's user, its directory is theirs);
+ *   udp   chronyd's command port on the loopback, 127.0.0.1:323 then [::1]:323 (the monitoring commands that
+ *         cmdmon.c leaves open to any local process: tracking, n_sources, source_data), for everyone else.
+ * Each round's sequence numbers are drawn at random (getrandom): a reply must name one of this round's, so a
+ * datagram that reaches us by another way is dropped and never completes a round.
+ *
+ * Owns: struct fc_chrony (the socket, our private socket directory, the outstanding round, the last report),
+ * the candm encoding, the table of this process's socket directories (removed at exit).
+ * May call: async-signal-safe libc only (socket, bind, connect, mkdirat, openat, fchmodat, flock, unlinkat,
+ * getdents64, getrandom, sendto, recv, getpid), bound.c, fmt.c.
  */
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bound.h"
@@ -192,6 +208,42 @@ static int64_t sec_to_ns_up(double s)
 	return (int64_t)ns + (ns > 0 ? 1 : -1);
 }
 
+/* What a report may hold. candm's Float carries no NaN or infinity but reaches +-2^62: a time past
+ * FC_CHRONY_MAX_SEC, a negative delay, dispersion, skew or error, or a rate past FC_CHRONY_MAX_PPM is no
+ * report of a working chronyd, and sums of a few such values would overflow an int64 of ns. The report is
+ * refused: UNKNOWN naming the field (NaN and infinities, which a caller's struct may hold, fail the same
+ * comparisons). Returns 1 if refused. */
+static int refused(const struct fc_chrony_tracking *t, const struct fc_chrony_source *sd, struct fc_bound *b)
+{
+	const double m = FC_CHRONY_MAX_SEC, r = FC_CHRONY_MAX_PPM;
+	const struct {
+		const char *name;
+		double v, lo, hi;
+		const char *unit;
+	} f[] = {
+		{"correction", t->correction, -m, m, "s"},
+		{"root delay", t->root_delay, 0, m, "s"},
+		{"root dispersion", t->root_dispersion, 0, m, "s"},
+		{"skew", t->skew_ppm, 0, r, "ppm"},
+		{"residual frequency", t->resid_freq_ppm, -r, r, "ppm"},
+		{"newest measurement", sd ? sd->latest_meas : 0.0, -m, m, "s"},
+		{"measurement error", sd ? sd->latest_meas_err : 0.0, 0, m, "s"},
+	};
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (f[i].v >= f[i].lo && f[i].v <= f[i].hi)
+			continue;
+		b->status = FC_SYNC_UNKNOWN;
+		b->center_ns = 0;
+		b->half_ns = INT64_MAX / 4;
+		b->drift_ppb = 0;
+		b->leap = FC_LEAP_NONE;
+		fc__bfmt(b->reason, sizeof(b->reason), "chronyd's %s %.6f %s is outside %.0f .. %.0f %s: report refused",
+			 f[i].name, f[i].v, f[i].unit, f[i].lo, f[i].hi, f[i].unit);
+		return 1;
+	}
+	return 0;
+}
+
 /* The interval: chronyd's estimate of true time is the clock plus its current correction c, within its root
  * distance (root_delay / 2 + root_dispersion: ClockBound's rule without the correction). A running chronyd
  * (not -x) slews the clock towards that estimate at up to maxslewrate (83 ms/s by default), so between polls the
@@ -202,21 +254,23 @@ static int64_t sec_to_ns_up(double s)
  * the local clock's offset from the source, positive when ahead) already shows the step: the source's time is
  * clock + c - latest_meas within latest_meas_err. The interval also covers that point, so it widens at the
  * first measurement after a step instead of staying wrong until tracking moves. In steady state latest_meas is
- * within the noise of 0 and adds nothing. */
+ * within the noise of 0 and adds nothing. Every value is inside refused()'s limits, so no sum below overflows
+ * and half_ns >= 0 (earliest <= latest). */
 int fc__chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_source *sd, int64_t at,
 		   struct fc_bound *b)
 {
-	int64_t c = sec_to_ns_up(t->correction), dist, lo, hi;
+	const struct fc_chrony_source *use = sd && sd->reachability != 0 ? sd : NULL;
+	int64_t c, dist, lo, hi;
 	double rate_ppm;
+	b->as_of_ns = at;
+	if (refused(t, use, b))
+		return b->status;
+	c = sec_to_ns_up(t->correction);
 	dist = sec_to_ns_up(t->root_delay / 2 + t->root_dispersion);
-	if (dist < 0)
-		dist = -dist;
 	lo = c < 0 ? c : 0;
 	hi = c > 0 ? c : 0;
-	if (sd && sd->reachability != 0) {
-		int64_t m = sec_to_ns_up(t->correction - sd->latest_meas), e = sec_to_ns_up(sd->latest_meas_err);
-		if (e < 0)
-			e = -e;
+	if (use) {
+		int64_t m = sec_to_ns_up(t->correction - use->latest_meas), e = sec_to_ns_up(use->latest_meas_err);
 		if (m - e < lo)
 			lo = m - e;
 		if (m + e > hi)
@@ -225,82 +279,368 @@ int fc__chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_s
 	/* centre rounded down, half rounded up: [centre - half, centre + half] covers [lo, hi] */
 	b->center_ns = lo + (hi - lo) / 2;
 	b->half_ns = (hi - lo) - (hi - lo) / 2 + dist;
-	b->as_of_ns = at;
 	/* growth: chrony's own dispersion rate (maxclockerror, 1 ppm unless configured) plus the frequency's
-	 * skew and residual: the clock may wander that fast from the estimate until the next report */
-	rate_ppm = (t->skew_ppm < 0 ? -t->skew_ppm : t->skew_ppm) +
-		   (t->resid_freq_ppm < 0 ? -t->resid_freq_ppm : t->resid_freq_ppm);
-	b->drift_ppb = FC_CHRONY_DRIFT_PPB + (rate_ppm < 1e6 ? (int64_t)(rate_ppm * 1000.0) + 1 : 1000000000);
+	 * skew and residual: the clock may wander that fast from the estimate until the next report (at most
+	 * 2 * FC_CHRONY_MAX_PPM: 2e9 ppb) */
+	rate_ppm = t->skew_ppm + (t->resid_freq_ppm < 0 ? -t->resid_freq_ppm : t->resid_freq_ppm);
+	b->drift_ppb = FC_CHRONY_DRIFT_PPB + (int64_t)(rate_ppm * 1000.0) + 1;
 	b->leap = t->leap_status == 1 ? FC_LEAP_INSERT : t->leap_status == 2 ? FC_LEAP_DELETE : FC_LEAP_NONE;
 	if (t->leap_status == 3) {
 		b->status = FC_SYNC_UNKNOWN;
 		fc__bfmt(b->reason, sizeof(b->reason), "chronyd is not synchronised (leap status 3)");
-	} else if (t->ref_time_sec == 0 || t->last_update_interval <= 0) {
+	} else if (t->ref_time_sec == 0 || !(t->last_update_interval > 0)) {
 		/* chronyd's first report after a start has no update yet (ClockBound's Unknown with as_of 0) */
 		b->status = FC_SYNC_UNKNOWN;
 		fc__bfmt(b->reason, sizeof(b->reason), "chronyd has not updated the clock yet");
 	} else {
 		b->status = FC_SYNC_SYNCHRONIZED;
-		fc__bfmt(b->reason, sizeof(b->reason),
-			 "chronyd stratum %d, correction %.6f s, root distance %.6f s; %s %d newest measurement %.6f s",
+		fc__bfmt(b->reason, sizeof(b->reason), "chronyd stratum %d, corr %.6f s, dist %.6f s; %s %d meas %.6f s",
 			 t->stratum, t->correction, t->root_delay / 2 + t->root_dispersion,
-			 !sd ? "no source data" : sd->state == FC_CHRONY_SELECTED ? "selected source" : "last selected source",
-			 sd ? sd->index : -1, sd ? sd->latest_meas : 0.0);
+			 !use ? "no source data" : use->state == FC_CHRONY_SELECTED ? "selected source" : "last selected source",
+			 use ? use->index : -1, use ? use->latest_meas : 0.0);
 	}
 	return b->status;
 }
 
+void fc__chrony_report(const struct fc_chrony *ch, int64_t at, struct fc_bound *b)
+{
+	char r[FC_BOUND_TEXT];
+	fc__chrony_eval(&ch->last, ch->have_src ? &ch->src : NULL, at, b);
+	memcpy(r, b->reason, sizeof(r));
+	fc__bfmt(b->reason, sizeof(b->reason), "via %s: %s", ch->via_name, r);
+}
+
+/* ---- where chronyd answers: our socket ------------------------------------------------------------------- */
+
+/* 32 random bits: getrandom without blocking; before the kernel's pool is ready (early boot) or without
+ * getrandom (Linux < 3.17), a mix of the clock, the pid and the previous draw: guessable, and then the connected
+ * socket alone keeps other senders out. */
+static uint32_t rand32(struct fc_chrony *ch)
+{
+	uint32_t v;
+	struct timespec ts;
+	uint64_t z;
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
+		return v;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ch->rng += 0x9e3779b97f4a7c15ull ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 44;
+	z = ch->rng; /* splitmix64's finaliser */
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (uint32_t)((z ^ (z >> 31)) >> 32);
+}
+
+/*
+ * The unix transport. chronyd sends its reply to the requester's path, so we need a socket bound to a path
+ * that chronyd (its own user, after it drops root) can reach and write: in the directory of its socket, as
+ * chronyc does. That directory belongs to chronyd's user, who can rename, replace or symlink anything in it at
+ * any moment; a chmod by path there could be sent through a symlink onto a root-owned file. So (as chronyc
+ * since 4.4) we never touch a path in it: we create a directory of our own there
+ * (fastclock.<pid>.<64 random bits>, 0711: chronyd's user may pass, not list), hold it by a descriptor, and
+ * bind "sock" inside. Only we can add or change entries in our directory, so the socket found there through
+ * the descriptor is the one we bound, and fchmodat through the descriptor reaches nothing else even if the
+ * directory's name in chronyd's directory was swapped meanwhile (then bind went elsewhere, "sock" is missing in
+ * ours, and the open fails). The socket is 0666 so that chronyd's user can send to it; it is connect()ed to
+ * chronyd's socket, so the kernel refuses every other sender (EPERM), whoever can reach the path.
+ * Leftovers: close() and the exit of the process remove the socket and the directory (a fork child's copy is
+ * the parent's, never removed by the child); a process that crashed leaves its directory, which the next open
+ * by a process that may remove it (its user, or root) does: a live owner holds a lock (flock) on its directory
+ * for as long as its descriptor is open, so a directory whose lock can be taken is a dead process's.
+ */
+#define SOCK_NAME "sock"
+/* The sweep of leftovers at each open: at most this many directory reads of 1 KiB and directories opened
+ * (a fixed handful of system calls, however many processes left one). */
+#define SWEEP_READS 4
+#define SWEEP_OPENS 8
+
+struct dirent64_k { /* the kernel's struct linux_dirent64 */
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+static void sweep(int d0)
+{
+	char buf[1024] __attribute__((aligned(8)));
+	int opens = 0;
+	for (int k = 0; k < SWEEP_READS && opens < SWEEP_OPENS; k++) {
+		long n = syscall(SYS_getdents64, d0, buf, sizeof(buf));
+		if (n <= 0)
+			return;
+		for (long off = 0; off < n && opens < SWEEP_OPENS;) {
+			const struct dirent64_k *e = (const struct dirent64_k *)(const void *)(buf + off);
+			int fd;
+			off += e->d_reclen;
+			if (strncmp(e->d_name, "fastclock.", 10) != 0 || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+				continue;
+			opens++;
+			fd = openat(d0, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			if (flock(fd, LOCK_EX | LOCK_NB) == 0) { /* nobody holds it: its process is gone */
+				unlinkat(fd, SOCK_NAME, 0);
+				unlinkat(d0, e->d_name, AT_REMOVEDIR);
+			}
+			close(fd); /* and the lock with it */
+		}
+	}
+}
+
+/* This process's socket directories, removed at exit (close() removes its own earlier). Slots are claimed with
+ * a compare-and-swap: 0 free, 1 being written, 2 held. Full: the directory is left to the sweep. */
+#define LIVE_MAX 8
+static struct {
+	int state;
+	int owner; /* the pid that made it: a fork child never removes its parent's */
+	int dirfd;
+	char dir[sizeof(((struct fc_chrony *)0)->local)];
+} live[LIVE_MAX];
+
+static void live_add(const struct fc_chrony *ch)
+{
+	for (int i = 0; i < LIVE_MAX; i++) {
+		int expect = 0;
+		if (__atomic_compare_exchange_n(&live[i].state, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			live[i].owner = ch->owner;
+			live[i].dirfd = ch->dirfd;
+			memcpy(live[i].dir, ch->local, sizeof(live[i].dir));
+			*strrchr(live[i].dir, '/') = 0;
+			__atomic_store_n(&live[i].state, 2, __ATOMIC_RELEASE); /* the fields above before "held" */
+			return;
+		}
+	}
+}
+
+static void live_del(int dirfd)
+{
+	for (int i = 0; i < LIVE_MAX; i++) {
+		int expect = 2;
+		if (__atomic_load_n(&live[i].state, __ATOMIC_ACQUIRE) == 2 && live[i].dirfd == dirfd &&
+		    __atomic_compare_exchange_n(&live[i].state, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			__atomic_store_n(&live[i].state, 0, __ATOMIC_RELEASE);
+	}
+}
+
+/* Remove our socket and directory: the socket through the directory's descriptor (never a path in chronyd's
+ * directory), the directory by its path (rmdir follows no symlink and removes only an empty directory). */
+static void remove_local(int dirfd, const char *dir)
+{
+	unlinkat(dirfd, SOCK_NAME, 0);
+	rmdir(dir);
+}
+
+__attribute__((destructor)) static void chrony_at_exit(void)
+{
+	int pid = (int)getpid();
+	for (int i = 0; i < LIVE_MAX; i++) {
+		int expect = 2;
+		if (__atomic_compare_exchange_n(&live[i].state, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			if (live[i].owner == pid)
+				remove_local(live[i].dirfd, live[i].dir);
+			__atomic_store_n(&live[i].state, 0, __ATOMIC_RELEASE);
+		}
+	}
+}
+
 void fc__chrony_close(struct fc_chrony *ch)
 {
-	if (ch->fd >= 0) {
+	if (ch->fd >= 0)
 		close(ch->fd);
-		if (ch->owner == (int)getpid())
-			unlink(ch->local);
+	if (ch->dirfd >= 0 && ch->owner != 0) { /* owner: set once the directory is made (0 in a zeroed struct) */
+		if (ch->owner == (int)getpid()) {
+			char dir[sizeof(ch->local)];
+			memcpy(dir, ch->local, sizeof(dir));
+			*strrchr(dir, '/') = 0;
+			live_del(ch->dirfd);
+			remove_local(ch->dirfd, dir);
+		}
+		close(ch->dirfd); /* a fork child's copy: the parent's lock stays with the parent's descriptor */
 	}
 	ch->fd = -1;
+	ch->dirfd = -1;
+}
+
+static int denied(int e) { return e == EACCES || e == EPERM; }
+
+/* Our socket in the directory of chronyd's, connected to it. 0, or -1 with b->last_error (ch->denied: this
+ * process may not use chronyd's unix socket). */
+static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	const char *slash = strrchr(path, '/');
+	char dir0[sizeof(ch->path)], name[48];
+	int d0, e = 0;
+	struct stat st;
+
+	fc__bfmt(dir0, sizeof(dir0), "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
+	fc__bfmt(ch->via_name, sizeof(ch->via_name), "unix socket");
+	d0 = open(dir0, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d0 < 0 || fstat(d0, &st) != 0) {
+		e = errno;
+		ch->denied = denied(e);
+		fc__bound_error(b, now, "chronyd's socket directory %.60s: %s", dir0, fc__errname(e));
+		goto fail;
+	}
+	if (st.st_mode & S_IWOTH) { /* chronyd itself refuses a socket directory others may write */
+		fc__bound_error(b, now, "chronyd's socket directory %.60s is writable by every user (mode %o)", dir0,
+			       (unsigned)(st.st_mode & 07777));
+		goto fail;
+	}
+	sweep(d0);
+	for (int tries = 0;; tries++) {
+		uint64_t r = (uint64_t)rand32(ch) << 32 | rand32(ch);
+		fc__bfmt(name, sizeof(name), "fastclock.%d.%08x%08x", (int)getpid(), (unsigned)(r >> 32), (unsigned)r);
+		if (fc__bfmt(ch->local, sizeof(ch->local), "%s/%s/%s", dir0, name, SOCK_NAME) >= (int)sizeof(ch->local)) {
+			fc__bound_error(b, now, "chronyd's socket directory is too long: %.80s", dir0);
+			goto fail;
+		}
+		if (mkdirat(d0, name, 0700) != 0) {
+			e = errno;
+			ch->denied = denied(e);
+			fc__bound_error(b, now, "mkdir in %.60s: %s", dir0, fc__errname(e));
+			goto fail;
+		}
+		ch->dirfd = openat(d0, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* ours, locked, and still there (another process's sweep may have taken it before the lock) */
+		if (ch->dirfd >= 0 && flock(ch->dirfd, LOCK_EX | LOCK_NB) == 0 && fstat(ch->dirfd, &st) == 0 &&
+		    st.st_nlink > 0 && st.st_uid == geteuid())
+			break;
+		if (ch->dirfd >= 0)
+			close(ch->dirfd);
+		ch->dirfd = -1;
+		if (tries == 2) {
+			fc__bound_error(b, now, "our directory in %.60s was removed or replaced as it was made", dir0);
+			goto fail;
+		}
+	}
+	ch->owner = (int)getpid();
+	live_add(ch);
+	close(d0);
+	d0 = -1;
+	/* chronyd's user passes through (whatever our umask), cannot list */
+	ch->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fchmod(ch->dirfd, 0711) != 0 || ch->fd < 0) {
+		fc__bound_error(b, now, "socket(AF_UNIX): %s", fc__errname(errno));
+		goto fail;
+	}
+	memcpy(a.sun_path, ch->local, strlen(ch->local) + 1);
+	if (bind(ch->fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    fstatat(ch->dirfd, SOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISSOCK(st.st_mode) ||
+	    fchmodat(ch->dirfd, SOCK_NAME, 0666, 0) != 0) {
+		fc__bound_error(b, now, "bind %.80s: %s", ch->local, errno ? fc__errname(errno) : "not where it was bound");
+		goto fail;
+	}
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	if (connect(ch->fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		e = errno;
+		ch->denied = denied(e);
+		fc__bound_error(b, now, "connect to chronyd at %.70s: %s", path, fc__errname(e));
+		goto fail;
+	}
+	return 0;
+fail:
+	if (d0 >= 0)
+		close(d0);
+	fc__chrony_close(ch);
+	return -1;
+}
+
+/* The UDP transport: chronyd's command port on the loopback, connected, so the kernel delivers only datagrams
+ * from that address and port. Only chronyd can send from there while the port is privileged: below
+ * net.ipv4.ip_unprivileged_port_start (1024 unless lowered; it applies to IPv6 too) a bind needs
+ * CAP_NET_BIND_SERVICE, and chronyd holds the port (its SO_REUSEADDR lets only such a process bind beside it).
+ * Where the port is open to every user, nothing tells chronyd's reply from anyone's: refused. */
+static long unprivileged_port_start(void)
+{
+	char buf[16];
+	long v = 0;
+	int fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_RDONLY | O_CLOEXEC), n;
+	if (fd < 0)
+		return 1024; /* before Linux 4.11: fixed at 1024 */
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	for (int i = 0; i < n && buf[i] >= '0' && buf[i] <= '9' && v < 100000; i++)
+		v = v * 10 + (buf[i] - '0');
+	return n > 0 ? v : 1024;
+}
+
+static int udp_open(struct fc_chrony *ch, int v6, struct fc_bound *b, int64_t now)
+{
+	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons(FC_CHRONY_CMDPORT)};
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons(FC_CHRONY_CMDPORT)};
+	long start = unprivileged_port_start();
+	ch->via = v6 ? FC_CHRONY_VIA_UDP6 : FC_CHRONY_VIA_UDP4;
+	fc__bfmt(ch->via_name, sizeof(ch->via_name), "udp %s:%d", v6 ? "[::1]" : "127.0.0.1", FC_CHRONY_CMDPORT);
+	if (FC_CHRONY_CMDPORT >= start) {
+		fc__bound_error(b, now, "chronyd's %s: any user may bind port %d here (ip_unprivileged_port_start %ld)",
+			       ch->via_name, FC_CHRONY_CMDPORT, start);
+		return -1;
+	}
+	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a6.sin6_addr = in6addr_loopback;
+	ch->fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (ch->fd < 0 || (v6 ? connect(ch->fd, (struct sockaddr *)&a6, sizeof(a6))
+			      : connect(ch->fd, (struct sockaddr *)&a4, sizeof(a4))) != 0) {
+		fc__bound_error(b, now, "chronyd's %s: %s", ch->via_name, fc__errname(errno));
+		fc__chrony_close(ch);
+		return -1;
+	}
+	return 0;
+}
+
+int fc__chrony_present(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0)
+		return S_ISSOCK(st.st_mode);
+	/* chronyd's directory exists but is closed to us (root's and chronyd's user's): ask its command port */
+	return errno == EACCES;
 }
 
 int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now)
 {
-	static unsigned serial;
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	const char *slash = strrchr(path, '/');
-	int dirlen = slash ? (int)(slash - path) : 1;
-	unsigned k = __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED);
-
 	memset(ch, 0, sizeof(*ch));
 	ch->fd = -1;
+	ch->dirfd = -1;
 	ch->src_index = -1;
 	if (strlen(path) >= sizeof(ch->path)) {
-		fc__bound_error(b, now, "chronyd socket path too long (%zu bytes): %s", strlen(path), path);
+		fc__bound_error(b, now, "chronyd socket path too long (%zu bytes): %.60s", strlen(path), path);
 		return -1;
 	}
 	fc__bfmt(ch->path, sizeof(ch->path), "%s", path);
-	/* chronyd answers a unix-socket request by sending to the requester's path, so ours is bound beside its
-	 * socket (as chronyc does), named by pid and a serial so processes and clocks never collide. */
-	if (fc__bfmt(ch->local, sizeof(ch->local), "%.*s/fastclock.%d.%u.sock", dirlen, slash ? path : ".",
-		     (int)getpid(), k) >= (int)sizeof(ch->local)) {
-		fc__bound_error(b, now, "chronyd socket directory too long: %s", path);
+	if (unix_open(ch, path, b, now) == 0)
+		return 0;
+	if (!ch->denied) /* not a question of permission: chronyd's socket is broken or gone */
 		return -1;
-	}
-	ch->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (ch->fd < 0) {
-		fc__bound_error(b, now, "socket(AF_UNIX): %s", fc__errname(errno));
+	/* not root nor chronyd's user: the monitoring commands on its command port */
+	return udp_open(ch, 0, b, now);
+}
+
+/* Reconnect to chronyd's unix socket after it restarted (its old socket is gone: ECONNREFUSED, and the kernel
+ * disconnected ours). While disconnected anyone who can reach our path could send to it: what came then is
+ * dropped unread, so the new round sees only the new chronyd's replies. */
+static int unix_reconnect(struct fc_chrony *ch)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	uint8_t junk[64];
+	memcpy(a.sun_path, ch->path, strlen(ch->path) + 1);
+	if (connect(ch->fd, (struct sockaddr *)&a, sizeof(a)) != 0)
 		return -1;
-	}
-	unlink(ch->local);
-	memcpy(a.sun_path, ch->local, strlen(ch->local) + 1);
-	if (bind(ch->fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		fc__bound_error(b, now, "bind %s: %s", ch->local, fc__errname(errno));
-		close(ch->fd);
-		ch->fd = -1;
-		return -1;
-	}
-	ch->owner = (int)getpid();
-	/* chronyd may run as another user (Debian: _chrony) and must be able to send to us */
-	chmod(ch->local, 0666);
-	/* not connected: each request is sent to the path, so a restarted chronyd (a new socket) is found */
+	for (int i = 0; i < FC_CHRONY_RECV_MAX && recv(ch->fd, junk, sizeof(junk), MSG_DONTWAIT) >= 0; i++)
+		;
 	return 0;
+}
+
+/* UDP with no reply ever: chronyd may listen on the other loopback address (bindcmdaddress) */
+static void udp_flip(struct fc_chrony *ch, struct fc_bound *b, int64_t now)
+{
+	int v6 = ch->via == FC_CHRONY_VIA_UDP4;
+	if (ch->fd >= 0)
+		close(ch->fd);
+	ch->fd = -1;
+	udp_open(ch, v6, b, now);
 }
 
 /* How much a source of the round counts: 2 the one chronyd selected, 1 the one it selected last, known by its
@@ -334,19 +674,40 @@ static void end_round(struct fc_chrony *ch)
 	ch->sent_at = 0;
 }
 
+/* Is s a sequence number of a recent round (this one after it ended, or one of the FC_CHRONY_PAST before)? */
+static int late(const struct fc_chrony *ch, uint32_t s)
+{
+	uint32_t past = ch->rounds > FC_CHRONY_PAST ? FC_CHRONY_PAST : ch->rounds ? ch->rounds - 1 : 0;
+	if (!ch->sent_at && ch->rounds && s - ch->seq < ROUND_SEQS)
+		return 1;
+	for (uint32_t i = 0; i < past; i++)
+		if (s - ch->past[i] < ROUND_SEQS)
+			return 1;
+	return 0;
+}
+
 /* One reply datagram: 1 if it belongs to the outstanding round (taken, or a source chronyd no longer has or
- * would not give), 0 if it is a late reply to an older round (dropped silently), -1 if it is neither or
- * malformed (err says why). */
+ * would not give), 0 if it is a late reply to a recent round or a repeat of one taken (dropped silently), -1 if
+ * it is neither or malformed (dropped; err says why). Only a reply naming one of the round's random sequence
+ * numbers is taken, once: anything else costs at most this round (then timed out), never completes it. */
 static int take(struct fc_chrony *ch, const uint8_t *buf, size_t n, int64_t now, char *err, size_t errlen)
 {
-	uint32_t k = n >= CANDM_RPY_HEAD ? get32(buf + 16) - ch->seq : ROUND_SEQS;
+	uint32_t s = n >= CANDM_RPY_HEAD ? get32(buf + 16) : 0, k = s - ch->seq;
 	struct fc_chrony_source sd;
-	/* a reply to one of the last rounds, or to this one after it timed out: chronyd was slow */
-	if (n >= CANDM_RPY_HEAD && ((ch->seq - get32(buf + 16)) - 1 < 4 * ROUND_SEQS || (!ch->sent_at && k < ROUND_SEQS)))
+	if (n < CANDM_RPY_HEAD) {
+		fc__bfmt(err, errlen, "a datagram of %zu bytes that is no reply of chronyd's", n);
+		return -1;
+	}
+	if (late(ch, s))
 		return 0;
-	fc__bfmt(err, errlen, "a datagram of %zu bytes that is no reply of chronyd's", n);
+	if (!ch->sent_at || k >= ROUND_SEQS) {
+		fc__bfmt(err, errlen, "a datagram with sequence %u, no request of ours: dropped", s);
+		return -1;
+	}
 	if (k == 0) {
 		struct fc_chrony_tracking t;
+		if (ch->got & 1)
+			return 0;
 		if (fc__chrony_decode(buf, n, ch->seq, &t, err, errlen) != 0)
 			return -1;
 		ch->last = t;
@@ -356,6 +717,8 @@ static int take(struct fc_chrony *ch, const uint8_t *buf, size_t n, int64_t now,
 		return 1;
 	}
 	if (k == 1) {
+		if (ch->got & 2)
+			return 0;
 		if (fc__chrony_decode_count(buf, n, ch->seq + 1, &ch->n_sources, err, errlen) != 0)
 			return -1;
 		if (ch->first >= ch->n_sources) /* applies to the next round's requests */
@@ -365,6 +728,9 @@ static int take(struct fc_chrony *ch, const uint8_t *buf, size_t n, int64_t now,
 	}
 	if (k - 2 < (uint32_t)ch->want_src) {
 		uint16_t status = get16(buf + 8);
+		if (ch->src_got & 1u << (k - 2))
+			return 0;
+		ch->src_got |= 1u << (k - 2);
 		ch->got_src++; /* answered, whatever the answer */
 		if (status == CANDM_STT_NOSUCHSOURCE) /* the list shrank since the count */
 			return 1;
@@ -377,8 +743,7 @@ static int take(struct fc_chrony *ch, const uint8_t *buf, size_t n, int64_t now,
 		}
 		return 1;
 	}
-	/* not of this round, nor of a recent one: named by the tracking check */
-	fc__chrony_decode(buf, n, ch->seq, &(struct fc_chrony_tracking){0}, err, errlen);
+	fc__bfmt(err, errlen, "a reply with sequence %u to a request not sent: dropped", s);
 	return -1;
 }
 
@@ -397,6 +762,12 @@ static void plan_round(struct fc_chrony *ch)
 			ch->req_index[k++] = index;
 	}
 	ch->want_src = k;
+}
+
+/* Send one request of the round on the connected socket; 0, or -1 (errno set). */
+static int send_req(const struct fc_chrony *ch, const uint8_t *buf, size_t len)
+{
+	return send(ch->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
 int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, struct fc_bound *b)
@@ -419,38 +790,57 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 		if (ch->got == 3 && ch->got_src == ch->want_src)
 			end_round(ch);
 		if (ch->last_reply)
-			fc__chrony_eval(&ch->last, ch->have_src ? &ch->src : NULL, ch->tracking_at, b);
+			fc__chrony_report(ch, ch->tracking_at, b);
 		updated = 1;
 	}
 	if (ch->sent_at && now - ch->sent_at >= FC_CHRONY_TIMEOUT_NS) {
-		fc__bound_error(b, now, "no reply from chronyd at %s in %lld ms (%s)", ch->path,
+		fc__bound_error(b, now, "no reply from chronyd at %.70s in %lld ms (%s)",
+			       ch->via == FC_CHRONY_VIA_UNIX ? ch->path : ch->via_name,
 			       (long long)(FC_CHRONY_TIMEOUT_NS / 1000000),
 			       !(ch->got & 1) ? "tracking" : !(ch->got & 2) ? "source count" : "source data");
+		if (!ch->got && !ch->last_reply && ch->via != FC_CHRONY_VIA_UNIX)
+			udp_flip(ch, b, now);
 		end_round(ch); /* what did come counts */
+		if (ch->fd < 0)
+			return updated;
 	}
-	if (!ch->sent_at && (ch->seq == 0 || now - ch->last_sent >= min_interval)) {
-		struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if (!ch->sent_at && (ch->rounds == 0 || now - ch->last_sent >= min_interval)) {
 		size_t len;
-		memcpy(a.sun_path, ch->path, strlen(ch->path) + 1);
+		int e;
 		ch->last_sent = now;
-		ch->seq += ROUND_SEQS;
+		if (ch->rounds)
+			ch->past[(ch->rounds - 1) % FC_CHRONY_PAST] = ch->seq;
+		ch->rounds++;
+		ch->seq = rand32(ch);
 		ch->got = 0;
 		ch->got_src = 0;
+		ch->src_got = 0;
 		ch->round_rank = 0;
 		plan_round(ch);
 		len = fc__chrony_request(ch->seq, buf, sizeof(buf));
-		if (sendto(ch->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len) {
-			fc__bound_error(b, now, "send to chronyd at %s: %s", ch->path, fc__errname(errno));
+		if (send_req(ch, buf, len) != 0) {
+			/* chronyd restarted (unix: its old socket is gone), or an ICMP error from an earlier request
+			 * (udp) is reported now: once more, reconnected */
+			e = errno;
+			if ((e == ECONNREFUSED || e == ENOTCONN) &&
+			    (ch->via != FC_CHRONY_VIA_UNIX || unix_reconnect(ch) == 0) && send_req(ch, buf, len) == 0)
+				goto sent;
+			e = errno;
+			fc__bound_error(b, now, "send to chronyd (%s at %.60s): %s", ch->via_name,
+				       ch->via == FC_CHRONY_VIA_UNIX ? ch->path : "the loopback", fc__errname(e));
+			if (e == ECONNREFUSED && !ch->last_reply && ch->via != FC_CHRONY_VIA_UNIX)
+				udp_flip(ch, b, now);
 			return updated;
 		}
+	sent:
 		ch->sent_at = now;
 		/* the rest are best effort: one that cannot be sent is not waited for */
 		len = fc__chrony_request_count(ch->seq + 1, buf, sizeof(buf));
-		if (sendto(ch->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len)
+		if (send_req(ch, buf, len) != 0)
 			ch->got |= 2;
 		for (int i = 0; i < ch->want_src; i++) {
 			len = fc__chrony_request_source(ch->seq + 2 + (uint32_t)i, ch->req_index[i], buf, sizeof(buf));
-			if (sendto(ch->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len)
+			if (send_req(ch, buf, len) != 0)
 				ch->want_src = i;
 		}
 	}

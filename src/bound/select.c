@@ -92,7 +92,6 @@ static void close_sources(struct fc_bounder *bd)
 /* Try one source; 0 if it can be used. */
 static int try_source(struct fc_bounder *bd, int kind, int64_t now)
 {
-	struct stat st;
 	switch (kind) {
 	case FC_BOUND_CLOCKBOUND:
 		return fc__cb_open(&bd->cb, bd->cfg.clockbound, &bd->cur, now);
@@ -101,9 +100,10 @@ static int try_source(struct fc_bounder *bd, int kind, int64_t now)
 			bd->have_vm = fc__vmc_open(&bd->vm, bd->cfg.vmclock, &bd->cur, now) == 0;
 		return bd->have_vm ? 0 : -1;
 	case FC_BOUND_CHRONY:
-		if (stat(bd->cfg.chrony, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+		if (!fc__chrony_present(bd->cfg.chrony)) {
 			fc__bound_error(&bd->cur, now, "no chronyd socket at %.70s", bd->cfg.chrony);
 			bd->ch.fd = -1;
+			bd->ch.dirfd = -1;
 			return -1;
 		}
 		return fc__chrony_open(&bd->ch, bd->cfg.chrony, &bd->cur, now);
@@ -129,7 +129,9 @@ static void choose(struct fc_bounder *bd, int64_t now)
 			fc__bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s, not available (see last error)",
 				 fc__bound_kind_name(bd->kind));
 		else
-			fc__bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s", fc__bound_kind_name(bd->kind));
+			fc__bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s%s%s%s", fc__bound_kind_name(bd->kind),
+				 bd->kind == FC_BOUND_CHRONY ? " (" : "", bd->kind == FC_BOUND_CHRONY ? bd->ch.via_name : "",
+				 bd->kind == FC_BOUND_CHRONY ? ")" : "");
 		return;
 	}
 	if (try_source(bd, FC_BOUND_CLOCKBOUND, now) == 0) {
@@ -137,7 +139,7 @@ static void choose(struct fc_bounder *bd, int64_t now)
 		fc__bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment at %.80s", bd->cfg.clockbound);
 	} else if (try_source(bd, FC_BOUND_CHRONY, now) == 0) {
 		bd->kind = FC_BOUND_CHRONY;
-		fc__bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment; chronyd socket at %.70s", bd->cfg.chrony);
+		fc__bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment; chronyd (%s)", bd->ch.via_name);
 	} else {
 		bd->kind = FC_BOUND_KERNEL;
 		fc__bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment, no chronyd socket; the kernel's maxerror");
@@ -151,7 +153,6 @@ static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 	struct fc_bound scratch = {0}; /* a better source that is still absent is not an error of this one */
 	struct fc_cb cb;
 	struct fc_chrony ch;
-	struct stat st;
 	uint64_t marker = bd->vm.snap.disruption_marker;
 	int to = FC_BOUND_NONE;
 	bd->chosen_at = now;
@@ -166,8 +167,8 @@ static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 		else
 			fc__cb_close(&cb);
 	}
-	if (to == FC_BOUND_NONE && bd->kind == FC_BOUND_KERNEL && stat(bd->cfg.chrony, &st) == 0 && S_ISSOCK(st.st_mode) &&
-		 fc__chrony_open(&ch, bd->cfg.chrony, &scratch, now) == 0)
+	if (to == FC_BOUND_NONE && bd->kind == FC_BOUND_KERNEL && fc__chrony_present(bd->cfg.chrony) &&
+	    fc__chrony_open(&ch, bd->cfg.chrony, &scratch, now) == 0)
 		to = FC_BOUND_CHRONY;
 	if (to == FC_BOUND_NONE)
 		return;
@@ -178,7 +179,7 @@ static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 		bd->ch = ch;
 	bd->kind = to;
 	fc__bfmt(bd->why, sizeof(bd->why), "auto: %s appeared", to == FC_BOUND_CLOCKBOUND ? "a ClockBound segment"
-											     : "chronyd's socket");
+	         : ch.via == FC_CHRONY_VIA_UNIX ? "chronyd's unix socket" : "chronyd's command port");
 	bd->cur = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "source changed; no report yet"};
 }
 
@@ -189,7 +190,7 @@ static void chrony_poll(struct fc_chrony *ch, const char *path, int64_t mono, st
 	fc__chrony_poll(ch, mono, POLL_EVERY_NS, b);
 	if (ch->last_reply == 0) {
 		b->status = FC_SYNC_UNKNOWN;
-		fc__bfmt(b->reason, sizeof(b->reason), "no tracking report from chronyd at %.70s yet", path);
+		fc__bfmt(b->reason, sizeof(b->reason), "no tracking report from chronyd (%s) at %.60s yet", ch->via_name, path);
 	} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= CHRONY_VOID_NS) {
 		b->status = FC_SYNC_UNKNOWN;
 		fc__bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld s",
@@ -199,7 +200,7 @@ static void chrony_poll(struct fc_chrony *ch, const char *path, int64_t mono, st
 		fc__bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld ms",
 			 (long long)((mono - b->as_of_ns) / 1000000));
 	} else if (ch->last_reply && mono - b->as_of_ns < CHRONY_GRACE_NS && b->status == FC_SYNC_FREE_RUNNING) {
-		fc__chrony_eval(&ch->last, ch->have_src ? &ch->src : NULL, b->as_of_ns, b); /* fresh again */
+		fc__chrony_report(ch, b->as_of_ns, b); /* fresh again */
 	}
 }
 
@@ -242,11 +243,10 @@ static void fall_back(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 		return;
 	}
 	if (!bd->probing) {
-		struct stat st;
 		if (mono - bd->probe_at < POLL_EVERY_NS)
 			return;
 		bd->probe_at = mono;
-		if (stat(bd->cfg.chrony, &st) != 0 || !S_ISSOCK(st.st_mode))
+		if (!fc__chrony_present(bd->cfg.chrony))
 			return;
 		bd->probe_b = (struct fc_bound){.status = FC_SYNC_UNKNOWN};
 		if (fc__chrony_open(&bd->probe, bd->cfg.chrony, &bd->probe_b, mono) != 0)
@@ -258,8 +258,8 @@ static void fall_back(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 		 (bd->probe_b.status == FC_SYNC_FREE_RUNNING && b->status == FC_SYNC_UNKNOWN);
 	if (!better)
 		return;
-	fc__bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment %s (%.60s): fell back to chronyd",
-		 b->status == FC_SYNC_UNKNOWN ? "unknown" : "free-running", b->reason);
+	fc__bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment %s (%.50s): fell back to chronyd (%s)",
+		 b->status == FC_SYNC_UNKNOWN ? "unknown" : "free-running", b->reason, bd->probe.via_name);
 	fc__cb_close(&bd->cb);
 	bd->ch = bd->probe;
 	bd->probing = 0;
@@ -304,6 +304,7 @@ void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, 
 	bd->kernel_wrote = INT64_MIN;
 	bd->cfg = *cfg;
 	bd->ch.fd = -1;
+	bd->ch.dirfd = -1;
 	bd->cb.fd = -1;
 	bd->vm.fd = -1;
 	bd->cur.status = FC_SYNC_UNKNOWN;
