@@ -798,7 +798,7 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 			       ch->via == FC_CHRONY_VIA_UNIX ? ch->path : ch->via_name,
 			       (long long)(FC_CHRONY_TIMEOUT_NS / 1000000),
 			       !(ch->got & 1) ? "tracking" : !(ch->got & 2) ? "source count" : "source data");
-		if (!ch->got && !ch->last_reply && ch->via != FC_CHRONY_VIA_UNIX)
+		if (!(ch->got & 1) && !ch->last_reply && ch->via != FC_CHRONY_VIA_UNIX)
 			udp_flip(ch, b, now);
 		end_round(ch); /* what did come counts */
 		if (ch->fd < 0)

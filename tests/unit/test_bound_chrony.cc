@@ -1,0 +1,619 @@
+// fastclock unit tests — the chronyd source (src/bound/chrony.c) against fakes of chronyd that each test starts
+// and stops itself: who may answer (a connected socket, random sequence numbers), where our socket lives (a
+// directory of our own, nothing chmod()ed through a name others control, nothing left behind), the command port
+// for a process that may not use the unix socket, and the range of every float in a report.
+// Tests that play another user (setresuid, as setpriv does) or need their own network namespace (chronyd's
+// port 323 on a loopback of their own) run in a child process and skip without root.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "bound/bound.h"
+#include "fastclock.h"
+
+namespace {
+
+constexpr int64_t MS = 1000000, SEC = 1000000000;
+constexpr uid_t NOBODY = 65534;
+constexpr int SKIP = 77;
+
+std::string make_dir(mode_t mode)
+{
+	char t[] = "/tmp/fc_chrony_XXXXXX";
+	EXPECT_NE(mkdtemp(t), nullptr);
+	chmod(t, mode);
+	return t;
+}
+
+// ---- candm replies, as chronyd 4.x sends them ---------------------------------------------------------------
+struct Be { // big-endian writer into a reply
+	uint8_t *p;
+	void u16(size_t at, uint32_t v) { p[at] = (uint8_t)(v >> 8), p[at + 1] = (uint8_t)v; }
+	void u32(size_t at, uint32_t v) { u16(at, v >> 16), u16(at + 2, v & 0xffff); }
+	// candm's Float: coef (25 bits, signed) * 2^(exp (7 bits, signed) - 25)
+	void f(size_t at, double x)
+	{
+		int e = 0;
+		double a = std::fabs(x);
+		for (; a >= (1 << 24) && e < 63; e++)
+			a /= 2;
+		for (; a != 0 && a < (1 << 23) && e > -64; e--)
+			a *= 2;
+		int32_t c = (int32_t)(x < 0 ? -a : a);
+		u32(at, ((uint32_t)(e + 25) & 0x7f) << 25 | ((uint32_t)c & 0x1ffffff));
+	}
+};
+
+// What the fake says: tracking (correction etc.) and its single source's newest measurement.
+struct Report {
+	double corr = 0.0, delay = 0.00002, disp = 0.00001, skew = 0.1, resid = 0.0, interval = 2.0;
+	double meas = 0.0, meas_err = 0.00001;
+};
+
+struct Request {
+	sockaddr_storage from{};
+	socklen_t fromlen = sizeof(from);
+	uint32_t seq = 0, index = 0;
+	uint16_t cmd = 0;
+};
+
+// A reply to q from r: tracking (33), the source count (14: one source), source data (15: selected).
+size_t build_reply(uint8_t *buf, const Request &q, const Report &r)
+{
+	Be w{buf};
+	size_t len = q.cmd == 33 ? 104 : q.cmd == 14 ? 32 : 76;
+	memset(buf, 0, len);
+	buf[0] = 6, buf[1] = 2;
+	w.u16(4, q.cmd), w.u16(6, q.cmd == 33 ? 5 : q.cmd == 14 ? 2 : 3), w.u32(16, q.seq);
+	if (q.cmd == 33) {
+		w.u16(28 + 24, 1), w.u32(28 + 32, 1700000000);
+		w.f(28 + 40, r.corr), w.f(28 + 60, r.skew), w.f(28 + 56, r.resid);
+		w.f(28 + 64, r.delay), w.f(28 + 68, r.disp), w.f(28 + 72, r.interval);
+	} else if (q.cmd == 14) {
+		w.u32(28, 1);
+	} else {
+		w.u32(28, 0x0a000001u), w.u16(28 + 16, 1); // 10.0.0.1
+		w.u16(28 + 24, FC_CHRONY_SELECTED), w.u16(28 + 30, 0377), w.u32(28 + 32, 1);
+		w.f(28 + 40, r.meas), w.f(28 + 44, r.meas_err);
+	}
+	return len;
+}
+
+// A fake chronyd on a datagram socket (unix path or loopback port), answered by the test between polls.
+struct Fake {
+	int fd = -1;
+	std::string path;
+	Fake() = default;
+	explicit Fake(const std::string &dir) : path(dir + "/chronyd.sock")
+	{
+		sockaddr_un a{};
+		a.sun_family = AF_UNIX;
+		strcpy(a.sun_path, path.c_str());
+		fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+		EXPECT_EQ(bind(fd, (sockaddr *)&a, sizeof(a)), 0) << path << ": " << strerror(errno);
+	}
+	static Fake udp(bool v6, uint16_t port)
+	{
+		Fake f;
+		f.fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM, 0);
+		sockaddr_in a4{};
+		sockaddr_in6 a6{};
+		a4.sin_family = AF_INET, a4.sin_port = htons(port), a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		a6.sin6_family = AF_INET6, a6.sin6_port = htons(port), a6.sin6_addr = in6addr_loopback;
+		int r = v6 ? bind(f.fd, (sockaddr *)&a6, sizeof(a6)) : bind(f.fd, (sockaddr *)&a4, sizeof(a4));
+		EXPECT_EQ(r, 0) << "bind port " << port << ": " << strerror(errno);
+		return f;
+	}
+	~Fake()
+	{
+		if (fd >= 0)
+			close(fd);
+	}
+	Fake(Fake &&o) noexcept : fd(o.fd), path(o.path) { o.fd = -1; }
+	std::vector<Request> requests()
+	{
+		std::vector<Request> v;
+		uint8_t buf[512];
+		for (;;) {
+			Request q;
+			ssize_t n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (sockaddr *)&q.from, &q.fromlen);
+			if (n < 24)
+				return v;
+			q.cmd = (uint16_t)(buf[4] << 8 | buf[5]);
+			q.seq = (uint32_t)buf[8] << 24 | buf[9] << 16 | buf[10] << 8 | buf[11];
+			q.index = (uint32_t)buf[20] << 24 | buf[21] << 16 | buf[22] << 8 | buf[23];
+			v.push_back(q);
+		}
+	}
+	void answer(const Request &q, const Report &r) const
+	{
+		uint8_t buf[512];
+		size_t len = build_reply(buf, q, r);
+		EXPECT_EQ(sendto(fd, buf, len, 0, (const sockaddr *)&q.from, q.fromlen), (ssize_t)len) << strerror(errno);
+	}
+	int answer_all(const Report &r)
+	{
+		auto v = requests();
+		for (auto &q : v)
+			answer(q, r);
+		return (int)v.size();
+	}
+};
+
+// Runs body in a child process (as `uid` when not 0, in a network namespace of its own with its loopback up
+// when netns); the child's gtest failures are its exit status. Skips without root.
+template <class F> void in_child(bool netns, F body)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (another user, a network namespace)";
+	fflush(nullptr);
+	pid_t p = fork();
+	if (p == 0) {
+		if (netns) {
+			ifreq r{};
+			int s;
+			if (unshare(CLONE_NEWNET) != 0)
+				_exit(SKIP);
+			s = socket(AF_INET, SOCK_DGRAM, 0);
+			strcpy(r.ifr_name, "lo");
+			if (ioctl(s, SIOCGIFFLAGS, &r) != 0 || (r.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &r)) != 0)
+				_exit(SKIP);
+			close(s);
+		}
+		body();
+		fflush(nullptr);
+		_exit(::testing::Test::HasFailure() ? 1 : 0);
+	}
+	int st = 0;
+	ASSERT_EQ(waitpid(p, &st, 0), p);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == SKIP)
+		GTEST_SKIP() << "no network namespace here";
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "child status " << st;
+}
+
+void become(uid_t uid)
+{
+	ASSERT_EQ(setgroups(0, nullptr), 0);
+	ASSERT_EQ(setresgid(uid, uid, uid), 0);
+	ASSERT_EQ(setresuid(uid, uid, uid), 0);
+}
+
+// One round against the fake: requests sent, answered with r, replies taken.
+void round_trip(fc_chrony *ch, Fake &f, int64_t at, const Report &r, fc_bound *b)
+{
+	fc__chrony_poll(ch, at, SEC, b);
+	EXPECT_GE(f.answer_all(r), 3);
+	fc__chrony_poll(ch, at + MS, SEC, b);
+}
+
+bool contains(const fc_bound &b, double truth_s)
+{
+	int64_t t = (int64_t)(truth_s * 1e9);
+	return b.center_ns - b.half_ns <= t && t <= b.center_ns + b.half_ns;
+}
+
+int count_entries(const std::string &dir, const char *prefix)
+{
+	int n = 0;
+	DIR *d = opendir(dir.c_str());
+	for (dirent *e; d && (e = readdir(d));)
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+// ---- who may answer ------------------------------------------------------------------------------------------
+
+// chronyd's clock is 2 s off (its correction says so); a process of another user who can reach the socket
+// directory, knowing our socket's path and even the round's sequence number, answers first "in sync, +-15 us":
+// the kernel refuses its datagram (our socket is connected to chronyd's), as it refuses one from another socket
+// of our own user, and chronyd's reply is the one taken.
+TEST(BoundChrony, forged_reply_from_another_user_or_socket_never_reaches_us)
+{
+	in_child(false, [] {
+		std::string d = make_dir(0755);
+		Fake f(d);
+		fc_chrony ch;
+		fc_bound b{};
+		ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
+		EXPECT_STREQ(ch.via_name, "unix socket");
+		fc__chrony_poll(&ch, SEC, SEC, &b);
+		auto reqs = f.requests();
+		ASSERT_GE(reqs.size(), 3u);
+		Report forged, real;
+		real.corr = 2.0;
+		// the forger: nobody, racing chronyd with the right sequence numbers
+		pid_t p = fork();
+		if (p == 0) {
+			become(NOBODY);
+			int s = socket(AF_UNIX, SOCK_DGRAM, 0), delivered = 0;
+			sockaddr_un to{};
+			to.sun_family = AF_UNIX;
+			strcpy(to.sun_path, ch.local);
+			for (auto &q : reqs) {
+				uint8_t buf[512];
+				size_t len = build_reply(buf, q, forged);
+				delivered += sendto(s, buf, len, 0, (sockaddr *)&to, sizeof(to)) == (ssize_t)len;
+			}
+			_exit(delivered);
+		}
+		int st = 0;
+		waitpid(p, &st, 0);
+		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "forged datagrams delivered: " << WEXITSTATUS(st);
+		// another socket of the same user (bound beside chronyd's): refused by the kernel too
+		Fake other(make_dir(0700));
+		uint8_t buf[512];
+		sockaddr_un to{};
+		to.sun_family = AF_UNIX;
+		strcpy(to.sun_path, ch.local);
+		size_t len = build_reply(buf, reqs[0], forged);
+		EXPECT_EQ(sendto(other.fd, buf, len, 0, (sockaddr *)&to, sizeof(to)), -1);
+		EXPECT_EQ(errno, EPERM) << strerror(errno);
+		for (auto &q : reqs)
+			f.answer(q, real);
+		fc__chrony_poll(&ch, SEC + MS, SEC, &b);
+		EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
+		EXPECT_GE(b.center_ns + b.half_ns, 2 * SEC) << "the forged report was taken: " << b.reason;
+		EXPECT_NE(strstr(b.reason, "via unix socket"), nullptr) << b.reason;
+		fc__chrony_close(&ch);
+	});
+}
+
+// The sequence numbers of a round are drawn at random: neither the first round's nor the next one's follow
+// from anything another process can see (they were 8, 16, ... before).
+TEST(BoundChrony, sequence_numbers_are_unpredictable)
+{
+	std::string d = make_dir(0700);
+	Fake f(d);
+	std::vector<uint32_t> firsts;
+	for (int k = 0; k < 4; k++) {
+		fc_chrony ch;
+		fc_bound b{};
+		ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
+		fc__chrony_poll(&ch, SEC, SEC, &b);
+		auto r1 = f.requests();
+		f.answer_all(Report{}); // (replies to a closed socket are lost)
+		fc__chrony_poll(&ch, SEC + MS, SEC, &b);
+		fc__chrony_poll(&ch, 2 * SEC + MS, SEC, &b);
+		auto r2 = f.requests();
+		ASSERT_GE(r1.size(), 3u);
+		ASSERT_GE(r2.size(), 3u);
+		EXPECT_EQ(r1[1].seq, r1[0].seq + 1); // one round's requests are consecutive (seq + k names request k)
+		EXPECT_GT(r2[0].seq - r1[0].seq, (uint32_t)(2 + FC_CHRONY_MAX_SOURCES) * FC_CHRONY_PAST)
+			<< "round 2 follows round 1";
+		firsts.push_back(r1[0].seq);
+		fc__chrony_close(&ch);
+	}
+	for (size_t i = 0; i < firsts.size(); i++)
+		for (size_t j = i + 1; j < firsts.size(); j++)
+			EXPECT_NE(firsts[i], firsts[j]) << "two processes' first rounds share sequence " << firsts[i];
+}
+
+// chronyd itself (the peer) sends a reply with a sequence number of no request, then the real one, then the real
+// one again with other values: the first is dropped with an error naming it, the round completes with the real
+// reply, the repeat changes nothing.
+TEST(BoundChrony, a_foreign_sequence_or_a_repeat_never_completes_or_changes_a_round)
+{
+	std::string d = make_dir(0700);
+	Fake f(d);
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
+	fc__chrony_poll(&ch, SEC, SEC, &b);
+	auto reqs = f.requests();
+	ASSERT_GE(reqs.size(), 3u);
+	Report real, bad;
+	real.corr = 0.5, bad.corr = -3.0;
+	Request stray = reqs[0];
+	stray.seq += 1000;
+	f.answer(stray, bad);
+	fc__chrony_poll(&ch, SEC + MS, SEC, &b);
+	EXPECT_EQ(ch.last_reply, 0) << "a reply to no request was taken";
+	EXPECT_NE(strstr(b.last_error, "no request of ours"), nullptr) << b.last_error;
+	for (auto &q : reqs)
+		f.answer(q, real);
+	f.answer(reqs[0], bad); // a repeat of the tracking reply
+	fc__chrony_poll(&ch, SEC + 2 * MS, SEC, &b);
+	EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
+	EXPECT_TRUE(contains(b, 0.5)) << b.reason;
+	EXPECT_FALSE(contains(b, -3.0)) << "the repeat replaced chronyd's reply: " << b.reason;
+	fc__chrony_close(&ch);
+}
+
+// ---- where our socket lives -----------------------------------------------------------------------------------
+
+// chronyd's user owns the socket directory and, in a loop, replaces whatever we create there: a socket of ours by
+// a symlink to a root-owned 0600 file, a directory of ours by one of its own holding such a symlink named as our
+// socket. However the race goes, the file keeps its mode (nothing is chmod()ed through a name it controls).
+TEST(BoundChrony, symlink_swaps_in_the_socket_directory_never_change_another_file)
+{
+	in_child(false, [] {
+		std::string d = make_dir(0750), v = make_dir(0700), victim = v + "/secret";
+		int vfd = open(victim.c_str(), O_CREAT | O_WRONLY, 0600);
+		ASSERT_GE(vfd, 0);
+		close(vfd);
+		Fake f(d);
+		ASSERT_EQ(chown(d.c_str(), NOBODY, NOBODY), 0);
+		volatile int *stop = (volatile int *)mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		*stop = 0;
+		pid_t attacker = fork();
+		if (attacker == 0) {
+			become(NOBODY);
+			long swaps = 0;
+			while (!*stop) {
+				DIR *dir = opendir(d.c_str());
+				for (dirent *e; dir && (e = readdir(dir));) {
+					std::string n = d + "/" + e->d_name, tmp = d + "/.swap";
+					struct stat st;
+					if (strncmp(e->d_name, "fastclock.", 10) != 0 || strstr(e->d_name, ".moved") ||
+					    lstat(n.c_str(), &st) != 0)
+						continue;
+					if (S_ISSOCK(st.st_mode)) {
+						symlink(victim.c_str(), tmp.c_str());
+						swaps += rename(tmp.c_str(), n.c_str()) == 0;
+					} else if (S_ISDIR(st.st_mode) && st.st_uid != NOBODY) {
+						swaps += rename(n.c_str(), (n + ".moved").c_str()) == 0;
+						mkdir(n.c_str(), 0755);
+						symlink(victim.c_str(), (n + "/sock").c_str());
+					}
+				}
+				if (dir)
+					closedir(dir);
+			}
+			_exit(swaps > 0 ? 0 : 1);
+		}
+		int opened = 0;
+		for (int i = 0; i < 400; i++) {
+			fc_chrony ch;
+			fc_bound b{};
+			opened += fc__chrony_open(&ch, f.path.c_str(), &b, 0) == 0;
+			fc__chrony_close(&ch);
+			struct stat st;
+			ASSERT_EQ(stat(victim.c_str(), &st), 0);
+			ASSERT_EQ(st.st_mode & 07777, 0600u) << "chmod went through a swapped name after " << i << " opens";
+		}
+		*stop = 1;
+		int st = 0;
+		waitpid(attacker, &st, 0);
+		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "the attacker never swapped anything";
+		printf("opens that survived the swaps: %d of 400\n", opened);
+	});
+}
+
+// Every process that opens the source and exits (exit: the library removes its socket) or crashes (_exit, a
+// signal: the next open sweeps what it left) leaves nothing behind; a fork child's copy is the parent's: the
+// child's close leaves it, and no sweep takes it while the parent lives.
+TEST(BoundChrony, exited_crashed_and_forked_processes_leave_no_socket_behind)
+{
+	std::string d = make_dir(0700);
+	Fake f(d);
+	auto child = [&](bool crash) {
+		fflush(nullptr);
+		pid_t p = fork();
+		if (p == 0) {
+			fc_chrony ch;
+			fc_bound b{};
+			int ok = fc__chrony_open(&ch, f.path.c_str(), &b, 0) == 0;
+			if (crash)
+				_exit(ok ? 0 : 1);
+			exit(ok ? 0 : 1); // without closing: the library's exit handler removes it
+		}
+		int st = 0;
+		waitpid(p, &st, 0);
+		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	};
+	for (int i = 0; i < 5; i++)
+		child(false);
+	EXPECT_EQ(count_entries(d, "fastclock."), 0) << "exited processes left their sockets";
+	for (int i = 0; i < 5; i++)
+		child(true);
+	EXPECT_EQ(count_entries(d, "fastclock."), 1) << "each open sweeps what the crashed ones before left";
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
+	EXPECT_EQ(count_entries(d, "fastclock."), 1) << "the crashed processes' directories were not swept";
+	// a fork child closes its copy and opens its own; the parent's stays, and works
+	fflush(nullptr);
+	pid_t p = fork();
+	if (p == 0) {
+		fc__chrony_close(&ch);
+		fc_chrony mine;
+		fc_bound bb{};
+		int ok = fc__chrony_open(&mine, f.path.c_str(), &bb, 0) == 0 && count_entries(d, "fastclock.") == 2;
+		fc__chrony_close(&mine);
+		_exit(ok ? 0 : 1);
+	}
+	int st = 0;
+	waitpid(p, &st, 0);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	EXPECT_EQ(count_entries(d, "fastclock."), 1);
+	round_trip(&ch, f, SEC, Report{}, &b);
+	EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason << " | " << b.last_error;
+	fc__chrony_close(&ch);
+	EXPECT_EQ(count_entries(d, "fastclock."), 0);
+}
+
+// ---- the command port, for everyone else ---------------------------------------------------------------------
+
+// A process that may not use chronyd's unix socket (its directory is root's, 0700 here; chronyd's user's on a
+// real system) asks the command port 127.0.0.1:323; the kernel delivers only what comes from that port: a forged
+// reply from another port of the loopback never arrives, chronyd's does. The reason names the transport.
+TEST(BoundChrony, unprivileged_process_asks_the_command_port_and_hears_only_it)
+{
+	in_child(true, [] {
+		std::string d = make_dir(0700);
+		Fake unix_sock(d), port = Fake::udp(false, FC_CHRONY_CMDPORT), forger = Fake::udp(false, 4323);
+		become(NOBODY);
+		fc_chrony ch;
+		fc_bound b{};
+		ASSERT_EQ(fc__chrony_open(&ch, unix_sock.path.c_str(), &b, 0), 0) << b.last_error;
+		EXPECT_STREQ(ch.via_name, "udp 127.0.0.1:323");
+		fc__chrony_poll(&ch, SEC, SEC, &b);
+		auto reqs = port.requests();
+		ASSERT_GE(reqs.size(), 3u);
+		Report real, forged;
+		real.corr = 2.0;
+		for (auto &q : reqs) { // the forger knows our port and the sequence numbers
+			uint8_t buf[512];
+			size_t len = build_reply(buf, q, forged);
+			sendto(forger.fd, buf, len, 0, (sockaddr *)&q.from, q.fromlen);
+		}
+		fc__chrony_poll(&ch, SEC + MS, SEC, &b);
+		EXPECT_EQ(ch.last_reply, 0) << "a datagram from port 4323 was taken";
+		for (auto &q : reqs)
+			port.answer(q, real);
+		fc__chrony_poll(&ch, SEC + 2 * MS, SEC, &b);
+		EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason << " | " << b.last_error;
+		EXPECT_TRUE(contains(b, 2.0)) << b.reason;
+		EXPECT_NE(strstr(b.reason, "via udp 127.0.0.1:323"), nullptr) << b.reason;
+		fc__chrony_close(&ch);
+	});
+}
+
+// chronyd listens on ::1 only (bindcmdaddress ::1): a round without any reply on 127.0.0.1 moves to [::1]:323.
+TEST(BoundChrony, command_port_on_the_ipv6_loopback_is_found)
+{
+	in_child(true, [] {
+		std::string d = make_dir(0700);
+		Fake unix_sock(d), port = Fake::udp(true, FC_CHRONY_CMDPORT);
+		become(NOBODY);
+		fc_chrony ch;
+		fc_bound b{};
+		ASSERT_EQ(fc__chrony_open(&ch, unix_sock.path.c_str(), &b, 0), 0) << b.last_error;
+		int64_t t = SEC;
+		for (int i = 0; i < 4 && b.status != FC_SYNC_SYNCHRONIZED; i++, t += 2 * SEC) {
+			fc__chrony_poll(&ch, t, SEC, &b); // a round (on 127.0.0.1 first: refused, or silence)
+			port.answer_all(Report{});
+			fc__chrony_poll(&ch, t + MS, SEC, &b);
+			fc__chrony_poll(&ch, t + SEC + MS, SEC, &b); // an unanswered round times out
+		}
+		EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason << " | " << b.last_error;
+		EXPECT_NE(strstr(b.reason, "via udp [::1]:323"), nullptr) << b.reason;
+		fc__chrony_close(&ch);
+	});
+}
+
+// Where every user may bind port 323 (net.ipv4.ip_unprivileged_port_start lowered), anyone could be answering
+// from it: the port is not asked, the error says why.
+TEST(BoundChrony, command_port_any_user_may_bind_is_not_trusted)
+{
+	in_child(true, [] {
+		std::string d = make_dir(0700);
+		Fake unix_sock(d);
+		int fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_WRONLY);
+		if (fd < 0 || write(fd, "0\n", 2) != 2)
+			_exit(SKIP);
+		close(fd);
+		become(NOBODY);
+		fc_chrony ch;
+		fc_bound b{};
+		EXPECT_EQ(fc__chrony_open(&ch, unix_sock.path.c_str(), &b, 0), -1);
+		EXPECT_NE(strstr(b.last_error, "any user may bind port 323"), nullptr) << b.last_error;
+	});
+}
+
+// ---- what a report may hold -----------------------------------------------------------------------------------
+
+// Values between 2^31 and 2^33 s (and beyond), negative delays and dispersions, NaN and infinities: UNKNOWN
+// naming the field, never an interval with earliest > latest, never an overflow (UBSan).
+TEST(BoundChrony, floats_past_what_the_interval_can_hold_are_refused_naming_the_field)
+{
+	struct Case {
+		const char *field;
+		void (*set)(fc_chrony_tracking *, fc_chrony_source *);
+	} cases[] = {
+		{"correction", [](fc_chrony_tracking *t, fc_chrony_source *) { t->correction = 3e9; }},
+		{"correction", [](fc_chrony_tracking *t, fc_chrony_source *) { t->correction = -8.5e9; }},
+		{"root delay", [](fc_chrony_tracking *t, fc_chrony_source *) { t->root_delay = -0.5; }},
+		{"root dispersion", [](fc_chrony_tracking *t, fc_chrony_source *) { t->root_dispersion = NAN; }},
+		{"root dispersion", [](fc_chrony_tracking *t, fc_chrony_source *) { t->root_dispersion = INFINITY; }},
+		{"skew", [](fc_chrony_tracking *t, fc_chrony_source *) { t->skew_ppm = -1; }},
+		{"residual frequency", [](fc_chrony_tracking *t, fc_chrony_source *) { t->resid_freq_ppm = 1e12; }},
+		{"newest measurement", [](fc_chrony_tracking *, fc_chrony_source *s) { s->latest_meas = 4.3e9; }},
+		{"measurement error", [](fc_chrony_tracking *, fc_chrony_source *s) { s->latest_meas_err = -1e-3; }},
+	};
+	for (auto &c : cases) {
+		fc_chrony_tracking t{};
+		fc_chrony_source s{FC_CHRONY_SELECTED, 0377, 1, 0.0, 1e-5, 0, {}};
+		t.ref_time_sec = 1700000000, t.last_update_interval = 2, t.root_delay = 1e-4, t.root_dispersion = 1e-4;
+		c.set(&t, &s);
+		fc_bound b{};
+		EXPECT_EQ(fc__chrony_eval(&t, &s, SEC, &b), FC_SYNC_UNKNOWN) << c.field;
+		EXPECT_NE(strstr(b.reason, c.field), nullptr) << b.reason;
+		EXPECT_GE(b.half_ns, 0);
+	}
+	// an update interval that is NaN is no update
+	fc_chrony_tracking t{};
+	fc_bound b{};
+	t.ref_time_sec = 1700000000, t.last_update_interval = NAN;
+	EXPECT_EQ(fc__chrony_eval(&t, nullptr, SEC, &b), FC_SYNC_UNKNOWN) << b.reason;
+	// a negative root delay no longer cancels the dispersion (it was |delay / 2 + dispersion|)
+	t.last_update_interval = 2, t.root_delay = -2.0, t.root_dispersion = 1.0;
+	EXPECT_EQ(fc__chrony_eval(&t, nullptr, SEC, &b), FC_SYNC_UNKNOWN) << b.reason;
+}
+
+// Every candm Float exponent, at the extreme coefficients, in every float field of a decoded tracking and
+// source-data reply: the interval is ordered and its ends fit an int64 of ns, or the report is UNKNOWN.
+TEST(BoundChrony, every_float_chronyd_can_send_gives_an_ordered_interval_or_unknown)
+{
+	const size_t tracking_fields[] = {40, 44, 48, 52, 56, 60, 64, 68, 72}, source_fields[] = {36, 40, 44};
+	const uint32_t coefs[] = {0x0ffffffu, 0x1000000u, 0x1ffffffu, 1u};
+	uint8_t tb[104], sb[76];
+	Request qt, qs;
+	qt.cmd = 33, qs.cmd = 15;
+	char err[160];
+	int synced = 0, refused = 0;
+	for (size_t fi = 0; fi < 12; fi++)
+		for (int e = 0; e < 128; e++)
+			for (uint32_t c : coefs) {
+				Report r;
+				r.corr = 0.01, r.meas = 0.001;
+				build_reply(tb, qt, r), build_reply(sb, qs, r);
+				uint32_t x = (uint32_t)e << 25 | c;
+				Be w{fi < 9 ? tb + 28 : sb + 28};
+				w.u32(fi < 9 ? tracking_fields[fi] : source_fields[fi - 9], x);
+				fc_chrony_tracking t;
+				fc_chrony_source s;
+				ASSERT_EQ(fc__chrony_decode(tb, sizeof(tb), 0, &t, err, sizeof(err)), 0) << err;
+				ASSERT_EQ(fc__chrony_decode_source(sb, sizeof(sb), 0, &s, err, sizeof(err)), 0) << err;
+				fc_bound b{};
+				int st = fc__chrony_eval(&t, &s, SEC, &b);
+				if (st == FC_SYNC_UNKNOWN) {
+					refused++;
+					continue;
+				}
+				synced++;
+				__int128 lo = (__int128)b.center_ns - b.half_ns, hi = (__int128)b.center_ns + b.half_ns;
+				ASSERT_LE(lo, hi) << "field " << fi << " exp " << e << " coef " << c << ": " << b.reason;
+				ASSERT_GE(lo, (__int128)INT64_MIN / 2) << b.reason;
+				ASSERT_LE(hi, (__int128)INT64_MAX / 2) << b.reason;
+				ASSERT_GE(fc__bound_half_at(&b, 1000 * SEC), b.half_ns);
+			}
+	EXPECT_GT(synced, 0);
+	EXPECT_GT(refused, 0);
+}
+
+} // namespace
