@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -361,6 +362,7 @@ TEST(BoundChrony, symlink_swaps_in_the_socket_directory_never_change_another_fil
 		*stop = 0;
 		pid_t attacker = fork();
 		if (attacker == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlives the test
 			become(NOBODY);
 			long swaps = 0;
 			while (!*stop) {
@@ -385,6 +387,20 @@ TEST(BoundChrony, symlink_swaps_in_the_socket_directory_never_change_another_fil
 			}
 			_exit(swaps > 0 ? 0 : 1);
 		}
+		struct Stop { // the attacker stops however the loop below ends
+			volatile int *stop;
+			pid_t pid;
+			int status = -1;
+			~Stop() { finish(); }
+			void finish()
+			{
+				if (pid <= 0)
+					return;
+				*stop = 1; // it looks at the flag once per directory scan
+				waitpid(pid, &status, 0);
+				pid = 0;
+			}
+		} guard{stop, attacker};
 		int opened = 0;
 		for (int i = 0; i < 400; i++) {
 			fc_chrony ch;
@@ -395,10 +411,8 @@ TEST(BoundChrony, symlink_swaps_in_the_socket_directory_never_change_another_fil
 			ASSERT_EQ(stat(victim.c_str(), &st), 0);
 			ASSERT_EQ(st.st_mode & 07777, 0600u) << "chmod went through a swapped name after " << i << " opens";
 		}
-		*stop = 1;
-		int st = 0;
-		waitpid(attacker, &st, 0);
-		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "the attacker never swapped anything";
+		guard.finish();
+		EXPECT_TRUE(WIFEXITED(guard.status) && WEXITSTATUS(guard.status) == 0) << "the attacker never swapped anything";
 		printf("opens that survived the swaps: %d of 400\n", opened);
 	});
 }
