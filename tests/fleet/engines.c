@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/ipc.h>
+#include <sys/socket.h>
 #include <sys/mount.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
@@ -45,6 +48,27 @@ int64_t now_ns(int clock)
 	struct timespec ts;
 	clock_gettime(clock, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int chronyd_cmdport;
+
+int engines_unshare_net(void)
+{
+	struct ifreq r;
+	int s, rc;
+	if (unshare(CLONE_NEWNET) != 0) {
+		fprintf(stderr, "unshare(net): %s\n", strerror(errno));
+		return -1;
+	}
+	memset(&r, 0, sizeof(r));
+	strcpy(r.ifr_name, "lo");
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	rc = s < 0 || ioctl(s, SIOCGIFFLAGS, &r) != 0 || (r.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &r)) != 0;
+	if (s >= 0)
+		close(s);
+	if (rc)
+		fprintf(stderr, "lo up: %s\n", strerror(errno));
+	return rc ? -1 : 0;
 }
 
 int engines_unshare(const char *tmp)
@@ -158,13 +182,14 @@ pid_t chronyd_start(const char *dir, const char *sock, const char *refclocks)
 	char conf[600], body[2048];
 	FILE *fp;
 	snprintf(conf, sizeof(conf), "%s/chrony.conf", dir);
-	/* Refclocks with known offsets; no NTP or command ports (port 0, cmdport 0); maxclockerror 1 ppm (the
-	 * drift ClockBound's -m 1 assumes); private files. */
+	/* Refclocks with known offsets; no NTP port (port 0), the command port only where a scenario asks
+	 * (chronyd_cmdport, on the loopback of its own network namespace); maxclockerror 1 ppm (the drift
+	 * ClockBound's -m 1 assumes); private files. */
 	snprintf(body, sizeof(body),
 		 "%s"
-		 "port 0\ncmdport 0\nbindcmdaddress %s\nmaxclockerror 1\n"
+		 "port 0\ncmdport %d\nbindcmdaddress %s\nmaxclockerror 1\n"
 		 "driftfile %s/drift\npidfile %s/chronyd.pid\nlogdir %s\n",
-		 refclocks, sock, dir, dir, dir);
+		 refclocks, chronyd_cmdport, sock, dir, dir, dir);
 	fp = fopen(conf, "w");
 	if (!fp)
 		return -1;

@@ -26,6 +26,10 @@ struct feeder {
 int64_t now_ns(int clock);
 /* Private IPC and mount namespaces, a private /run (tmp/run bound over it). 0, or -1 with a message. */
 int engines_unshare(const char *tmp);
+/* A network namespace of its own with its loopback up (chronyd's command port 323 free there). 0 or -1. */
+int engines_unshare_net(void);
+/* chronyd's command port (cmdport) in chronyd_start's config: 0 (none) unless a scenario sets it. */
+extern int chronyd_cmdport;
 /* Start writing SHM samples (unit f->unit) every 250 ms (chronyd's dpoll -2) on a thread. */
 int feeder_start(struct feeder *f);
 void feeder_stop(struct feeder *f);

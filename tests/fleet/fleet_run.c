@@ -8,6 +8,9 @@
  *   chrony-steady S     S seconds of steady tracking
  *   chrony-step S       +50 ms -> +80 ms after 3 s; the interval holds or stops claiming
  *   chrony-restart S    chronyd killed after 3 s, restarted 4 s later
+ *   chrony-unprivileged S  chronyd's command port open (cmdport 323, in a network namespace of the test's own),
+ *                       its unix socket's directory root's: a reader running as nobody (setpriv) in the default
+ *                       configuration asks the port and gets a SYNCHRONIZED interval that holds the reference
  *   chrony-decoy S      chronyd's first source (index 0) is a `noselect` refclock 450 ms away from the reference,
  *                       which is its second: the interval must neither widen to the decoy (half-width at most
  *                       30 ms: chronyd's 25 ms plus noise) nor miss the reference
@@ -259,6 +262,11 @@ int main(int argc, char **argv)
 	}
 	if (engines_unshare(tmp) != 0)
 		return SKIP;
+	if (strcmp(scen, "chrony-unprivileged") == 0) {
+		if (engines_unshare_net() != 0)
+			return SKIP;
+		chronyd_cmdport = FC_CHRONY_CMDPORT;
+	}
 	/* the library under test reads chronyd directly; ClockBound's segment is read beside it */
 	setenv("FASTCLOCK_BOUND_SOURCE", "chrony", 1);
 	setenv("FASTCLOCK_CHRONY_SOCKET", FC_CHRONY_SOCK, 1);
@@ -362,6 +370,31 @@ int main(int argc, char **argv)
 		run_until(start + 7 * SEC, verbose);
 		chronyd = chronyd_start(tmp, FC_CHRONY_SOCK, ENGINES_REFCLOCK);
 		run_until(end, verbose);
+	} else if (strcmp(scen, "chrony-unprivileged") == 0) {
+		/* fastclock check --bound as nobody, FASTCLOCK_BOUND_SOURCE and the socket path unset (auto): the
+		 * reference must hold, the status be chronyd's over its port */
+		const char *cli = getenv("FLEET_CLI");
+		char cmd[900], out[4096] = "";
+		size_t len = 0;
+		int rc, synced, via_port;
+		FILE *p;
+		snprintf(cmd, sizeof(cmd),
+			 "env -u FASTCLOCK_BOUND_SOURCE -u FASTCLOCK_CHRONY_SOCKET setpriv --reuid=65534 --regid=65534 "
+			 "--clear-groups %s check --bound --duration %.1f --reference-offset-ns 50000000 2>&1",
+			 cli, secs / 2);
+		p = popen(cmd, "r");
+		while (p && len < sizeof(out) - 1 && fgets(out + len, (int)(sizeof(out) - len), p))
+			len = strlen(out);
+		rc = p ? pclose(p) : -1;
+		fputs(out, stdout);
+		synced = strstr(out, "status         synchronized: via udp 127.0.0.1:323") != NULL;
+		via_port = strstr(out, "(auto:") != NULL && strstr(out, "udp 127.0.0.1:323)") != NULL;
+		printf("as nobody: exit %d (want 0), synchronized over the command port %s, chosen by auto %s\n",
+		       WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, synced ? "yes" : "NO", via_port ? "yes" : "NO");
+		fc_updater_stop();
+		engine_stop(chronyd);
+		feeder_stop(&feed);
+		return WIFEXITED(rc) && WEXITSTATUS(rc) == 0 && synced && via_port ? 0 : 1;
 	} else if (strcmp(scen, "chrony-decoy") == 0) {
 		run_until(end, verbose);
 	} else {
