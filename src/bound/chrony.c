@@ -491,13 +491,19 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 	sweep(d0);
 	for (int tries = 0;; tries++) {
 		uint64_t r = (uint64_t)rand32(ch) << 32 | rand32(ch);
-		fc__bfmt(name, sizeof(name), "fastclock.%d.%08x%08x", (int)getpid(), (unsigned)(r >> 32), (unsigned)r);
+		char hex[17];
+		for (int i = 0; i < 16; i++)
+			hex[i] = "0123456789abcdef"[r >> (60 - 4 * i) & 15];
+		hex[16] = 0;
+		fc__bfmt(name, sizeof(name), "fastclock.%d.%s", (int)getpid(), hex);
 		if (fc__bfmt(ch->local, sizeof(ch->local), "%s/%s/%s", dir0, name, SOCK_NAME) >= (int)sizeof(ch->local)) {
 			fc__bound_error(b, now, "chronyd's socket directory is too long: %.80s", dir0);
 			goto fail;
 		}
 		if (mkdirat(d0, name, 0700) != 0) {
 			e = errno;
+			if (e == EEXIST && tries < 2) /* 64 random bits: a leftover of ours with the same pid at most */
+				continue;
 			ch->denied = denied(e);
 			fc__bound_error(b, now, "mkdir in %.60s: %s", dir0, fc__errname(e));
 			goto fail;

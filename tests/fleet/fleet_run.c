@@ -407,6 +407,12 @@ int main(int argc, char **argv)
 	feeder_stop(&feed);
 	feeder_stop(&decoy);
 	tally_print("fastclock", &t_lib);
+	{
+		struct fc_status st;
+		fc_status(&st);
+		printf("fastclock    source %s (%s): %s: %s | last error: %s\n", st.bound_source, st.bound_why,
+		       fc_sync_name(st.bound_status), st.bound_reason, st.bound_error);
+	}
 	tally_print("chrony-src", &t_src);
 	if (with_decoy) { /* the interval stayed chronyd's, not the decoy's */
 		printf("chronyd: %s\n", chrony_bd.cur.reason);
@@ -422,6 +428,11 @@ int main(int argc, char **argv)
 		tally_print("clockbound", &t_cb);
 		printf("half-width fastclock/ClockBound: mean %.3f, samples above 1.5x: %llu of %llu\n",
 		       ratio_n ? ratio_sum / (double)ratio_n : 0, (unsigned long long)wider, (unsigned long long)ratio_n);
+	}
+	if (t_lib.synced == 0 || t_src.synced == 0) { /* a source that never claims anything holds trivially */
+		printf("FAIL: never synchronized (library %llu, source %llu samples)\n", (unsigned long long)t_lib.synced,
+		       (unsigned long long)t_src.synced);
+		return 1;
 	}
 	/* After a reference step no interval built from chronyd's reports can hold until chronyd has measured the
 	 * new offset once (its refclock poll, 2 s here, and the median filter): the step scenarios check that

@@ -470,6 +470,31 @@ TEST(BoundChrony, exited_crashed_and_forked_processes_leave_no_socket_behind)
 	EXPECT_EQ(count_entries(d, "fastclock."), 0);
 }
 
+// Two sources open at once in one process (the library's and a probe, or two contexts): each has its own
+// socket, and each gets its own replies.
+TEST(BoundChrony, two_sources_in_one_process_have_their_own_sockets)
+{
+	std::string d = make_dir(0700);
+	Fake f(d);
+	fc_chrony a, c;
+	fc_bound ba{}, bc{};
+	ASSERT_EQ(fc__chrony_open(&a, f.path.c_str(), &ba, 0), 0) << ba.last_error;
+	ASSERT_EQ(fc__chrony_open(&c, f.path.c_str(), &bc, 0), 0) << bc.last_error;
+	EXPECT_STRNE(a.local, c.local);
+	Report r;
+	r.corr = 0.25;
+	fc__chrony_poll(&a, SEC, SEC, &ba);
+	fc__chrony_poll(&c, SEC, SEC, &bc);
+	EXPECT_EQ(f.answer_all(r), 6);
+	fc__chrony_poll(&a, SEC + MS, SEC, &ba);
+	fc__chrony_poll(&c, SEC + MS, SEC, &bc);
+	EXPECT_TRUE(ba.status == FC_SYNC_SYNCHRONIZED && contains(ba, 0.25)) << ba.reason << " | " << ba.last_error;
+	EXPECT_TRUE(bc.status == FC_SYNC_SYNCHRONIZED && contains(bc, 0.25)) << bc.reason << " | " << bc.last_error;
+	fc__chrony_close(&a);
+	fc__chrony_close(&c);
+	EXPECT_EQ(count_entries(d, "fastclock."), 0);
+}
+
 // ---- the command port, for everyone else ---------------------------------------------------------------------
 
 // A process that may not use chronyd's unix socket (its directory is root's, 0700 here; chronyd's user's on a
