@@ -171,8 +171,11 @@ static inline int64_t fc_real_ns_relaxed(void)
  *         read with its client's rules: bound + max_drift x age, its status, its disruption marker; in auto
  *         mode a segment below SYNCHRONIZED (its daemon died, or never wrote it) has chronyd probed beside it,
  *         which replaces it once its report is better, until the segment is SYNCHRONIZED again;
- *       - chrony: chronyd's tracking and its selected source's newest measurement over its command socket
- *         (FASTCLOCK_CHRONY_SOCKET, default /var/run/chrony/chronyd.sock, root or chrony's group), asked at
+ *       - chrony: chronyd's tracking and its selected source's newest measurement over its unix command
+ *         socket (FASTCLOCK_CHRONY_SOCKET, default /var/run/chrony/chronyd.sock) where this process may use
+ *         it (root, chronyd's user), else its command port 127.0.0.1:323 or [::1]:323 (its monitoring
+ *         commands are open to every local process); either socket connected, so that only chronyd's
+ *         datagrams arrive; fc_status().bound_reason names the one in use. Asked at
  *         most once a second without blocking: the interval covers the clock as it is and as chronyd's
  *         correction would make it, plus chronyd's root distance, and reaches a newer measurement of the
  *         selected source that disagrees (a reference step); sources chronyd does not select never count;

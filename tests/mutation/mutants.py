@@ -24,6 +24,9 @@ TRACK_TESTS = r"^Track|^sim_adv_(base_m1000|counter32_1ghz|suspend_short|clockso
 # The slew follower's (issue 27 item 4): its unit tests and the chronyd-slew simulation (< 0.1 s each).
 SLEW_TARGETS = ["fastclock_unit_tests", "fc_slew_sim"]
 SLEW_TESTS = r"^BoundSlew|^sim_slew($|_seed7|_poll1s)"
+# chronyd's transport and report checks: the fake-chronyd tests (pure but for sockets, forks and a namespace; < 2 s)
+CHRONY_TARGETS = ["fastclock_unit_tests"]
+CHRONY_TESTS = r"^BoundChrony\."
 
 M = [
     # ---- the inline reader (include/fastclock/fc_hand.h) -------------------------------------------------
@@ -366,6 +369,49 @@ M = [
          old="	return ch->src_index >= 0 && memcmp(sd->addr, ch->src.addr, sizeof(sd->addr)) == 0 ? 1 : 0;",
          new="	return ch->src_index >= 0 && sd->index == ch->src_index ? 1 : 0;",
          targets=["fleet_unit"], tests=r"^Chrony\."),
+    # ---- chronyd's answers, only chronyd's (src/bound/chrony.c, tests/unit/test_bound_chrony.cc) -------------
+    dict(name="chrony: sequence numbers predictable (8, 16, ... as before)", set="bound",
+         guards="another process cannot name a round's requests",
+         file="src/bound/chrony.c",
+         old="		ch->seq = rand32(ch);",
+         new="		ch->seq = ch->rounds * ROUND_SEQS;",
+         targets=CHRONY_TARGETS, tests=CHRONY_TESTS),
+    dict(name="chrony: a repeated tracking reply replaces the one taken", set="bound",
+         guards="a datagram that does not match at most costs a round, never changes one",
+         file="src/bound/chrony.c",
+         old="		if (ch->got & 1)\n			return 0;",
+         new="",
+         targets=CHRONY_TARGETS, tests=CHRONY_TESTS),
+    dict(name="chrony: report floats not range-checked", set="bound",
+         guards="values past 2^31 s, negative delays, NaN: UNKNOWN, never an overflow or earliest > latest",
+         file="src/bound/chrony.c",
+         old="	if (refused(t, use, b))",
+         new="	if (0 && refused(t, use, b))",
+         targets=CHRONY_TARGETS, tests=CHRONY_TESTS),
+    dict(name="chrony: our socket chmod()ed by its path in chronyd's directory", set="bound",
+         guards="chronyd's user swaps the name for a symlink: a root-owned file becomes 0666",
+         file="src/bound/chrony.c",
+         old="	    fchmodat(ch->dirfd, SOCK_NAME, 0666, 0) != 0) {",
+         new="	    chmod(ch->local, 0666) != 0) {",
+         targets=CHRONY_TARGETS, tests=CHRONY_TESTS),
+    dict(name="chrony: the sweep removes directories whose owner lives", set="bound",
+         guards="a live process's (or a fork parent's) socket is never taken from it",
+         file="src/bound/chrony.c",
+         old="			if (flock(fd, LOCK_EX | LOCK_NB) == 0) { /* nobody holds it: its process is gone */",
+         new="			if (1) {",
+         targets=CHRONY_TARGETS, tests=CHRONY_TESTS),
+    dict(name="chrony: nothing removed at exit", set="bound",
+         guards="no socket left behind per process",
+         file="src/bound/chrony.c",
+         old="			if (live[i].owner == pid)",
+         new="			if (live[i].owner == pid && 0)",
+         targets=CHRONY_TARGETS, tests=CHRONY_TESTS),
+    dict(name="chrony: the command port trusted where any user may bind it", set="bound",
+         guards="net.ipv4.ip_unprivileged_port_start lowered: anyone could answer from port 323",
+         file="src/bound/chrony.c",
+         old="	if (FC_CHRONY_CMDPORT >= start) {",
+         new="	if (0) {",
+         targets=CHRONY_TARGETS, tests=CHRONY_TESTS),
     dict(name="chrony: the window stays while a source is only followed", set="bound",
          guards="a new selection outside the window is found",
          file="src/bound/chrony.c",
