@@ -770,6 +770,14 @@ static void plan_round(struct fc_chrony *ch)
 	ch->want_src = k;
 }
 
+/* Is our socket's directory gone (unlinked: no name left)? */
+static int gone(const struct fc_chrony *ch)
+{
+	struct stat st;
+	return ch->dirfd >= 0 && (fstat(ch->dirfd, &st) != 0 || st.st_nlink == 0 ||
+				  fstatat(ch->dirfd, SOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) != 0);
+}
+
 /* Send one request of the round on the connected socket; 0, or -1 (errno set). */
 static int send_req(const struct fc_chrony *ch, const uint8_t *buf, size_t len)
 {
@@ -806,6 +814,12 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 			       !(ch->got & 1) ? "tracking" : !(ch->got & 2) ? "source count" : "source data");
 		if (!(ch->got & 1) && !ch->last_reply && ch->via != FC_CHRONY_VIA_UNIX)
 			udp_flip(ch, b, now);
+		if (ch->via == FC_CHRONY_VIA_UNIX && !(ch->got & 1) && gone(ch)) {
+			/* our directory was removed (chronyd's directory recreated, a clean-up): chronyd's replies
+			 * have nowhere to go; closed, so that the source is opened again */
+			fc__bound_error(b, now, "our socket %.80s was removed: reopening", ch->local);
+			fc__chrony_close(ch);
+		}
 		end_round(ch); /* what did come counts */
 		if (ch->fd < 0)
 			return updated;

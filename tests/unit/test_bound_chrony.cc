@@ -496,6 +496,28 @@ TEST(BoundChrony, two_sources_in_one_process_have_their_own_sockets)
 	EXPECT_EQ(count_entries(d, "fastclock."), 0);
 }
 
+// Our socket's directory is removed under us (chronyd's directory recreated, a clean-up): the round times out,
+// the source closes itself (to be opened again) instead of asking for ever into a socket nobody can reach.
+TEST(BoundChrony, a_removed_socket_is_noticed_and_the_source_closed)
+{
+	std::string d = make_dir(0700);
+	Fake f(d);
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
+	round_trip(&ch, f, SEC, Report{}, &b);
+	ASSERT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
+	std::string local = ch.local, dir = local.substr(0, local.rfind('/'));
+	ASSERT_EQ(unlink(local.c_str()), 0);
+	ASSERT_EQ(rmdir(dir.c_str()), 0);
+	fc__chrony_poll(&ch, 2 * SEC + MS, SEC, &b); // a round: chronyd's replies cannot reach us
+	EXPECT_GE(f.requests().size(), 3u);
+	fc__chrony_poll(&ch, 3 * SEC + 2 * MS, SEC, &b); // timed out
+	EXPECT_EQ(ch.fd, -1);
+	EXPECT_NE(strstr(b.last_error, "was removed"), nullptr) << b.last_error;
+	fc__chrony_close(&ch);
+}
+
 // ---- the command port, for everyone else ---------------------------------------------------------------------
 
 // A process that may not use chronyd's unix socket (its directory is root's, 0700 here; chronyd's user's on a
