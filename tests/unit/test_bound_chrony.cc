@@ -227,6 +227,34 @@ int count_entries(const std::string &dir, const char *prefix)
 	return n;
 }
 
+// Open the source on chronyd's socket `path` (expecting transport `via`) and send the first round; the requests
+// as `peer` (the fake on that transport) received them.
+std::vector<Request> open_and_ask(fc_chrony *ch, const std::string &path, const char *via, Fake &peer, fc_bound *b)
+{
+	if (fc__chrony_open(ch, path.c_str(), b, 0) != 0) {
+		ADD_FAILURE() << b->last_error;
+		return {};
+	}
+	EXPECT_STREQ(ch->via_name, via);
+	fc__chrony_poll(ch, SEC, SEC, b);
+	auto reqs = peer.requests();
+	EXPECT_GE(reqs.size(), 3u);
+	return reqs;
+}
+
+// A forger's replies to the requests, "in sync" (Report{}), sent from fd to `to` (NULL: each request's sender);
+// returns how many the kernel accepted.
+int forge(int fd, const std::vector<Request> &reqs, const sockaddr *to, socklen_t tolen)
+{
+	int delivered = 0;
+	for (auto &q : reqs) {
+		uint8_t buf[512];
+		size_t len = build_reply(buf, q, Report{});
+		delivered += sendto(fd, buf, len, 0, to ? to : (const sockaddr *)&q.from, to ? tolen : q.fromlen) == (ssize_t)len;
+	}
+	return delivered;
+}
+
 // ---- who may answer ------------------------------------------------------------------------------------------
 
 // chronyd's clock is 2 s off (its correction says so); a process of another user who can reach the socket
@@ -240,27 +268,18 @@ TEST(BoundChrony, forged_reply_from_another_user_or_socket_never_reaches_us)
 		Fake f(d);
 		fc_chrony ch;
 		fc_bound b{};
-		ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
-		EXPECT_STREQ(ch.via_name, "unix socket");
-		fc__chrony_poll(&ch, SEC, SEC, &b);
-		auto reqs = f.requests();
+		auto reqs = open_and_ask(&ch, f.path, "unix socket", f, &b);
 		ASSERT_GE(reqs.size(), 3u);
-		Report forged, real;
+		Report real;
 		real.corr = 2.0;
+		sockaddr_un to{};
+		to.sun_family = AF_UNIX;
+		strcpy(to.sun_path, ch.local);
 		// the forger: nobody, racing chronyd with the right sequence numbers
 		pid_t p = fork();
 		if (p == 0) {
 			become(NOBODY);
-			int s = socket(AF_UNIX, SOCK_DGRAM, 0), delivered = 0;
-			sockaddr_un to{};
-			to.sun_family = AF_UNIX;
-			strcpy(to.sun_path, ch.local);
-			for (auto &q : reqs) {
-				uint8_t buf[512];
-				size_t len = build_reply(buf, q, forged);
-				delivered += sendto(s, buf, len, 0, (sockaddr *)&to, sizeof(to)) == (ssize_t)len;
-			}
-			_exit(delivered);
+			_exit(forge(socket(AF_UNIX, SOCK_DGRAM, 0), reqs, (sockaddr *)&to, sizeof(to)));
 		}
 		int st = 0;
 		waitpid(p, &st, 0);
@@ -269,12 +288,7 @@ TEST(BoundChrony, forged_reply_from_another_user_or_socket_never_reaches_us)
 		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "forged datagrams delivered: " << WEXITSTATUS(st);
 		// another socket of the same user (bound beside chronyd's): refused by the kernel too
 		Fake other(make_dir(0700));
-		uint8_t buf[512];
-		sockaddr_un to{};
-		to.sun_family = AF_UNIX;
-		strcpy(to.sun_path, ch.local);
-		size_t len = build_reply(buf, reqs[0], forged);
-		EXPECT_EQ(sendto(other.fd, buf, len, 0, (sockaddr *)&to, sizeof(to)), -1);
+		EXPECT_EQ(forge(other.fd, {reqs[0]}, (sockaddr *)&to, sizeof(to)), 0);
 		EXPECT_EQ(errno, EPERM) << strerror(errno);
 		for (auto &q : reqs)
 			f.answer(q, real);
@@ -325,9 +339,7 @@ TEST(BoundChrony, a_foreign_sequence_or_a_repeat_never_completes_or_changes_a_ro
 	Fake f(d);
 	fc_chrony ch;
 	fc_bound b{};
-	ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
-	fc__chrony_poll(&ch, SEC, SEC, &b);
-	auto reqs = f.requests();
+	auto reqs = open_and_ask(&ch, f.path, "unix socket", f, &b);
 	ASSERT_GE(reqs.size(), 3u);
 	Report real, bad;
 	real.corr = 0.5, bad.corr = -3.0;
@@ -536,18 +548,11 @@ TEST(BoundChrony, unprivileged_process_asks_the_command_port_and_hears_only_it)
 		become(NOBODY);
 		fc_chrony ch;
 		fc_bound b{};
-		ASSERT_EQ(fc__chrony_open(&ch, unix_sock.path.c_str(), &b, 0), 0) << b.last_error;
-		EXPECT_STREQ(ch.via_name, "udp 127.0.0.1:323");
-		fc__chrony_poll(&ch, SEC, SEC, &b);
-		auto reqs = port.requests();
+		auto reqs = open_and_ask(&ch, unix_sock.path, "udp 127.0.0.1:323", port, &b);
 		ASSERT_GE(reqs.size(), 3u);
-		Report real, forged;
+		Report real;
 		real.corr = 2.0;
-		for (auto &q : reqs) { // the forger knows our port and the sequence numbers
-			uint8_t buf[512];
-			size_t len = build_reply(buf, q, forged);
-			sendto(forger.fd, buf, len, 0, (sockaddr *)&q.from, q.fromlen);
-		}
+		forge(forger.fd, reqs, nullptr, 0); // the forger knows our port and the sequence numbers
 		fc__chrony_poll(&ch, SEC + MS, SEC, &b);
 		EXPECT_EQ(ch.last_reply, 0) << "a datagram from port 4323 was taken";
 		for (auto &q : reqs)
