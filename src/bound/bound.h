@@ -190,6 +190,7 @@ struct fc_chrony {
 	char local[108]; /* unix: our socket, <directory of path>/fastclock.<pid>.<random>/sock */
 	int fd;          /* connected to chronyd's socket or command port */
 	int dirfd;       /* unix: our socket's directory, flock()ed while we live (-1: none) */
+	uint64_t dir_dev, dir_ino; /* its identity: nothing is removed through a descriptor that is no longer it */
 	int owner;  /* pid that made `local`: only it removes it (a fork child closes its copies of the fds only) */
 	int via;    /* enum fc_chrony_via */
 	int denied; /* the unix socket is closed to this process (EACCES, EPERM): the command port is asked */

@@ -395,6 +395,7 @@ static struct {
 	int state;
 	int owner; /* the pid that made it: a fork child never removes its parent's */
 	int dirfd;
+	uint64_t dev, ino;
 	char dir[sizeof(((struct fc_chrony *)0)->local)];
 } live[LIVE_MAX];
 
@@ -405,6 +406,8 @@ static void live_add(const struct fc_chrony *ch)
 		if (__atomic_compare_exchange_n(&live[i].state, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 			live[i].owner = ch->owner;
 			live[i].dirfd = ch->dirfd;
+			live[i].dev = ch->dir_dev;
+			live[i].ino = ch->dir_ino;
 			memcpy(live[i].dir, ch->local, sizeof(live[i].dir));
 			*strrchr(live[i].dir, '/') = 0;
 			__atomic_store_n(&live[i].state, 2, __ATOMIC_RELEASE); /* the fields above before "held" */
@@ -424,9 +427,14 @@ static void live_del(int dirfd)
 }
 
 /* Remove our socket and directory: the socket through the directory's descriptor (never a path in chronyd's
- * directory), the directory by its path (rmdir follows no symlink and removes only an empty directory). */
-static void remove_local(int dirfd, const char *dir)
+ * directory), the directory by its path (rmdir follows no symlink and removes only an empty directory). Only
+ * while the descriptor is still our directory: a program that closed it (a daemon closing every descriptor)
+ * may have another file under that number. */
+static void remove_local(int dirfd, uint64_t dev, uint64_t ino, const char *dir)
 {
+	struct stat st;
+	if (fstat(dirfd, &st) != 0 || !S_ISDIR(st.st_mode) || (uint64_t)st.st_dev != dev || (uint64_t)st.st_ino != ino)
+		return;
 	unlinkat(dirfd, SOCK_NAME, 0);
 	rmdir(dir);
 }
@@ -438,7 +446,7 @@ __attribute__((destructor)) static void chrony_at_exit(void)
 		int expect = 2;
 		if (__atomic_compare_exchange_n(&live[i].state, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 			if (live[i].owner == pid)
-				remove_local(live[i].dirfd, live[i].dir);
+				remove_local(live[i].dirfd, live[i].dev, live[i].ino, live[i].dir);
 			__atomic_store_n(&live[i].state, 0, __ATOMIC_RELEASE);
 		}
 	}
@@ -454,7 +462,7 @@ void fc__chrony_close(struct fc_chrony *ch)
 			memcpy(dir, ch->local, sizeof(dir));
 			*strrchr(dir, '/') = 0;
 			live_del(ch->dirfd);
-			remove_local(ch->dirfd, dir);
+			remove_local(ch->dirfd, ch->dir_dev, ch->dir_ino, dir);
 		}
 		close(ch->dirfd); /* a fork child's copy: the parent's lock stays with the parent's descriptor */
 	}
@@ -511,8 +519,11 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 		ch->dirfd = openat(d0, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		/* ours, locked, and still there (another process's sweep may have taken it before the lock) */
 		if (ch->dirfd >= 0 && flock(ch->dirfd, LOCK_EX | LOCK_NB) == 0 && fstat(ch->dirfd, &st) == 0 &&
-		    st.st_nlink > 0 && st.st_uid == geteuid())
+		    st.st_nlink > 0 && st.st_uid == geteuid()) {
+			ch->dir_dev = (uint64_t)st.st_dev;
+			ch->dir_ino = (uint64_t)st.st_ino;
 			break;
+		}
 		if (ch->dirfd >= 0)
 			close(ch->dirfd);
 		ch->dirfd = -1;
@@ -532,6 +543,7 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 		goto fail;
 	}
 	memcpy(a.sun_path, ch->local, strlen(ch->local) + 1);
+	errno = 0;
 	if (bind(ch->fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
 	    fstatat(ch->dirfd, SOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISSOCK(st.st_mode) ||
 	    fchmodat(ch->dirfd, SOCK_NAME, 0666, 0) != 0) {

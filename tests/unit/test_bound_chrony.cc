@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -25,6 +26,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/syscall.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -255,6 +258,53 @@ int forge(int fd, const std::vector<Request> &reqs, const sockaddr *to, socklen_
 	return delivered;
 }
 
+// The worst moment, on demand: chronyd's user (the socket directory's owner) swaps names in its directory right
+// as a chmod is about to run. The library's chmod-family calls land here (this executable's definitions come
+// before libc's); armed (g_swap_dir set) only by the test below, they otherwise just do the call.
+std::string g_swap_dir, g_victim;
+
+void swap_before_chmod(const std::string &path)
+{
+	if (g_swap_dir.empty() || path.compare(0, g_swap_dir.size() + 1, g_swap_dir + "/") != 0)
+		return;
+	std::string rel = path.substr(g_swap_dir.size() + 1), first = rel.substr(0, rel.find('/'));
+	std::string top = g_swap_dir + "/" + first, tmp = g_swap_dir + "/.swap";
+	if (rel.find('/') == std::string::npos) { // our socket itself (the old layout): a symlink over it
+		symlink(g_victim.c_str(), tmp.c_str());
+		rename(tmp.c_str(), path.c_str());
+	} else { // our directory: moved away, replaced by one whose entry is the symlink
+		rename(top.c_str(), (top + ".moved").c_str());
+		mkdir(top.c_str(), 0755);
+		symlink(g_victim.c_str(), (g_swap_dir + "/" + rel).c_str());
+	}
+}
+
+} // namespace
+
+extern "C" int chmod(const char *path, mode_t mode)
+{
+	swap_before_chmod(path);
+	return (int)syscall(SYS_fchmodat, AT_FDCWD, path, mode);
+}
+
+extern "C" int fchmodat(int dfd, const char *name, mode_t mode, int flags)
+{
+	char link[64], dir[PATH_MAX];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dfd);
+	ssize_t n = dfd == AT_FDCWD ? -1 : readlink(link, dir, sizeof(dir) - 1);
+	if (n > 0)
+		swap_before_chmod(std::string(dir, (size_t)n) + "/" + name);
+	else if (dfd == AT_FDCWD)
+		swap_before_chmod(name);
+	if (flags != 0) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return (int)syscall(SYS_fchmodat, dfd, name, mode);
+}
+
+namespace {
+
 // ---- who may answer ------------------------------------------------------------------------------------------
 
 // chronyd's clock is 2 s off (its correction says so); a process of another user who can reach the socket
@@ -381,25 +431,35 @@ TEST(BoundChrony, symlink_swaps_in_the_socket_directory_never_change_another_fil
 			prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlives the test
 			become(NOBODY);
 			long swaps = 0;
+			// woken by each name created in the directory (inotify), it swaps what it finds at once
+			int in = inotify_init1(IN_NONBLOCK);
+			inotify_add_watch(in, d.c_str(), IN_CREATE);
+			std::string prep = d + "/.prep", tmp = d + "/.swap";
 			while (!*stop) {
-				DIR *dir = opendir(d.c_str());
-				for (dirent *e; dir && (e = readdir(dir));) {
-					std::string n = d + "/" + e->d_name, tmp = d + "/.swap";
+				alignas(inotify_event) char ev[4096];
+				ssize_t len = read(in, ev, sizeof(ev));
+				for (ssize_t off = 0; off < len;) {
+					const inotify_event *e = (const inotify_event *)(const void *)(ev + off);
+					off += (ssize_t)sizeof(*e) + e->len;
+					std::string n = d + "/" + e->name;
 					struct stat st;
-					if (strncmp(e->d_name, "fastclock.", 10) != 0 || strstr(e->d_name, ".moved") ||
+					if (!e->len || strncmp(e->name, "fastclock.", 10) != 0 || strstr(e->name, ".moved") ||
 					    lstat(n.c_str(), &st) != 0)
 						continue;
-					if (S_ISSOCK(st.st_mode)) {
+					if (S_ISSOCK(st.st_mode)) { // a socket of ours (before): a symlink over it
 						symlink(victim.c_str(), tmp.c_str());
 						swaps += rename(tmp.c_str(), n.c_str()) == 0;
 					} else if (S_ISDIR(st.st_mode) && st.st_uid != NOBODY) {
-						swaps += rename(n.c_str(), (n + ".moved").c_str()) == 0;
-						mkdir(n.c_str(), 0755);
-						symlink(victim.c_str(), (n + "/sock").c_str());
+						// a directory of ours: once the socket is in it (bind done), the whole directory
+						// exchanged in one step for a prepared one whose "sock" is the symlink
+						mkdir(prep.c_str(), 0755);
+						symlink(victim.c_str(), (prep + "/sock").c_str());
+						for (int k = 0; k < 100000 && lstat((n + "/sock").c_str(), &st) != 0 && !*stop; k++)
+							;
+						swaps += renameat2(AT_FDCWD, prep.c_str(), AT_FDCWD, n.c_str(), RENAME_EXCHANGE) == 0;
+						rename(prep.c_str(), (n + ".moved").c_str()); // ours, out of the way
 					}
 				}
-				if (dir)
-					closedir(dir);
 			}
 			_exit(swaps > 0 ? 0 : 1);
 		}
@@ -433,6 +493,29 @@ TEST(BoundChrony, symlink_swaps_in_the_socket_directory_never_change_another_fil
 		EXPECT_TRUE(WIFEXITED(guard.status) && WEXITSTATUS(guard.status) == 0) << "the attacker never swapped anything";
 		printf("opens that survived the swaps: %d of 400\n", opened);
 	});
+}
+
+// The same swap at the worst moment, every time: chronyd's user replaces the name right before each chmod. A
+// root-owned 0600 file keeps its mode.
+TEST(BoundChrony, a_swap_right_before_the_chmod_never_changes_another_file)
+{
+	std::string d = make_dir(0750), v = make_dir(0700);
+	g_victim = v + "/secret";
+	int vfd = open(g_victim.c_str(), O_CREAT | O_WRONLY, 0600);
+	ASSERT_GE(vfd, 0);
+	close(vfd);
+	Fake f(d);
+	g_swap_dir = d;
+	for (int i = 0; i < 3; i++) {
+		fc_chrony ch;
+		fc_bound b{};
+		fc__chrony_open(&ch, f.path.c_str(), &b, 0); // fails: bind went to the swapped-in directory, or not
+		fc__chrony_close(&ch);
+	}
+	g_swap_dir.clear();
+	struct stat st;
+	ASSERT_EQ(stat(g_victim.c_str(), &st), 0);
+	EXPECT_EQ(st.st_mode & 07777, 0600u) << "chmod went through the swapped name";
 }
 
 // Every process that opens the source and exits (exit: the library removes its socket) or crashes (_exit, a
@@ -533,6 +616,29 @@ TEST(BoundChrony, a_removed_socket_is_noticed_and_the_source_closed)
 	EXPECT_EQ(ch.fd, -1);
 	EXPECT_NE(strstr(b.last_error, "was removed"), nullptr) << b.last_error;
 	fc__chrony_close(&ch);
+}
+
+// A program closes our directory's descriptor (a daemon closing every descriptor) and the number is reused for a
+// directory of its own holding a file named "sock": closing the source removes nothing of the program's.
+TEST(BoundChrony, close_never_removes_through_a_descriptor_that_is_no_longer_ours)
+{
+	std::string d = make_dir(0700), mine = make_dir(0700);
+	Fake f(d);
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
+	std::string local = ch.local;
+	close(ch.dirfd);
+	int other = open(mine.c_str(), O_RDONLY | O_DIRECTORY);
+	ASSERT_EQ(other, ch.dirfd) << "the lowest free number is reused";
+	int fd = openat(other, "sock", O_CREAT | O_WRONLY, 0600);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	fc__chrony_close(&ch); // closes `other` as its own: the program's mistake, and all it costs
+	struct stat st;
+	EXPECT_EQ(stat((mine + "/sock").c_str(), &st), 0) << "the program's file was removed";
+	unlink(local.c_str()); // ours is left behind (swept once this process is gone)
+	rmdir(local.substr(0, local.rfind('/')).c_str());
 }
 
 // ---- the command port, for everyone else ---------------------------------------------------------------------
