@@ -619,6 +619,8 @@ int fc__chrony_present(const char *path)
 
 int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now)
 {
+	char keep[sizeof(b->last_error)];
+	int64_t keep_at;
 	memset(ch, 0, sizeof(*ch));
 	ch->fd = -1;
 	ch->dirfd = -1;
@@ -628,12 +630,19 @@ int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, 
 		return -1;
 	}
 	fc__bfmt(ch->path, sizeof(ch->path), "%s", path);
+	memcpy(keep, b->last_error, sizeof(keep));
+	keep_at = b->last_error_at;
 	if (unix_open(ch, path, b, now) == 0)
 		return 0;
 	if (!ch->denied) /* not a question of permission: chronyd's socket is broken or gone */
 		return -1;
-	/* not root nor chronyd's user: the monitoring commands on its command port */
-	return udp_open(ch, 0, b, now);
+	/* not root nor chronyd's user: the monitoring commands on its command port (the refusal is how it should
+	 * be for this user, no error) */
+	if (udp_open(ch, 0, b, now) != 0)
+		return -1;
+	memcpy(b->last_error, keep, sizeof(keep));
+	b->last_error_at = keep_at;
+	return 0;
 }
 
 /* Reconnect to chronyd's unix socket after it restarted (its old socket is gone: ECONNREFUSED, and the kernel
