@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -643,6 +644,27 @@ TEST(BoundChrony, close_never_removes_through_a_descriptor_that_is_no_longer_our
 	EXPECT_EQ(stat((mine + "/sock").c_str(), &st), 0) << "the program's file was removed";
 	unlink(local.c_str()); // ours is left behind (swept once this process is gone)
 	rmdir(local.substr(0, local.rfind('/')).c_str());
+}
+
+// chronyd restarts (a new socket at the same path): the first send after it fails (the kernel disconnected our
+// socket from the old one), the source reconnects to the new one, and the round is answered by it.
+TEST(BoundChrony, a_restarted_chronyd_is_reconnected)
+{
+	std::string d = make_dir(0700);
+	auto f = std::make_unique<Fake>(d);
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__chrony_open(&ch, f->path.c_str(), &b, 0), 0) << b.last_error;
+	round_trip(&ch, *f, SEC, Report{}, &b);
+	ASSERT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
+	f.reset();
+	unlink((d + "/chronyd.sock").c_str());
+	f = std::make_unique<Fake>(d);
+	Report r;
+	r.corr = 0.125;
+	round_trip(&ch, *f, 2 * SEC + MS, r, &b);
+	EXPECT_TRUE(b.status == FC_SYNC_SYNCHRONIZED && contains(b, 0.125)) << b.reason << " | " << b.last_error;
+	fc__chrony_close(&ch);
 }
 
 // ---- the command port, for everyone else ---------------------------------------------------------------------
