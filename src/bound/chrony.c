@@ -608,13 +608,38 @@ static int udp_open(struct fc_chrony *ch, int v6, struct fc_bound *b, int64_t no
 	return 0;
 }
 
+/* Does anything listen on chronyd's command port (v4 or v6)? One request is sent on a fresh connected socket
+ * and the socket read at once: on the loopback a port nobody listens on answers with an ICMP error before
+ * send() returns (ECONNREFUSED here). 1 unless both are refused (a late error only makes it 1: the open then
+ * finds out, as before). */
+static int cmdport_listens(void)
+{
+	uint8_t buf[CANDM_TRACKING_PKT];
+	struct fc_chrony probe;
+	int open = 0;
+	memset(&probe, 0, sizeof(probe));
+	for (int v6 = 0; v6 < 2 && !open; v6++) {
+		struct fc_bound scratch = {0};
+		size_t len = fc__chrony_request(rand32(&probe), buf, sizeof(buf));
+		probe.fd = -1;
+		probe.dirfd = -1;
+		if (udp_open(&probe, v6, &scratch, 0) != 0)
+			continue;
+		open = send(probe.fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len &&
+		       !(recv(probe.fd, buf, sizeof(buf), MSG_DONTWAIT) < 0 && errno == ECONNREFUSED);
+		close(probe.fd);
+	}
+	return open;
+}
+
 int fc__chrony_present(const char *path)
 {
 	struct stat st;
 	if (stat(path, &st) == 0)
 		return S_ISSOCK(st.st_mode);
-	/* chronyd's directory exists but is closed to us (root's and chronyd's user's): ask its command port */
-	return errno == EACCES;
+	/* chronyd's directory exists but is closed to us (root's and chronyd's user's): its command port, if it
+	 * listens (cmdport 0 turns it off: then the next source serves) */
+	return errno == EACCES && cmdport_listens();
 }
 
 int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now)

@@ -137,6 +137,12 @@ struct Fake {
 			close(fd);
 	}
 	Fake(Fake &&o) noexcept : fd(o.fd), path(o.path) { o.fd = -1; }
+	Fake &operator=(Fake &&o) noexcept
+	{
+		std::swap(fd, o.fd);
+		std::swap(path, o.path);
+		return *this;
+	}
 	std::vector<Request> requests()
 	{
 		std::vector<Request> v;
@@ -724,6 +730,43 @@ TEST(BoundChrony, command_port_on_the_ipv6_loopback_is_found)
 		EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason << " | " << b.last_error;
 		EXPECT_NE(strstr(b.reason, "via udp [::1]:323"), nullptr) << b.reason;
 		fc__chrony_close(&ch);
+	});
+}
+
+// Auto mode for a process that may not use the unix socket: chronyd's command port when something listens on it,
+// the next source (the kernel's) when chronyd runs with its port off (cmdport 0), not a chrony source that never
+// answers.
+TEST(BoundChrony, auto_mode_asks_the_command_port_only_where_it_listens)
+{
+	in_child(true, [] {
+		std::string d = make_dir(0700);
+		Fake unix_sock(d);
+		fc_bound_config cfg;
+		char err[200] = "";
+		ASSERT_EQ(fc__bound_config_parse("auto", (d + "/no-shm0").c_str(), unix_sock.path.c_str(), "/nonexistent",
+						 &cfg, err, sizeof(err)), 0) << err;
+		auto kind = [&](bool listening) {
+			Fake port;
+			if (listening)
+				port = Fake::udp(false, FC_CHRONY_CMDPORT);
+			fflush(nullptr);
+			pid_t p = fork();
+			if (p == 0) {
+				become(NOBODY);
+				static fc_bounder bd;
+				fc__bounder_init(&bd, &cfg, SEC);
+				int k = bd.kind;
+				fc__bounder_close(&bd);
+				_exit(k);
+			}
+			int st = 0;
+			waitpid(p, &st, 0);
+			if (WIFEXITED(st) && WEXITSTATUS(st) == CANNOT_BECOME)
+				_exit(CANNOT_BECOME);
+			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		};
+		EXPECT_EQ(kind(false), FC_BOUND_KERNEL) << "chronyd's port is off: the kernel's source serves";
+		EXPECT_EQ(kind(true), FC_BOUND_CHRONY);
 	});
 }
 
