@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -267,7 +268,7 @@ int forge(int fd, const std::vector<Request> &reqs, const sockaddr *to, socklen_
 
 // The worst moment, on demand: chronyd's user (the socket directory's owner) swaps names in its directory right
 // as a chmod is about to run. The library's chmod-family calls land here (this executable's definitions come
-// before libc's); armed (g_swap_dir set) only by the test below, they otherwise just do the call.
+// before libc's); armed (g_swap_dir set) only by the test below, they otherwise call libc's (RTLD_NEXT).
 std::string g_swap_dir, g_victim;
 
 void swap_before_chmod(const std::string &path)
@@ -290,24 +291,24 @@ void swap_before_chmod(const std::string &path)
 
 extern "C" int chmod(const char *path, mode_t mode)
 {
+	static auto real = (int (*)(const char *, mode_t))dlsym(RTLD_NEXT, "chmod");
 	swap_before_chmod(path);
-	return (int)syscall(SYS_fchmodat, AT_FDCWD, path, mode);
+	return real(path, mode);
 }
 
 extern "C" int fchmodat(int dfd, const char *name, mode_t mode, int flags)
 {
-	char link[64], dir[PATH_MAX];
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", dfd);
-	ssize_t n = dfd == AT_FDCWD ? -1 : readlink(link, dir, sizeof(dir) - 1);
-	if (n > 0)
-		swap_before_chmod(std::string(dir, (size_t)n) + "/" + name);
-	else if (dfd == AT_FDCWD)
-		swap_before_chmod(name);
-	if (flags != 0) {
-		errno = EOPNOTSUPP;
-		return -1;
+	static auto real = (int (*)(int, const char *, mode_t, int))dlsym(RTLD_NEXT, "fchmodat");
+	if (!g_swap_dir.empty()) {
+		char link[64], dir[PATH_MAX];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", dfd);
+		ssize_t n = dfd == AT_FDCWD ? -1 : readlink(link, dir, sizeof(dir) - 1);
+		if (n > 0)
+			swap_before_chmod(std::string(dir, (size_t)n) + "/" + name);
+		else if (dfd == AT_FDCWD)
+			swap_before_chmod(name);
 	}
-	return (int)syscall(SYS_fchmodat, dfd, name, mode);
+	return real(dfd, name, mode, flags);
 }
 
 namespace {
