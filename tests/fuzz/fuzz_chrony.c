@@ -11,23 +11,14 @@
  *   not UNKNOWN is ordered (half >= 0) and its ends, and its half-width 1000 s later, fit an int64 of ns; a
  *   status is one of enum fc_sync; the reason and the last error are terminated in their buffers.
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "bound/bound.h"
 
-#define CHECK(cond, ...)                                                                                       \
-	do {                                                                                                   \
-		if (!(cond)) {                                                                                 \
-			fprintf(stderr, "fuzz_chrony: %s: ", #cond);                                           \
-			fprintf(stderr, __VA_ARGS__);                                                          \
-			fputc('\n', stderr);                                                                   \
-			abort();                                                                               \
-		}                                                                                              \
-	} while (0)
+#define FUZZ_NAME "fuzz_chrony"
+#include "fuzz_check.h"
 
 #define SEC 1000000000LL
 

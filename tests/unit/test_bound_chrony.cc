@@ -253,6 +253,17 @@ std::vector<Request> open_and_ask(fc_chrony *ch, const std::string &path, const 
 	return reqs;
 }
 
+// A fake chronyd on a unix socket in a fresh directory (mode), the source open on it, its first round sent.
+struct UnixRound {
+	std::string dir;
+	Fake f;
+	fc_chrony ch{};
+	fc_bound b{};
+	std::vector<Request> reqs;
+	explicit UnixRound(mode_t mode) : dir(make_dir(mode)), f(dir) { reqs = open_and_ask(&ch, f.path, "unix socket", f, &b); }
+	~UnixRound() { fc__chrony_close(&ch); }
+};
+
 // A forger's replies to the requests, "in sync" (Report{}), sent from fd to `to` (NULL: each request's sender);
 // returns how many the kernel accepted.
 int forge(int fd, const std::vector<Request> &reqs, const sockaddr *to, socklen_t tolen)
@@ -322,11 +333,8 @@ namespace {
 TEST(BoundChrony, forged_reply_from_another_user_or_socket_never_reaches_us)
 {
 	in_child(false, [] {
-		std::string d = make_dir(0755);
-		Fake f(d);
-		fc_chrony ch;
-		fc_bound b{};
-		auto reqs = open_and_ask(&ch, f.path, "unix socket", f, &b);
+		UnixRound u(0755);
+		auto &[dir, f, ch, b, reqs] = u;
 		ASSERT_GE(reqs.size(), 3u);
 		Report real;
 		real.corr = 2.0;
@@ -354,7 +362,6 @@ TEST(BoundChrony, forged_reply_from_another_user_or_socket_never_reaches_us)
 		EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
 		EXPECT_GE(b.center_ns + b.half_ns, 2 * SEC) << "the forged report was taken: " << b.reason;
 		EXPECT_NE(strstr(b.reason, "via unix socket"), nullptr) << b.reason;
-		fc__chrony_close(&ch);
 	});
 }
 
@@ -393,11 +400,8 @@ TEST(BoundChrony, sequence_numbers_are_unpredictable)
 // round completes with the real replies, the repeat changes nothing.
 TEST(BoundChrony, a_foreign_sequence_or_a_repeat_never_completes_or_changes_a_round)
 {
-	std::string d = make_dir(0700);
-	Fake f(d);
-	fc_chrony ch;
-	fc_bound b{};
-	auto reqs = open_and_ask(&ch, f.path, "unix socket", f, &b);
+	UnixRound u(0700);
+	auto &[dir, f, ch, b, reqs] = u;
 	ASSERT_GE(reqs.size(), 3u);
 	Report real, bad;
 	real.corr = 0.5, bad.corr = -3.0;
@@ -415,7 +419,6 @@ TEST(BoundChrony, a_foreign_sequence_or_a_repeat_never_completes_or_changes_a_ro
 	EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
 	EXPECT_TRUE(contains(b, 0.5)) << b.reason;
 	EXPECT_FALSE(contains(b, -3.0)) << "the repeat replaced chronyd's reply: " << b.reason;
-	fc__chrony_close(&ch);
 }
 
 // ---- where our socket lives -----------------------------------------------------------------------------------
