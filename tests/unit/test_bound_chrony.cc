@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -45,11 +46,36 @@ constexpr int64_t MS = 1000000, SEC = 1000000000;
 constexpr uid_t NOBODY = 65534;
 constexpr int SKIP = 77, CANNOT_BECOME = 99;
 
+// Every directory a test makes lies under one root, made when the test program starts (before any test forks)
+// and removed with everything in it when that process exits (children's directories included).
+int remove_entry(const char *path, const struct stat *, int type, struct FTW *)
+{
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+const std::string &test_root()
+{
+	static const std::string root = [] {
+		static char t[] = "/tmp/fc_chrony_XXXXXX";
+		static pid_t owner = getpid();
+		if (!mkdtemp(t))
+			abort();
+		chmod(t, 0755); // other users (nobody) pass through to the directories that let them
+		atexit([] {
+			if (getpid() == owner)
+				nftw(t, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		});
+		return std::string(t);
+	}();
+	return root;
+}
+const std::string &g_root_made_before_main = test_root();
+
 std::string make_dir(mode_t mode)
 {
-	char t[] = "/tmp/fc_chrony_XXXXXX";
-	EXPECT_NE(mkdtemp(t), nullptr);
-	chmod(t, mode);
+	std::string t = test_root() + "/XXXXXX";
+	EXPECT_NE(mkdtemp(&t[0]), nullptr);
+	chmod(t.c_str(), mode);
 	return t;
 }
 
