@@ -29,7 +29,7 @@ ma=$(gcc -print-multiarch 2>/dev/null || true)
 L=lib; [ -n "$ma" ] && [ -f /etc/debian_version ] && L=lib/$ma
 want="$L/libfastclock.so.$abi $L/libfastclock.a include/fastclock.h include/fastclock.hpp include/fastclock/fc_hand.h
  include/fastclock/fc_counter.h $L/pkgconfig/fastclock.pc $L/cmake/fastclock/fastclockConfig.cmake
- $L/cmake/fastclock/fastclockTargets.cmake bin/fastclock share/fastclock/fastclock_report.py share/man/man1/fastclock.1
+ $L/cmake/fastclock/fastclockTargets.cmake bin/fastclock share/fastclock/fastclock_report.py share/man/man1/fastclock.1.gz
  share/doc/fastclock/copyright share/doc/fastclock/changelog.gz"
 for f in $want; do
   [ -e "$work/root/usr/$f" ] || fail ".deb lacks /usr/$f"
@@ -63,7 +63,7 @@ fi
 
 # The man page: generated from docs/cli.md, so each of its sections is there, less the developer's parts
 # (issue 28 item 4: no HTML comment, test name, preset or source path).
-man -l -E UTF-8 "$work/root/usr/share/man/man1/fastclock.1" >"$work/man.txt" 2>"$work/man.err" || fail "man -l fails"
+man -l -E UTF-8 "$work/root/usr/share/man/man1/fastclock.1.gz" >"$work/man.txt" 2>"$work/man.err" || fail "man -l fails"
 if grep -nE '<!--|cli_py_|--preset|build/|\.venv|scripts/|tools/|tests/|docs/|src/' "$work/man.txt"; then
   fail "the man page speaks to the developer (lines above)"
 fi
