@@ -87,6 +87,16 @@ cc -O2 -o "$work/consumer-pc" "$here/consumer.c" $(pkg-config --cflags --libs fa
 cc -O2 -o "$work/consumer-rpath" "$here/consumer.c" $(pkg-config --cflags --libs fastclock) \
   $(pkg-config --variable=rpath_flags fastclock) >>"$work/pc.log" 2>&1 &&
   env -u LD_LIBRARY_PATH "$work/consumer-rpath" >>"$work/pc.log" 2>&1 || { fail "pkg-config rpath_flags consumer:"; cat "$work/pc.log"; }
+# The README's C example as a reader copies it, built as the README says against a prefix the loader does not
+# search (the unpacked tarball): pkg-config with rpath_flags, no LD_LIBRARY_PATH; it prints its two lines.
+awk '/^```c$/{f=1; next} /^```$/{f=0} f' "$src/README.md" >"$work/readme_app.c"
+tpc=$work/tgz/$L/pkgconfig
+# shellcheck disable=SC2046
+cc -Wall -Wextra -Werror -o "$work/readme_app" "$work/readme_app.c" $(PKG_CONFIG_PATH=$tpc pkg-config --cflags --libs \
+  fastclock) $(PKG_CONFIG_PATH=$tpc pkg-config --variable=rpath_flags fastclock) >"$work/readme.log" 2>&1 &&
+  env -u LD_LIBRARY_PATH "$work/readme_app" >>"$work/readme.log" 2>&1 &&
+  grep -q '^UTC is within \[-\?[0-9]*, -\?[0-9]*\] ns (' "$work/readme.log" && grep -q '^took [0-9]* ns; captured at' "$work/readme.log" ||
+  { fail "the README's example against the tarball:"; cat "$work/readme.log"; }
 # shellcheck disable=SC2046
 cc -O2 -o "$work/consumer-pc-static" "$here/consumer.c" $(pkg-config --cflags fastclock) "$lib/libfastclock.a" \
   $(pkg-config --static --libs-only-l fastclock | sed 's/-lfastclock//') >>"$work/pc.log" 2>&1 &&
