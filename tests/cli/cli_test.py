@@ -356,6 +356,22 @@ def t_bench_cost_holds_under_load():
                                          f"descheduled batches counted as the clock's cost")
 
 
+def t_bench_text_without_exponents():
+    """A user read `4e+06` in the getres column of clock_gettime.MONOTONIC_COARSE and `1.639e+04` as a
+    single-read p99.99: the text table's nanosecond cells printed %.4g. Now whole ns from 10 us up, 4
+    significant digits below, never an exponent. getres of a coarse clock (the tick, >= 1 ms) and every
+    tail latency of getrusage (a system call) are >= 10 us on any Linux."""
+    p = run(["bench", "--duration", "0.5", "--threads", "1",
+             "--clocks", "clock_gettime.MONOTONIC_COARSE,getrusage"])
+    rows = [ln for ln in p.stdout.splitlines() if ln.startswith(("clock_gettime.MONOTONIC_COARSE ", "getrusage "))]
+    assert len(rows) == 2, p.stdout
+    import re
+    bad = [ln for ln in rows if re.search(r"\d[eE][+-]\d", ln)]
+    assert not bad, bad
+    coarse = rows[0] if rows[0].startswith("clock_gettime") else rows[1]
+    assert re.search(r" \d{7,} ", coarse), coarse  # the tick in whole ns, e.g. 4000000
+
+
 def t_monitor_lines():
     """Issue 28 item 10: `monitor` prints one JSON line per interval (schema monitor), numbered, in time order;
     Ctrl-C ends it with exit 130 after whole lines; an output error is exit 3."""
