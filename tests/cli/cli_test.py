@@ -205,6 +205,14 @@ def t_report_pictures_show_what_they_claim():
     of 0.3-0.8); two runs combined, with summary.md's verdict on its first line and summary.csv's rows."""
     # a second run: every cost doubled, so the combined medians are 1.5x the fixture's
     fx, doc, fx2 = doubled_bench_fixture("run2.json")
+    # ... and in it one bracket the scheduler stretched: the read 2 ms from the midpoint of a +-2 ms bracket
+    # (right, and not what the picture may mark as the worst; the old picture marked it "worst -2 ms")
+    with open(fx2) as f:
+        doc2 = json.load(f)
+    for which in ("mono", "real"):
+        doc2["agreement"][f"{which}_err_ns"][0], doc2["agreement"][f"{which}_half_ns"][0] = -2e6, 2e6
+    with open(fx2, "w") as f:
+        json.dump(doc2, f)
     out = os.path.join(A.work, "pictures")
     p = run(["report", fx, fx2, "-o", out], env={"FASTCLOCK_PYTHON": sys.executable})
     assert p.stdout.startswith("Verdict: "), p.stdout
@@ -229,9 +237,18 @@ def t_report_pictures_show_what_they_claim():
     assert "time" not in sc["clocks"]
     ag = doc["agreement"]
     for which in ("mono", "real"):
-        errs = ag[f"{which}_err_ns"] * 2
+        errs = ag[f"{which}_err_ns"] + doc2["agreement"][f"{which}_err_ns"]
+        halves = ag[f"{which}_half_ns"] + doc2["agreement"][f"{which}_half_ns"]
         assert side["agreement.png"][which]["samples"] == len(errs)
-        assert abs(side["agreement.png"][which]["worst_ns"]) == max(abs(e) for e in errs), side["agreement.png"]
+        # the mark: the sample farthest outside its bracket, else the largest |err| among the tight brackets
+        # (half-width <= 2x the median), never a sample whose bracket the scheduler stretched
+        beyond = [abs(e) - h for e, h in zip(errs, halves) if abs(e) > h]
+        cap = 2 * sorted(halves)[len(halves) // 2]
+        want = max(beyond) if beyond else max(abs(e) for e, h in zip(errs, halves) if h <= cap)
+        got = side["agreement.png"][which]
+        got_v = abs(got["worst_ns"]) - (0 if got["worst_inside_bracket"] else
+                                        halves[errs.index(got["worst_ns"])])
+        assert got_v == want and got["worst_inside_bracket"] == (not beyond), (got, want)
     flags = side["flags"]
     assert "efficiency" in flags["time"], flags  # 1.39 at 2 threads
     assert all("cpu" in f for f in flags.values()) and len(flags) == len(meds), flags  # cpu_share <= 0.77

@@ -287,7 +287,7 @@ def write_summary(doc, rows, out):
     """summary.md (verdict line, then the headline table) and summary.csv (the same table)."""
     h = doc.get("host", {})
     lines = [verdict(doc, rows), "",
-             f"{doc.get('runs', 1)} run(s) of `fastclock bench` on {h.get('cpu_model', '?')}, {h.get('ncpus', '?')} "
+             f"{runs_text(doc)} of `fastclock bench` on {h.get('cpu_model', '?')}, {h.get('ncpus', '?')} "
              f"CPUs, clocksource `{h.get('clocksource', '?')}`; medians over runs.", "",
              "| " + " | ".join(t for _, t in TABLE_COLS) + " |",
              "|---|" + "---:|" * (len(TABLE_COLS) - 2) + "---|"]
@@ -352,9 +352,10 @@ def plot_cost(doc, rows, path, size, side):
             ax.plot([max(r["p25_ns"], 1e-3), r["p75_ns"]], [y, y], color=col, linewidth=2, alpha=0.5)
         ax.plot([r["median_ns"]], [y], "o", color=col, markersize=7,
                 markerfacecolor="white" if own[r["clock"]] else col)
-        label = f"{r['median_ns']:.3g}" + ("  ! " + ", ".join(own[r["clock"]]) if own[r["clock"]] else "")
+        label = num3(r["median_ns"]) + ("  ! " + ", ".join(own[r["clock"]]) if own[r["clock"]] else "")
         ax.text(max(r["median_ns"], r["p75_ns"] or 0) * 1.12, y, label, fontsize=7, va="center",
-                color="#b00000" if own[r["clock"]] else "#333333")
+                color="#b00000" if own[r["clock"]] else "#333333", zorder=3,
+                bbox=dict(facecolor="white", edgecolor="none", pad=0.3, alpha=0.85))  # over the reference lines
     ax.set_yticks(range(len(rs)))
     ax.set_yticklabels([r["clock"] for r in rs], fontsize=8)
     ax.set_ylim(len(rs) - 0.3, -0.7)  # cheapest at the top
@@ -380,7 +381,7 @@ def plot_cost(doc, rows, path, size, side):
                               label="! suspect figure"))
     fig.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(0.83, 1 - 60 / size[1]),
                frameon=False)
-    fig.suptitle(f"cost per call, cheapest at the top ({doc.get('runs', 1)} run(s)); left of the dashed line: "
+    fig.suptitle(f"cost per call, cheapest at the top ({runs_text(doc)}); left of the dashed line: "
                  "cheaper than the vDSO", fontsize=11)
     if common:
         fig.text(0.5, 1 - 52 / size[1], "every run: " + "; ".join(FLAG_WORDS.get(f, f) for f in sorted(common)),
@@ -502,6 +503,11 @@ def plot_scaling(doc, path, size, side):
     side["scaling.png"] = {"clocks": chosen, "left_out": len(doc["clocks"]) - len(chosen), "busy_points": busy}
 
 
+def num3(v):
+    """3 significant digits, never an exponent: 0.788, 56.5, 481, 1445."""
+    return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+
+
 def si_ns(v, sign=True):
     """ns in the unit that reads best: 12 ns, 3.4 us, 2.5 ms."""
     a = abs(v)
@@ -509,6 +515,24 @@ def si_ns(v, sign=True):
         if a >= div:
             return f"{v / div:{'+' if sign else ''}.3g} {unit}"
     return f"{v:{'+' if sign else ''}.0f} ns"
+
+
+def worst_sample(es, hs):
+    """The sample to mark, and whether every sample is inside its bracket. Where some sample is outside, the one
+    farthest outside (|err| - half-width). Otherwise the largest |err| among the tight brackets (half-width at
+    most twice the median): a read whose bracket the scheduler stretched to milliseconds can sit milliseconds
+    from the midpoint and still be right, and marking it would read as fastclock being milliseconds off."""
+    outside = [i for i in range(len(es)) if abs(es[i]) > hs[i]]
+    if outside:
+        return max(outside, key=lambda i: abs(es[i]) - hs[i]), False
+    cap = 2 * sorted(hs)[len(hs) // 2]
+    tight = [i for i in range(len(es)) if hs[i] <= cap] or list(range(len(es)))
+    return max(tight, key=lambda i: abs(es[i])), True
+
+
+def runs_text(doc):
+    n = doc.get("runs", 1)
+    return f"{n} run" + ("" if n == 1 else "s")
 
 
 def plot_agreement(doc, path, size, side):
@@ -543,20 +567,22 @@ def plot_agreement(doc, path, size, side):
                 if o:
                     ax.plot(o, [sign * lim * 0.95] * len(o), mk, color="#b00000", markersize=6,
                             label="beyond the axis (drawn at its edge)")
-            k = max(range(len(es)), key=lambda i: abs(es[i]))
+            k, inside = worst_sample(es, hs)
             wy = max(-lim * 0.95, min(lim * 0.95, es[k]))
-            inside = abs(es[k]) <= hs[k]
-            right = xs[k] > (min(xs) + max(xs)) / 2
-            ax.annotate(f"worst {si_ns(es[k])} at {xs[k]:.2f} s ({'inside' if inside else 'OUTSIDE'} its "
-                        f"±{si_ns(hs[k], sign=False)} bracket)", (xs[k], wy),
-                        xytext=(-12 if right else 12, -16 if wy > 0 else 12), textcoords="offset points",
-                        ha="right" if right else "left", fontsize=8, color="#b00000",
-                        arrowprops=dict(arrowstyle="->", color="#b00000"))
+            if inside:
+                text = (f"every sample inside its bracket; circled: the largest |error| of the tight brackets, "
+                        f"{si_ns(es[k])} at {xs[k]:.2f} s (±{si_ns(hs[k], sign=False)})")
+            else:
+                text = (f"circled: the worst, {si_ns(es[k])} at {xs[k]:.2f} s, "
+                        f"{si_ns(abs(es[k]) - hs[k], sign=False)} OUTSIDE its ±{si_ns(hs[k], sign=False)} bracket")
+            # the sentence goes under the panel's title, never over the samples; the sample is circled
+            ax.text(0.5, 1.0, text, transform=ax.transAxes, ha="center", va="bottom", fontsize=8,
+                    color="#b00000" if not inside else "#333333")
             ax.plot([xs[k]], [wy], "o", markerfacecolor="none", markeredgecolor="#b00000", markersize=10)
             info[which] = {"samples": len(pts), "worst_ns": es[k], "worst_t_s": xs[k], "worst_inside_bracket": inside,
                            "beyond_axis": len(out), "ylim_ns": lim}
         ax.set_ylabel("ns")
-        ax.set_title(label, fontsize=9)
+        ax.set_title(label, fontsize=9, pad=14)
         ax.grid(alpha=0.3)
     axes[1].set_xlabel("seconds since start" + (" (runs one after the other)" if doc.get("runs", 1) > 1 else ""))
     fig.suptitle(f"agreement with the kernel ({doc['command']}, {len(t)} samples; inside the grey bar = within "
@@ -606,7 +632,7 @@ def write_html(doc, out, images, head_line, tables):
         f"<h1>{html.escape(title)}</h1>",
         f"<p class=verdict>{html.escape(head_line)}</p>" if head_line else "",
         f"<p>created {html.escape(str(doc.get('created_utc', '')))}, tool {html.escape(str(doc.get('tool_version')))}"
-        f", {doc.get('runs', 1)} run(s)</p>",
+        f", {runs_text(doc)}</p>",
     ]
     for heading, frame in tables:
         parts += [f"<h2>{html.escape(heading)}</h2>", frame]
