@@ -312,12 +312,19 @@ static int check_bound(const struct check_opts *o)
 	} else {
 		printf("bound source   %s (%s)\n", st.bound_source, st.bound_why);
 		printf("status         %s: %s\n", last >= 0 ? fc_sync_name(last) : "-", st.bound_reason);
-		printf("half-width     max %.3f us over %llu reads (%llu with a promise)\n", max_half / 1e3,
-		       (unsigned long long)n, (unsigned long long)claimed);
+		if (claimed)
+			printf("half-width     max %.3f us over %llu reads (%llu with a promise)\n", max_half / 1e3,
+			       (unsigned long long)n, (unsigned long long)claimed);
+		else
+			printf("half-width     none: no read of %llu promised an interval\n", (unsigned long long)n);
 		if (st.bound_error[0])
 			printf("last error     %s\n", st.bound_error);
-		printf("kernel         %s (%llu reads outside)\n", miss_kernel ? "NOT held" : "held",
-		       (unsigned long long)miss_kernel);
+		if (claimed)
+			printf("kernel         %s (%llu reads outside)\n", miss_kernel ? "NOT held" : "held",
+			       (unsigned long long)miss_kernel);
+		else /* "held" would read as a bound that was tested and passed */
+			printf("kernel         nothing to check: no read promised an interval (the last said %s)\n",
+			       last >= 0 ? fc_sync_name(last) : "-");
 		if (o->have_ref)
 			printf("reference      %s (CLOCK_REALTIME %+lld ns; %llu reads outside)\n",
 			       miss_ref ? "NOT held" : "held", (long long)o->ref_off, (unsigned long long)miss_ref);
