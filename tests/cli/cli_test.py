@@ -412,12 +412,24 @@ def t_compare_two_runs():
     with every cost doubled gives 2.00 for each), a verdict line first, --json the same as a document; a check
     JSON or one argument is refused (exit 2)."""
     fx, doc, fb = doubled_bench_fixture("b.json")
+    # one slow clock (16960 ns in A, 33920 in B, as getrusage under load): printed whole, never 1.696e+04
+    for path, k in ((fx, 1), (fb, 2)):
+        with open(path) as f:
+            d = json.load(f)
+        for key in ("median_ns", "p25_ns", "p75_ns"):
+            d["clocks"][-1]["cost"][key] = 16960.0 * k
+        path2 = os.path.join(A.work, f"slow{k}.json")
+        with open(path2, "w") as f:
+            json.dump(d, f)
+        fx, fb = (path2, fb) if k == 1 else (fx, path2)
     env = {"FASTCLOCK_PYTHON": sys.executable}
     p = run(["compare", fx, fb], env=env)
     lines = p.stdout.splitlines()
     assert lines[0].startswith("Verdict: fc_mono_ns ") and "(2.00x)" in lines[0], lines[0]
     rows = [ln for ln in lines if ln.startswith("| `")]
     assert len(rows) == len(doc["clocks"]) and all(ln.split(" | ")[3] == "2" for ln in rows), rows[:3]
+    import re
+    assert not [ln for ln in rows if re.search(r"\d[eE][+-]\d", ln)], "an exponent in the table (1.696e+04)"
     j = json.loads(run(["compare", fx, fb, "--json"], env=env).stdout)
     assert j["schema"] == "fastclock-compare/1" and len(j["clocks"]) == len(doc["clocks"])
     assert all(abs(r["b_over_a"] - 2) < 1e-9 for r in j["clocks"]), j["clocks"][:2]

@@ -245,8 +245,8 @@ def clock_rows(doc):
 def fmt(v):
     if v is None:
         return "-"
-    if isinstance(v, float):
-        return f"{v:.4g}"
+    if isinstance(v, float):  # 4 significant digits, whole numbers from 10 000 up: never an exponent
+        return f"{v:.0f}" if abs(v) >= 1e4 else f"{v:.4g}"
     return str(v)
 
 
