@@ -389,6 +389,26 @@ def t_bench_text_without_exponents():
     assert re.search(r" \d{7,} ", coarse), coarse  # the tick in whole ns, e.g. 4000000
 
 
+def t_docs_clock_count():
+    """docs/cli.md (and so the man page) said `bench` measures 38 clocks on x86-64 with Abseil, its progress
+    example `of all 41 clocks`; `bench --list` has 40 there. The count the page states for this kind of
+    machine must be the one --list prints."""
+    import platform
+    import re
+    names = [ln.split()[0] for ln in run(["bench", "--list"]).stdout.splitlines() if ln.strip()]
+    with open(os.path.join(A.source, "docs", "cli.md"), encoding="utf-8") as f:
+        page = f.read()
+    m = re.search(r"thread scaling of every clock \((\d+) on x86-64 with Abseil, (\d+) without\)", page)
+    assert m, "docs/cli.md no longer states the clock count"
+    if platform.machine() != "x86_64":
+        print("skip: the page states the x86-64 count")
+        return
+    want = int(m.group(1)) if any(n.startswith("absl::") for n in names) else int(m.group(2))
+    assert len(names) == want, (len(names), want)
+    m = re.search(r"of all (\d+) clocks`", page)
+    assert m and int(m.group(1)) == int(re.search(r"\((\d+) on x86-64 with Abseil", page).group(1)), m
+
+
 def t_monitor_lines():
     """Issue 28 item 10: `monitor` prints one JSON line per interval (schema monitor), numbered, in time order;
     Ctrl-C ends it with exit 130 after whole lines; an output error is exit 3."""
