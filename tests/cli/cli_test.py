@@ -409,6 +409,19 @@ def t_docs_clock_count():
     assert m and int(m.group(1)) == int(re.search(r"\((\d+) on x86-64 with Abseil", page).group(1)), m
 
 
+def t_help_speaks_to_the_user():
+    """The installed tool's help said `schema: docs/bench.schema.json`, a path of the source tree a user of the
+    package does not have. No command's help names the source tree (docs/, tools/, scripts/, tests/, build/,
+    src/), and every help line fits in 110 columns."""
+    import re
+    for cmd in ("", "info", "bench", "check", "report", "compare", "monitor"):
+        text = run(["help", cmd] if cmd else ["--help"]).stdout
+        bad = [ln for ln in text.splitlines() if re.search(r"(^|[\s(])(docs|tools|scripts|tests|build|src)/", ln)]
+        assert not bad, (cmd, bad)
+        wide = [ln for ln in text.splitlines() if len(ln) > 110]
+        assert not wide, (cmd, wide)
+
+
 def t_monitor_lines():
     """Issue 28 item 10: `monitor` prints one JSON line per interval (schema monitor), numbered, in time order;
     Ctrl-C ends it with exit 130 after whole lines; an output error is exit 3."""

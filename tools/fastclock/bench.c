@@ -86,7 +86,7 @@ static const char bench_help[] =
 	"  --duration S     total time budget in seconds, 0 < S <= 86400 (default 20)\n"
 	"  --batch-ms MS    target duration of one timed batch, 0 < MS <= 1000 (default 10); never below 0.1,\n"
 	"                   and shortened to that floor if 7 rounds would not fit in the cost share of --duration\n"
-	"  --json           one JSON document on stdout (schema: docs/bench.schema.json)\n"
+	"  --json           one JSON document on stdout (schema: share/fastclock/bench.schema.json)\n"
 	"  --csv            long format on stdout: header 'clock,stat,value', one row per statistic\n"
 	"  --markdown       the cost table (with ratios) and the thread table as markdown\n"
 	"  --updater        run fc_updater_start() during the run (keeps the coarse clocks fresh)\n"

@@ -101,7 +101,7 @@ static const char check_help[] =
 	"  --threads N     threads 1..256, each pinned to a CPU (default: the CPUs this process may use, at least 2;\n"
 	"                  with 1, no cross-thread causality check)\n"
 	"  --slack-ns NS   tolerance added to the documented bound (default 1000)\n"
-	"  --json          one JSON document on stdout (schema: docs/bench.schema.json, command \"check\")\n"
+	"  --json          one JSON document on stdout (schema: share/fastclock/bench.schema.json, \"check\")\n"
 	"  --bound         check fc_real_bounded instead: print its source, status and half-width, and whether\n"
 	"                  its interval held the kernel's CLOCK_REALTIME (and, with --reference-offset-ns N, a\n"
 	"                  reference known to be CLOCK_REALTIME + N, as the fleet tests build one) at every read\n"
