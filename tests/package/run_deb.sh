@@ -64,6 +64,9 @@ fi
 # The man page: generated from docs/cli.md, so each of its sections is there, less the developer's parts
 # (issue 28 item 4: no HTML comment, test name, preset or source path).
 man -l -E UTF-8 "$work/root/usr/share/man/man1/fastclock.1.gz" >"$work/man.txt" 2>"$work/man.err" || fail "man -l fails"
+# ... at a terminal's 80 columns without a word from troff (a path too long to break said "cannot adjust line")
+MANWIDTH=80 man -l -E UTF-8 "$work/root/usr/share/man/man1/fastclock.1.gz" >/dev/null 2>"$work/man80.err"
+[ ! -s "$work/man80.err" ] || fail "man at 80 columns: $(head -3 "$work/man80.err")"
 if grep -nE '<!--|cli_py_|--preset|build/|\.venv|scripts/|tools/|tests/|docs/|src/' "$work/man.txt"; then
   fail "the man page speaks to the developer (lines above)"
 fi
