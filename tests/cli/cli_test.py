@@ -280,6 +280,12 @@ def t_check_bound_json():
     validate(doc, "check-bound")
     assert doc["reads"] > 0 and doc["claimed"] <= doc["reads"] and doc["passed"] == (p.returncode == 0), doc
     assert doc["passed"] == (doc["kernel_outside"] == 0), doc
+    assert (doc["max_half_width_ns"] is None) == (doc["claimed"] == 0), doc
+    # no bound source: nothing promised, so no width (0 read as a zero-width bound)
+    p = run(["check", "--bound", "--json", "--duration", "0.2"], env={"FASTCLOCK_BOUND_SOURCE": "none"})
+    doc = json.loads(p.stdout)
+    validate(doc, "check-bound")
+    assert doc["claimed"] == 0 and doc["max_half_width_ns"] is None and doc["passed"], doc
 
 
 def t_check_bound_interrupted():

@@ -300,7 +300,10 @@ static int check_bound(const struct check_opts *o)
 		jw_str(&j, "last_error", st.bound_error[0] ? st.bound_error : NULL);
 		jw_int(&j, "reads", (int64_t)n);
 		jw_int(&j, "claimed", (int64_t)claimed);
-		jw_int(&j, "max_half_width_ns", max_half);
+		if (claimed)
+			jw_int(&j, "max_half_width_ns", max_half);
+		else
+			jw_null(&j, "max_half_width_ns"); /* no promise: 0 would read as a zero-width bound */
 		jw_int(&j, "kernel_outside", (int64_t)miss_kernel);
 		if (o->have_ref) {
 			jw_int(&j, "reference_offset_ns", o->ref_off);
