@@ -249,6 +249,8 @@ def t_report_pictures_show_what_they_claim():
         got_v = abs(got["worst_ns"]) - (0 if got["worst_inside_bracket"] else
                                         halves[errs.index(got["worst_ns"])])
         assert got_v == want and got["worst_inside_bracket"] == (not beyond), (got, want)
+    # run 2 begins where the picture's dotted line says: after run 1's last sample and the 0.5 s gap
+    assert side["agreement.png"]["run_starts_s"] == [0.0, max(ag["t_s"]) + 0.5], side["agreement.png"]
     flags = side["flags"]
     assert "efficiency" in flags["time"], flags  # 1.39 at 2 threads
     assert all("cpu" in f for f in flags.values()) and len(flags) == len(meds), flags  # cpu_share <= 0.77

@@ -181,13 +181,16 @@ def combine(paths, docs):
                 t[key] = med([p.get(key) for p in ps])
     ag = {k: [] for k in ("t_s", "mono_err_ns", "mono_half_ns", "real_err_ns", "real_half_ns")}
     t0 = 0.0
+    starts = []
     for d in docs:
         a = d.get("agreement", {})
         ts = a.get("t_s", [])
+        starts.append(t0)
         for k in ag:
             ag[k] += [t0 + t for t in ts] if k == "t_s" else a.get(k, [])
         t0 += (max(ts) if ts else 0.0) + 0.5
     ag["samples"] = len(ag["t_s"])
+    ag["run_starts_s"] = starts  # where each run's series begins on the common axis (agreement.png)
     out["agreement"] = ag
     return out
 
@@ -584,7 +587,15 @@ def plot_agreement(doc, path, size, side):
         ax.set_ylabel("ns")
         ax.set_title(label, fontsize=9, pad=14)
         ax.grid(alpha=0.3)
-    axes[1].set_xlabel("seconds since start" + (" (runs one after the other)" if doc.get("runs", 1) > 1 else ""))
+    starts = a.get("run_starts_s", [])
+    if len(starts) > 1:  # a dotted line where each run after the first begins
+        for ax in axes:
+            for i, x in enumerate(starts[1:], 2):
+                ax.axvline(x, color="#888888", linestyle=":", linewidth=1)
+                ax.text(x, 0.02, f" run {i}", transform=ax.get_xaxis_transform(), fontsize=7, color="#555555")
+        info["run_starts_s"] = starts
+    axes[1].set_xlabel("seconds since start" + (" (runs one after the other, dotted: a run begins)"
+                                                 if doc.get("runs", 1) > 1 else ""))
     fig.suptitle(f"agreement with the kernel ({doc['command']}, {len(t)} samples; inside the grey bar = within "
                  "the kernel's own bracket)", fontsize=10)
     h, labels = [], []
