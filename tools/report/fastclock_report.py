@@ -440,7 +440,9 @@ def plot_deltas(doc, path, size, side):
             ax.plot([hist_median(edges, counts)], [y], "|", color="k", markersize=10)
             plotted.append(c["name"])
         else:
-            ax.text(0.02, y, "every delta zero: the value changes less often than it is read (coarse)",
+            why = ("not a clock: the batch loop alone" if c.get("timeline") == "none"
+                   else "the value changes less often than it is read (coarse)")
+            ax.text(0.02, y, f"every delta zero: {why}",
                     transform=ax.get_yaxis_transform(), fontsize=7, va="center", color="#555555")
             only_zero.append(c["name"])
         back = d.get("backward_steps") or 0
