@@ -249,6 +249,10 @@ def t_report_pictures_show_what_they_claim():
         got_v = abs(got["worst_ns"]) - (0 if got["worst_inside_bracket"] else
                                         halves[errs.index(got["worst_ns"])])
         assert got_v == want and got["worst_inside_bracket"] == (not beyond), (got, want)
+        # beyond the axis: red only where also outside the bracket (the stretched one is grey)
+        lim = got["ylim_ns"]
+        assert got["beyond_axis_outside_bracket"] == sum(1 for e, h in zip(errs, halves) if abs(e) > lim and
+                                                         abs(e) > h) < got["beyond_axis"], got
     # run 2 begins where the picture's dotted line says: after run 1's last sample and the 0.5 s gap
     assert side["agreement.png"]["run_starts_s"] == [0.0, max(ag["t_s"]) + 0.5], side["agreement.png"]
     flags = side["flags"]

@@ -566,12 +566,14 @@ def plot_agreement(doc, path, size, side):
             mags = sorted(abs(e) for e in es)
             lim = max(1.5 * mags[min(len(mags) - 1, int(0.95 * len(mags)))], 2 * sorted(hs)[len(hs) // 2], 1.0)
             ax.set_ylim(-lim, lim)
-            out = [(x, e) for x, e in zip(xs, es) if abs(e) > lim]
+            out = [(x, e, abs(e) > hw) for x, e, hw in zip(xs, es, hs) if abs(e) > lim]
+            # red only where the sample is also outside its bracket; grey where a stretched bracket holds it
             for sign, mk in ((1, "^"), (-1, "v")):
-                o = [x for x, e in out if e * sign > 0]
-                if o:
-                    ax.plot(o, [sign * lim * 0.95] * len(o), mk, color="#b00000", markersize=6,
-                            label="beyond the axis (drawn at its edge)")
+                for bad, col, what in ((False, "#888888", "inside its bracket"), (True, "#b00000", "OUTSIDE its bracket")):
+                    o = [x for x, e, b in out if e * sign > 0 and b == bad]
+                    if o:
+                        ax.plot(o, [sign * lim * 0.95] * len(o), mk, color=col, markersize=6,
+                                label=f"beyond the axis, {what} (drawn at the edge)")
             k, inside = worst_sample(es, hs)
             wy = max(-lim * 0.95, min(lim * 0.95, es[k]))
             if inside:
@@ -585,7 +587,8 @@ def plot_agreement(doc, path, size, side):
                     color="#b00000" if not inside else "#333333")
             ax.plot([xs[k]], [wy], "o", markerfacecolor="none", markeredgecolor="#b00000", markersize=10)
             info[which] = {"samples": len(pts), "worst_ns": es[k], "worst_t_s": xs[k], "worst_inside_bracket": inside,
-                           "beyond_axis": len(out), "ylim_ns": lim}
+                           "beyond_axis": len(out), "ylim_ns": lim,
+                           "beyond_axis_outside_bracket": sum(1 for o in out if o[2])}
         ax.set_ylabel("ns")
         ax.set_title(label, fontsize=9, pad=14)
         ax.grid(alpha=0.3)
