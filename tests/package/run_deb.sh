@@ -29,7 +29,7 @@ ma=$(gcc -print-multiarch 2>/dev/null || true)
 L=lib; [ -n "$ma" ] && [ -f /etc/debian_version ] && L=lib/$ma
 want="$L/libfastclock.so.$abi $L/libfastclock.a include/fastclock.h include/fastclock.hpp include/fastclock/fc_hand.h
  include/fastclock/fc_counter.h $L/pkgconfig/fastclock.pc $L/cmake/fastclock/fastclockConfig.cmake
- $L/cmake/fastclock/fastclockTargets.cmake bin/fastclock share/fastclock/fastclock_report.py share/man/man1/fastclock.1
+ $L/cmake/fastclock/fastclockTargets.cmake bin/fastclock share/fastclock/fastclock_report.py share/man/man1/fastclock.1.gz
  share/doc/fastclock/copyright share/doc/fastclock/changelog.gz"
 for f in $want; do
   [ -e "$work/root/usr/$f" ] || fail ".deb lacks /usr/$f"
@@ -63,7 +63,10 @@ fi
 
 # The man page: generated from docs/cli.md, so each of its sections is there, less the developer's parts
 # (issue 28 item 4: no HTML comment, test name, preset or source path).
-man -l -E UTF-8 "$work/root/usr/share/man/man1/fastclock.1" >"$work/man.txt" 2>"$work/man.err" || fail "man -l fails"
+man -l -E UTF-8 "$work/root/usr/share/man/man1/fastclock.1.gz" >"$work/man.txt" 2>"$work/man.err" || fail "man -l fails"
+# ... at a terminal's 80 columns without a word from troff (a path too long to break said "cannot adjust line")
+MANWIDTH=80 man -l -E UTF-8 "$work/root/usr/share/man/man1/fastclock.1.gz" >/dev/null 2>"$work/man80.err"
+[ ! -s "$work/man80.err" ] || fail "man at 80 columns: $(head -3 "$work/man80.err")"
 if grep -nE '<!--|cli_py_|--preset|build/|\.venv|scripts/|tools/|tests/|docs/|src/' "$work/man.txt"; then
   fail "the man page speaks to the developer (lines above)"
 fi
@@ -87,6 +90,16 @@ cc -O2 -o "$work/consumer-pc" "$here/consumer.c" $(pkg-config --cflags --libs fa
 cc -O2 -o "$work/consumer-rpath" "$here/consumer.c" $(pkg-config --cflags --libs fastclock) \
   $(pkg-config --variable=rpath_flags fastclock) >>"$work/pc.log" 2>&1 &&
   env -u LD_LIBRARY_PATH "$work/consumer-rpath" >>"$work/pc.log" 2>&1 || { fail "pkg-config rpath_flags consumer:"; cat "$work/pc.log"; }
+# The README's C example as a reader copies it, built as the README says against a prefix the loader does not
+# search (the unpacked tarball): pkg-config with rpath_flags, no LD_LIBRARY_PATH; it prints its two lines.
+awk '/^```c$/{f=1; next} /^```$/{f=0} f' "$src/README.md" >"$work/readme_app.c"
+tpc=$work/tgz/$L/pkgconfig
+# shellcheck disable=SC2046
+cc -Wall -Wextra -Werror -o "$work/readme_app" "$work/readme_app.c" $(PKG_CONFIG_PATH=$tpc pkg-config --cflags --libs \
+  fastclock) $(PKG_CONFIG_PATH=$tpc pkg-config --variable=rpath_flags fastclock) >"$work/readme.log" 2>&1 &&
+  env -u LD_LIBRARY_PATH "$work/readme_app" >>"$work/readme.log" 2>&1 &&
+  grep -q '^UTC is within \[-\?[0-9]*, -\?[0-9]*\] ns (' "$work/readme.log" && grep -q '^took [0-9]* ns; captured at' "$work/readme.log" ||
+  { fail "the README's example against the tarball:"; cat "$work/readme.log"; }
 # shellcheck disable=SC2046
 cc -O2 -o "$work/consumer-pc-static" "$here/consumer.c" $(pkg-config --cflags fastclock) "$lib/libfastclock.a" \
   $(pkg-config --static --libs-only-l fastclock | sed 's/-lfastclock//') >>"$work/pc.log" 2>&1 &&

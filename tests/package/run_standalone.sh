@@ -37,7 +37,7 @@ cmake -S "$work/consumer" -B "$work/consumer-build" -G Ninja -Dfastclock_DIR="$l
   cmake --build "$work/consumer-build" >>"$work/fp.log" 2>&1 && "$work/consumer-build/consumer" >>"$work/fp.log" 2>&1 &&
   "$work/consumer-build/consumer_cxx" >>"$work/fp.log" 2>&1 || { fail "find_package consumer:"; tail -20 "$work/fp.log"; }
 [ -f "$pre/share/fastclock/fastclock_report.py" ] || fail "no share/fastclock/fastclock_report.py in the prefix"
-[ -f "$pre/share/man/man1/fastclock.1" ] || fail "no share/man/man1/fastclock.1 in the prefix"
+[ -f "$pre/share/man/man1/fastclock.1.gz" ] || fail "no share/man/man1/fastclock.1.gz in the prefix"
 cli_smoke "$pre/bin/fastclock" "$work/check_small.json" "$work/cli"
 ((fails == 0)) && echo "standalone: ok (source and build trees deleted; pkg-config, find_package, CLI from $pre)"
 ((fails == 0))

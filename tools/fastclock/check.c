@@ -101,7 +101,7 @@ static const char check_help[] =
 	"  --threads N     threads 1..256, each pinned to a CPU (default: the CPUs this process may use, at least 2;\n"
 	"                  with 1, no cross-thread causality check)\n"
 	"  --slack-ns NS   tolerance added to the documented bound (default 1000)\n"
-	"  --json          one JSON document on stdout (schema: docs/bench.schema.json, command \"check\")\n"
+	"  --json          one JSON document on stdout (schema: share/fastclock/bench.schema.json, \"check\")\n"
 	"  --bound         check fc_real_bounded instead: print its source, status and half-width, and whether\n"
 	"                  its interval held the kernel's CLOCK_REALTIME (and, with --reference-offset-ns N, a\n"
 	"                  reference known to be CLOCK_REALTIME + N, as the fleet tests build one) at every read\n"
@@ -300,7 +300,10 @@ static int check_bound(const struct check_opts *o)
 		jw_str(&j, "last_error", st.bound_error[0] ? st.bound_error : NULL);
 		jw_int(&j, "reads", (int64_t)n);
 		jw_int(&j, "claimed", (int64_t)claimed);
-		jw_int(&j, "max_half_width_ns", max_half);
+		if (claimed)
+			jw_int(&j, "max_half_width_ns", max_half);
+		else
+			jw_null(&j, "max_half_width_ns"); /* no promise: 0 would read as a zero-width bound */
 		jw_int(&j, "kernel_outside", (int64_t)miss_kernel);
 		if (o->have_ref) {
 			jw_int(&j, "reference_offset_ns", o->ref_off);
@@ -312,12 +315,19 @@ static int check_bound(const struct check_opts *o)
 	} else {
 		printf("bound source   %s (%s)\n", st.bound_source, st.bound_why);
 		printf("status         %s: %s\n", last >= 0 ? fc_sync_name(last) : "-", st.bound_reason);
-		printf("half-width     max %.3f us over %llu reads (%llu with a promise)\n", max_half / 1e3,
-		       (unsigned long long)n, (unsigned long long)claimed);
+		if (claimed)
+			printf("half-width     max %.3f us over %llu reads (%llu with a promise)\n", max_half / 1e3,
+			       (unsigned long long)n, (unsigned long long)claimed);
+		else
+			printf("half-width     none: no read of %llu promised an interval\n", (unsigned long long)n);
 		if (st.bound_error[0])
 			printf("last error     %s\n", st.bound_error);
-		printf("kernel         %s (%llu reads outside)\n", miss_kernel ? "NOT held" : "held",
-		       (unsigned long long)miss_kernel);
+		if (claimed)
+			printf("kernel         %s (%llu reads outside)\n", miss_kernel ? "NOT held" : "held",
+			       (unsigned long long)miss_kernel);
+		else /* "held" would read as a bound that was tested and passed */
+			printf("kernel         nothing to check: no read promised an interval (the last said %s)\n",
+			       last >= 0 ? fc_sync_name(last) : "-");
 		if (o->have_ref)
 			printf("reference      %s (CLOCK_REALTIME %+lld ns; %llu reads outside)\n",
 			       miss_ref ? "NOT held" : "held", (long long)o->ref_off, (unsigned long long)miss_ref);

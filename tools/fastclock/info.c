@@ -47,7 +47,7 @@ static const char info_help[] =
 	"offers, the vDSO status of each clock id (measured against the raw syscall), the NTP state (adjtimex,\n"
 	"and which daemon runs), time-namespace offsets, fastclock's backend and why, and a recommendation.\n"
 	"\n"
-	"  --json    one JSON document on stdout (schema: docs/bench.schema.json, command \"info\")\n";
+	"  --json    one JSON document on stdout (schema: share/fastclock/bench.schema.json, \"info\")\n";
 
 struct vdso_row {
 	const char *name;

@@ -26,7 +26,7 @@ static const char monitor_help[] =
 	"(mono_err_ns, real_err_ns: fastclock minus the kernel's bracket midpoint, with the bracket's half-width),\n"
 	"the UTC bound (status, source, half-width), the counter rate the tracker uses (and its change in ppm since\n"
 	"the first line: drift), and the re-anchors, discontinuities and wall-clock steps since the last line.\n"
-	"Schema: docs/bench.schema.json, command \"monitor\".\n"
+	"Schema: share/fastclock/bench.schema.json under the install prefix, command \"monitor\".\n"
 	"\n"
 	"  --interval S   seconds between lines (0 < S <= 86400; default 10)\n"
 	"  --count N      stop after N lines (default: run until interrupted)\n"

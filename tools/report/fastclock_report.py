@@ -181,13 +181,16 @@ def combine(paths, docs):
                 t[key] = med([p.get(key) for p in ps])
     ag = {k: [] for k in ("t_s", "mono_err_ns", "mono_half_ns", "real_err_ns", "real_half_ns")}
     t0 = 0.0
+    starts = []
     for d in docs:
         a = d.get("agreement", {})
         ts = a.get("t_s", [])
+        starts.append(t0)
         for k in ag:
             ag[k] += [t0 + t for t in ts] if k == "t_s" else a.get(k, [])
         t0 += (max(ts) if ts else 0.0) + 0.5
     ag["samples"] = len(ag["t_s"])
+    ag["run_starts_s"] = starts  # where each run's series begins on the common axis (agreement.png)
     out["agreement"] = ag
     return out
 
@@ -245,8 +248,8 @@ def clock_rows(doc):
 def fmt(v):
     if v is None:
         return "-"
-    if isinstance(v, float):
-        return f"{v:.4g}"
+    if isinstance(v, float):  # 4 significant digits, whole numbers from 10 000 up: never an exponent
+        return f"{v:.0f}" if abs(v) >= 1e4 else f"{v:.4g}"
     return str(v)
 
 
@@ -287,7 +290,7 @@ def write_summary(doc, rows, out):
     """summary.md (verdict line, then the headline table) and summary.csv (the same table)."""
     h = doc.get("host", {})
     lines = [verdict(doc, rows), "",
-             f"{doc.get('runs', 1)} run(s) of `fastclock bench` on {h.get('cpu_model', '?')}, {h.get('ncpus', '?')} "
+             f"{runs_text(doc)} of `fastclock bench` on {h.get('cpu_model', '?')}, {h.get('ncpus', '?')} "
              f"CPUs, clocksource `{h.get('clocksource', '?')}`; medians over runs.", "",
              "| " + " | ".join(t for _, t in TABLE_COLS) + " |",
              "|---|" + "---:|" * (len(TABLE_COLS) - 2) + "---|"]
@@ -352,9 +355,10 @@ def plot_cost(doc, rows, path, size, side):
             ax.plot([max(r["p25_ns"], 1e-3), r["p75_ns"]], [y, y], color=col, linewidth=2, alpha=0.5)
         ax.plot([r["median_ns"]], [y], "o", color=col, markersize=7,
                 markerfacecolor="white" if own[r["clock"]] else col)
-        label = f"{r['median_ns']:.3g}" + ("  ! " + ", ".join(own[r["clock"]]) if own[r["clock"]] else "")
+        label = num3(r["median_ns"]) + ("  ! " + ", ".join(own[r["clock"]]) if own[r["clock"]] else "")
         ax.text(max(r["median_ns"], r["p75_ns"] or 0) * 1.12, y, label, fontsize=7, va="center",
-                color="#b00000" if own[r["clock"]] else "#333333")
+                color="#b00000" if own[r["clock"]] else "#333333", zorder=3,
+                bbox=dict(facecolor="white", edgecolor="none", pad=0.3, alpha=0.85))  # over the reference lines
     ax.set_yticks(range(len(rs)))
     ax.set_yticklabels([r["clock"] for r in rs], fontsize=8)
     ax.set_ylim(len(rs) - 0.3, -0.7)  # cheapest at the top
@@ -380,7 +384,7 @@ def plot_cost(doc, rows, path, size, side):
                               label="! suspect figure"))
     fig.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(0.83, 1 - 60 / size[1]),
                frameon=False)
-    fig.suptitle(f"cost per call, cheapest at the top ({doc.get('runs', 1)} run(s)); left of the dashed line: "
+    fig.suptitle(f"cost per call, cheapest at the top ({runs_text(doc)}); left of the dashed line: "
                  "cheaper than the vDSO", fontsize=11)
     if common:
         fig.text(0.5, 1 - 52 / size[1], "every run: " + "; ".join(FLAG_WORDS.get(f, f) for f in sorted(common)),
@@ -436,7 +440,9 @@ def plot_deltas(doc, path, size, side):
             ax.plot([hist_median(edges, counts)], [y], "|", color="k", markersize=10)
             plotted.append(c["name"])
         else:
-            ax.text(0.02, y, "every delta zero: the value changes less often than it is read (coarse)",
+            why = ("not a clock: the batch loop alone" if c.get("timeline") == "none"
+                   else "the value changes less often than it is read (coarse)")
+            ax.text(0.02, y, f"every delta zero: {why}",
                     transform=ax.get_yaxis_transform(), fontsize=7, va="center", color="#555555")
             only_zero.append(c["name"])
         back = d.get("backward_steps") or 0
@@ -502,6 +508,11 @@ def plot_scaling(doc, path, size, side):
     side["scaling.png"] = {"clocks": chosen, "left_out": len(doc["clocks"]) - len(chosen), "busy_points": busy}
 
 
+def num3(v):
+    """3 significant digits, never an exponent: 0.788, 56.5, 481, 1445."""
+    return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+
+
 def si_ns(v, sign=True):
     """ns in the unit that reads best: 12 ns, 3.4 us, 2.5 ms."""
     a = abs(v)
@@ -509,6 +520,24 @@ def si_ns(v, sign=True):
         if a >= div:
             return f"{v / div:{'+' if sign else ''}.3g} {unit}"
     return f"{v:{'+' if sign else ''}.0f} ns"
+
+
+def worst_sample(es, hs):
+    """The sample to mark, and whether every sample is inside its bracket. Where some sample is outside, the one
+    farthest outside (|err| - half-width). Otherwise the largest |err| among the tight brackets (half-width at
+    most twice the median): a read whose bracket the scheduler stretched to milliseconds can sit milliseconds
+    from the midpoint and still be right, and marking it would read as fastclock being milliseconds off."""
+    outside = [i for i in range(len(es)) if abs(es[i]) > hs[i]]
+    if outside:
+        return max(outside, key=lambda i: abs(es[i]) - hs[i]), False
+    cap = 2 * sorted(hs)[len(hs) // 2]
+    tight = [i for i in range(len(es)) if hs[i] <= cap] or list(range(len(es)))
+    return max(tight, key=lambda i: abs(es[i])), True
+
+
+def runs_text(doc):
+    n = doc.get("runs", 1)
+    return f"{n} run" + ("" if n == 1 else "s")
 
 
 def plot_agreement(doc, path, size, side):
@@ -537,28 +566,41 @@ def plot_agreement(doc, path, size, side):
             mags = sorted(abs(e) for e in es)
             lim = max(1.5 * mags[min(len(mags) - 1, int(0.95 * len(mags)))], 2 * sorted(hs)[len(hs) // 2], 1.0)
             ax.set_ylim(-lim, lim)
-            out = [(x, e) for x, e in zip(xs, es) if abs(e) > lim]
+            out = [(x, e, abs(e) > hw) for x, e, hw in zip(xs, es, hs) if abs(e) > lim]
+            # red only where the sample is also outside its bracket; grey where a stretched bracket holds it
             for sign, mk in ((1, "^"), (-1, "v")):
-                o = [x for x, e in out if e * sign > 0]
-                if o:
-                    ax.plot(o, [sign * lim * 0.95] * len(o), mk, color="#b00000", markersize=6,
-                            label="beyond the axis (drawn at its edge)")
-            k = max(range(len(es)), key=lambda i: abs(es[i]))
+                for bad, col, what in ((False, "#888888", "inside its bracket"), (True, "#b00000", "OUTSIDE its bracket")):
+                    o = [x for x, e, b in out if e * sign > 0 and b == bad]
+                    if o:
+                        ax.plot(o, [sign * lim * 0.95] * len(o), mk, color=col, markersize=6,
+                                label=f"beyond the axis, {what} (drawn at the edge)")
+            k, inside = worst_sample(es, hs)
             wy = max(-lim * 0.95, min(lim * 0.95, es[k]))
-            inside = abs(es[k]) <= hs[k]
-            right = xs[k] > (min(xs) + max(xs)) / 2
-            ax.annotate(f"worst {si_ns(es[k])} at {xs[k]:.2f} s ({'inside' if inside else 'OUTSIDE'} its "
-                        f"±{si_ns(hs[k], sign=False)} bracket)", (xs[k], wy),
-                        xytext=(-12 if right else 12, -16 if wy > 0 else 12), textcoords="offset points",
-                        ha="right" if right else "left", fontsize=8, color="#b00000",
-                        arrowprops=dict(arrowstyle="->", color="#b00000"))
+            if inside:
+                text = (f"every sample inside its bracket; circled: the largest |error| of the tight brackets, "
+                        f"{si_ns(es[k])} at {xs[k]:.2f} s (±{si_ns(hs[k], sign=False)})")
+            else:
+                text = (f"circled: the worst, {si_ns(es[k])} at {xs[k]:.2f} s, "
+                        f"{si_ns(abs(es[k]) - hs[k], sign=False)} OUTSIDE its ±{si_ns(hs[k], sign=False)} bracket")
+            # the sentence goes under the panel's title, never over the samples; the sample is circled
+            ax.text(0.5, 1.0, text, transform=ax.transAxes, ha="center", va="bottom", fontsize=8,
+                    color="#b00000" if not inside else "#333333")
             ax.plot([xs[k]], [wy], "o", markerfacecolor="none", markeredgecolor="#b00000", markersize=10)
             info[which] = {"samples": len(pts), "worst_ns": es[k], "worst_t_s": xs[k], "worst_inside_bracket": inside,
-                           "beyond_axis": len(out), "ylim_ns": lim}
+                           "beyond_axis": len(out), "ylim_ns": lim,
+                           "beyond_axis_outside_bracket": sum(1 for o in out if o[2])}
         ax.set_ylabel("ns")
-        ax.set_title(label, fontsize=9)
+        ax.set_title(label, fontsize=9, pad=14)
         ax.grid(alpha=0.3)
-    axes[1].set_xlabel("seconds since start" + (" (runs one after the other)" if doc.get("runs", 1) > 1 else ""))
+    starts = a.get("run_starts_s", [])
+    if len(starts) > 1:  # a dotted line where each run after the first begins
+        for ax in axes:
+            for i, x in enumerate(starts[1:], 2):
+                ax.axvline(x, color="#888888", linestyle=":", linewidth=1)
+                ax.text(x, 0.02, f" run {i}", transform=ax.get_xaxis_transform(), fontsize=7, color="#555555")
+        info["run_starts_s"] = starts
+    axes[1].set_xlabel("seconds since start" + (" (runs one after the other, dotted: a run begins)"
+                                                 if doc.get("runs", 1) > 1 else ""))
     fig.suptitle(f"agreement with the kernel ({doc['command']}, {len(t)} samples; inside the grey bar = within "
                  "the kernel's own bracket)", fontsize=10)
     h, labels = [], []
@@ -606,7 +648,7 @@ def write_html(doc, out, images, head_line, tables):
         f"<h1>{html.escape(title)}</h1>",
         f"<p class=verdict>{html.escape(head_line)}</p>" if head_line else "",
         f"<p>created {html.escape(str(doc.get('created_utc', '')))}, tool {html.escape(str(doc.get('tool_version')))}"
-        f", {doc.get('runs', 1)} run(s)</p>",
+        f", {runs_text(doc)}</p>",
     ]
     for heading, frame in tables:
         parts += [f"<h2>{html.escape(heading)}</h2>", frame]
