@@ -4,8 +4,9 @@
  * could have written it (docs/THREATS.md).
  *
  * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file.
- * May call: fmt.c, async-signal-safe libc (open, fstat, stat, close).
+ * May call: fmt.c, async-signal-safe libc (open, openat, fstat, close, geteuid).
  */
+#define _GNU_SOURCE /* O_PATH */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -52,32 +53,97 @@ void fc__bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...)
 }
 
 
+/* Writable by someone other than its owner and group root (a sticky bit does not help: anyone may create an
+ * entry of their own in a sticky directory). */
+static int others_may_write(const struct stat *s)
+{
+	return (s->st_mode & S_IWOTH) || ((s->st_mode & S_IWGRP) && s->st_gid != 0);
+}
+
+/* 0 if no user but root and `uid` could have put the directory open at dfd where it is (its real location:
+ * links in the path resolved): each directory from it up to "/" is owned by root or `uid`, and its parent lets
+ * no one else replace it (writable by no one else, or sticky with the entry root's: in a sticky directory
+ * anyone can still create an entry of their own). Else -1 with *bad the directory that fails. Walks up by ".."
+ * from the opened directory, so nothing can be swapped between the check and the open; at most FC_DIR_DEPTH
+ * levels (a path is at most 255 bytes: 128 components). */
+#define FC_DIR_DEPTH 128
+static int dir_chain_owned_by(int dfd, uid_t uid, struct stat *bad)
+{
+	struct stat cur, up;
+	int fd = dfd, r = -1;
+	memset(bad, 0, sizeof(*bad));
+	if (fstat(fd, &cur) != 0)
+		return -1;
+	for (int depth = 0; depth < FC_DIR_DEPTH; depth++) {
+		int pfd;
+		if (cur.st_uid != 0 && cur.st_uid != uid) {
+			*bad = cur;
+			break;
+		}
+		pfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (pfd < 0 || fstat(pfd, &up) != 0) {
+			if (pfd >= 0)
+				close(pfd);
+			break;
+		}
+		if (fd != dfd)
+			close(fd);
+		fd = pfd;
+		if (up.st_dev == cur.st_dev && up.st_ino == cur.st_ino) {
+			r = 0; /* "/": its own parent */
+			break;
+		}
+		if (others_may_write(&up) && !((up.st_mode & S_ISVTX) && cur.st_uid == 0)) {
+			*bad = up;
+			break;
+		}
+		cur = up;
+	}
+	if (fd != dfd)
+		close(fd);
+	return r;
+}
+
 int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_bound *b, int64_t now)
 {
+	struct stat ds;
+	char dir[256];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	int fd, dfd;
+	/* The directory is opened first and the file relative to it, so the directory checked below is the one the
+	 * file is in (a link in the directory part is followed once, here; the checks see where it led). */
+	if (!slash)
+		fc__bfmt(dir, sizeof(dir), ".");
+	else if (slash == path)
+		fc__bfmt(dir, sizeof(dir), "/");
+	else
+		fc__bfmt(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		fc__bound_error(b, now, "open %.100s: %s", path, fc__errname(errno)); /* its directory's error */
+		return -1;
+	}
 	/* O_NONBLOCK: a FIFO (or a device that waits for a peer) at the path opens at once instead of waiting for
 	 * a writer under the writer lock; O_NOFOLLOW: the last component is the file itself, not a link someone
 	 * else may point anywhere; O_NOCTTY: a terminal never becomes ours. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
-	struct stat ds;
-	char dir[256];
-	const char *slash;
+	fd = openat(dfd, base, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
 	if (fd < 0) {
 		fc__bound_error(b, now, "open %.100s: %s", path, fc__errname(errno));
+		close(dfd);
 		return -1;
 	}
 	if (fstat(fd, st) != 0) {
 		fc__bound_error(b, now, "fstat %.100s: %s", path, fc__errname(errno));
-		close(fd);
-		return -1;
+		goto refused;
 	}
 	if (S_ISCHR(st->st_mode) && (kinds & FC_OPEN_CHR)) {
 		/* a device's contents come from its driver; only root makes device nodes */
 		if (st->st_uid != 0) {
 			fc__bound_error(b, now, "%.100s: a device owned by uid %u (mode 0%o), not root: not trusted", path,
 				       (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
-			close(fd);
-			return -1;
+			goto refused;
 		}
+		close(dfd);
 		return fd;
 	}
 	if (!S_ISREG(st->st_mode)) {
@@ -85,23 +151,14 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 			       S_ISFIFO(st->st_mode) ? "FIFO" : S_ISDIR(st->st_mode) ? "directory" : S_ISSOCK(st->st_mode) ? "socket"
 			       : S_ISCHR(st->st_mode) ? "character device" : S_ISBLK(st->st_mode) ? "block device" : "special file",
 			       (unsigned)st->st_mode, (kinds & FC_OPEN_CHR) ? "character device or regular file" : "regular file");
-		close(fd);
-		return -1;
+		goto refused;
 	}
 	/* A regular file is trusted when only root or its directory's owner (the daemon's user, who created the
 	 * directory, e.g. /run/clockbound) can have written it: owned by one of them, and writable by no one else
 	 * (group-writable only for group root). */
-	slash = strrchr(path, '/');
-	if (!slash)
-		fc__bfmt(dir, sizeof(dir), ".");
-	else if (slash == path)
-		fc__bfmt(dir, sizeof(dir), "/");
-	else
-		fc__bfmt(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (stat(dir, &ds) != 0) {
-		fc__bound_error(b, now, "stat %.100s: %s", dir, fc__errname(errno));
-		close(fd);
-		return -1;
+	if (fstat(dfd, &ds) != 0) {
+		fc__bound_error(b, now, "fstat %.100s: %s", dir, fc__errname(errno));
+		goto refused;
 	}
 	if ((st->st_uid != 0 && st->st_uid != ds.st_uid) || (st->st_mode & S_IWOTH) ||
 	    ((st->st_mode & S_IWGRP) && st->st_gid != 0)) {
@@ -109,8 +166,22 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 			       (unsigned)st->st_uid, (unsigned)st->st_gid, (unsigned)(st->st_mode & 07777),
 			       (st->st_mode & S_IWOTH) ? "any user" : (st->st_mode & S_IWGRP) && st->st_gid != 0 ? "its group"
 			       : "a user who is neither root nor its directory's owner");
-		close(fd);
-		return -1;
+		goto refused;
 	}
+	/* ...and that owner is the daemon's user only if no one else could have made the directory theirs: a user
+	 * can create one in any directory it may write (/tmp, /dev/shm) and write a "segment" there. A file of
+	 * root's, or of this process's own user, needs no such proof. */
+	if (st->st_uid != 0 && st->st_uid != geteuid() && dir_chain_owned_by(dfd, st->st_uid, &ds) != 0) {
+		/* "not trusted" first: the path may not fit */
+		fc__bound_error(b, now, "not trusted (owner uid %u; directory uid %u group %u mode 0%o lets others in): %.100s",
+			       (unsigned)st->st_uid, (unsigned)ds.st_uid, (unsigned)ds.st_gid, (unsigned)(ds.st_mode & 07777),
+			       path);
+		goto refused;
+	}
+	close(dfd);
 	return fd;
+refused:
+	close(fd);
+	close(dfd);
+	return -1;
 }

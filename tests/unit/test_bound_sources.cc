@@ -197,7 +197,9 @@ TEST(Trust, segment_owner_and_mode_say_who_wrote_it)
 		{"0664, root's, group root", 0, 0, 0, 0664, true, ""},
 	};
 	for (const Case &c : cases) {
-		std::string d = tmpdir();
+		// the daemon's directory in one only root can write (a /run: root's mkdtemp directory)
+		std::string d = tmpdir() + "/daemon";
+		ASSERT_EQ(mkdir(d.c_str(), 0755), 0);
 		Segment g(d);
 		g.set_as_of(SEC, 1001 * SEC);
 		g.s.bound_nsec = 1;
@@ -216,6 +218,62 @@ TEST(Trust, segment_owner_and_mode_say_who_wrote_it)
 			EXPECT_EQ(r, -1) << c.what;
 			EXPECT_NE(strstr(b.last_error, g.path.c_str()), nullptr) << c.what << ": " << b.last_error;
 			EXPECT_NE(strstr(b.last_error, c.says), nullptr) << c.what << ": " << b.last_error;
+		}
+	}
+}
+
+// A file is its directory owner's word only when no one else could have made that directory theirs: a user can
+// create a directory in any world-writable one (/tmp, /dev/shm) and write a segment in it, and a careless
+// administrator's path (or a symbolic link in it: /run/clockbound -> /tmp/cb) then names a file that user wrote.
+// The real directory (links resolved) and every ancestor must be owned by root or the file's owner and be
+// writable by no one else; a daemon's directory under root's /run passes.
+TEST(Trust, a_directory_any_user_could_create_does_not_vouch_for_its_files)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root to give files to another user";
+	std::string d = tmpdir(); // root's, 0700 (mkdtemp)
+	std::string world = d + "/world", evil = world + "/cb", run = d + "/run";
+	ASSERT_EQ(mkdir(world.c_str(), 01777), 0);
+	ASSERT_EQ(chmod(world.c_str(), 01777), 0); // a /tmp
+	ASSERT_EQ(mkdir(run.c_str(), 0755), 0);    // a /run
+	struct Case {
+		const char *what;
+		std::string dir; // created owned by nobody unless it exists
+		std::string path;
+		bool trusted;
+	} cases[] = {
+		{"nobody's directory in a world-writable (sticky) one", evil, evil + "/shm0", false},
+		{"a link in root's directory to nobody's in a world-writable one", evil, run + "/clockbound/shm0", false},
+		{"nobody's directory in a group-writable one", d + "/grp/cb", d + "/grp/cb/shm0", false},
+		{"the daemon's directory in root's /run", run + "/daemon", run + "/daemon/shm0", true},
+	};
+	ASSERT_EQ(mkdir((d + "/grp").c_str(), 0775), 0);
+	ASSERT_EQ(chown((d + "/grp").c_str(), 0, NOBODY), 0);
+	ASSERT_EQ(chmod((d + "/grp").c_str(), 0775), 0);
+	ASSERT_EQ(symlink(evil.c_str(), (run + "/clockbound").c_str()), 0);
+	for (const Case &c : cases) {
+		if (access(c.dir.c_str(), F_OK) != 0) {
+			ASSERT_EQ(mkdir(c.dir.c_str(), 0755), 0) << c.dir;
+		}
+		ASSERT_EQ(chown(c.dir.c_str(), NOBODY, NOBODY), 0);
+		Segment g(c.dir);
+		g.set_as_of(SEC, 1001 * SEC);
+		g.s.bound_nsec = 1;
+		g.write();
+		ASSERT_EQ(chown(g.path.c_str(), NOBODY, NOBODY), 0);
+		ASSERT_EQ(chmod(g.path.c_str(), 0644), 0);
+		fc_cb cb;
+		fc_bound b{};
+		int r = fc__cb_open(&cb, c.path.c_str(), &b, 0);
+		if (c.trusted) {
+			ASSERT_EQ(r, 0) << c.what << ": " << b.last_error;
+			EXPECT_EQ(fc__cb_poll(&cb, 2 * SEC, nullptr, &b), FC_SYNC_SYNCHRONIZED) << c.what;
+			fc__cb_close(&cb);
+		} else {
+			EXPECT_EQ(r, -1) << c.what << ": opened, " << (r == 0 ? (fc__cb_poll(&cb, 2 * SEC, nullptr, &b), b.reason) : "");
+			EXPECT_NE(strstr(b.last_error, "not trusted"), nullptr) << c.what << ": " << b.last_error;
+			if (r == 0)
+				fc__cb_close(&cb);
 		}
 	}
 }
