@@ -9,12 +9,19 @@
 /* The kernel resets maxerror to NTP_PHASE_LIMIT (16 s) when it is not disciplined (kernel/time/ntp.c). */
 #define UNSYNC_MAXERROR_US 16000000L
 
+/* us to ns within [0, 16 s]: kernels before 6.11 stored ADJ_MAXERROR and ADJ_ESTERROR unclamped (root's
+ * write), so a read may see any long, and x 1000 overflowed; past 16 s is the kernel's own "no bound". */
+static int64_t err_ns(long us)
+{
+	return us < 0 ? 0 : us > UNSYNC_MAXERROR_US ? (int64_t)UNSYNC_MAXERROR_US * 1000 : (int64_t)us * 1000;
+}
+
 int fc__ntp_classify(int rc, int status, long maxerror_us, long esterror_us, struct fc_ntp *out)
 {
 	out->status = status;
 	out->tick_us = 0; /* the caller fills it in from the same read */
-	out->maxerror_ns = maxerror_us < 0 ? 0 : (int64_t)maxerror_us * 1000;
-	out->esterror_ns = esterror_us < 0 ? 0 : (int64_t)esterror_us * 1000;
+	out->maxerror_ns = err_ns(maxerror_us);
+	out->esterror_ns = err_ns(esterror_us);
 	if (rc < 0) {
 		out->sync = FC_SYNC_UNKNOWN;
 		out->maxerror_ns = 0;

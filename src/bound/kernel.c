@@ -17,7 +17,8 @@
  *   OpenNTPD     maxerror = 0 and clears STA_UNSYNC while synced, leaves esterror (16 s from boot): no bound.
  *   busybox ntpd never writes maxerror: it stays 16 s.
  * The rule, in order (fc__kernel_eval): adjtimex failing is UNKNOWN; STA_UNSYNC, TIME_ERROR or maxerror at 16 s is
- * the kernel's "not synchronised": UNKNOWN (16 s is the kernel's cap, no one's measurement); STA_CLOCKERR too;
+ * the kernel's "not synchronised": UNKNOWN (16 s is the kernel's cap, no one's measurement); STA_CLOCKERR too, and
+ * the rest of the kernel's TIME_ERROR (PPS discipline with its signal lost, jitter or wander: pps_error);
  * SYNCHRONIZED needs 0 < esterror <= maxerror < 16 s (a writer that claims an estimated error and a maximum at
  * least as large: chronyd's and ntpd's pair; timesyncd's 0 and OpenNTPD's 16 s fail it at any age). Everything else
  * is UNKNOWN with the values named. A chronyd or ntpd whose estimated error rounds to 0 us (a PPS or PTP reference)
@@ -35,6 +36,16 @@
 #define KERNEL_GROWTH_PPB 500000
 /* NTP_PHASE_LIMIT: the kernel caps maxerror here and calls the clock unsynchronised (kernel/time/ntp.c). */
 #define PHASE_LIMIT_NS 16000000000LL
+
+/* The kernel's TIME_ERROR beyond STA_UNSYNC and STA_CLOCKERR (kernel/time/ntp.c, is_error_status): a daemon
+ * asked for PPS time or frequency discipline and the PPS signal is gone, or its jitter, wander or calibration
+ * is past the kernel's limits. adjtimex then returns TIME_ERROR: the kernel says its clock is in error. */
+static int pps_error(int status)
+{
+	return ((status & (STA_PPSFREQ | STA_PPSTIME)) && !(status & STA_PPSSIGNAL)) ||
+	       (status & (STA_PPSTIME | STA_PPSJITTER)) == (STA_PPSTIME | STA_PPSJITTER) ||
+	       ((status & STA_PPSFREQ) && (status & (STA_PPSWANDER | STA_PPSERROR)));
+}
 
 int fc__kernel_eval(const struct fc_ntp *n, int64_t now, struct fc_bound *b)
 {
@@ -54,6 +65,11 @@ int fc__kernel_eval(const struct fc_ntp *n, int64_t now, struct fc_bound *b)
 	} else if (n->status & STA_CLOCKERR) {
 		b->status = FC_SYNC_UNKNOWN;
 		fc__bfmt(b->reason, sizeof(b->reason), "the kernel reports a clock hardware fault (STA_CLOCKERR)");
+	} else if (pps_error(n->status)) {
+		b->status = FC_SYNC_UNKNOWN;
+		fc__bfmt(b->reason, sizeof(b->reason),
+			 "the kernel reports TIME_ERROR (status %#x: PPS discipline asked for, its signal lost or past limits)",
+			 (unsigned)n->status);
 	} else if (n->maxerror_ns <= 0 || n->esterror_ns <= 0 || n->esterror_ns > n->maxerror_ns) {
 		b->status = FC_SYNC_UNKNOWN;
 		fc__bfmt(b->reason, sizeof(b->reason),

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -75,6 +76,21 @@ TEST(KernelState, each_daemons_state_is_judged_by_what_it_writes)
 		{"nobody writes (boot, chronyd -x)", TIME_ERROR, STA_UNSYNC, 16000000, 16000000, FC_SYNC_UNKNOWN},
 		{"chronyd, unsynchronised", TIME_ERROR, STA_UNSYNC, 3000, 100, FC_SYNC_UNKNOWN},
 		{"clock hardware fault", TIME_OK, STA_CLOCKERR, 5000, 120, FC_SYNC_UNKNOWN},
+		// the kernel's TIME_ERROR without STA_UNSYNC (kernel/time/ntp.c is_error_status): PPS discipline asked
+		// for and the PPS signal lost, its jitter or wander past limits. Only a privileged daemon sets
+		// STA_PPSTIME/STA_PPSFREQ; the kernel sets the rest. The kernel says its clock is in error.
+		{"ntpd, kernel PPS time, signal lost", TIME_ERROR, STA_PLL | STA_PPSTIME, 5000, 120, FC_SYNC_UNKNOWN},
+		{"ntpd, kernel PPS frequency, signal lost", TIME_ERROR, STA_PLL | STA_PPSFREQ, 5000, 120, FC_SYNC_UNKNOWN},
+		{"ntpd, kernel PPS time, jitter", TIME_ERROR, STA_PPSTIME | STA_PPSSIGNAL | STA_PPSJITTER, 5000, 120,
+		 FC_SYNC_UNKNOWN},
+		{"ntpd, kernel PPS frequency, wander", TIME_ERROR, STA_PPSFREQ | STA_PPSSIGNAL | STA_PPSWANDER, 5000, 120,
+		 FC_SYNC_UNKNOWN},
+		{"ntpd, kernel PPS, all well", TIME_OK, STA_PLL | STA_PPSTIME | STA_PPSFREQ | STA_PPSSIGNAL, 5000, 120,
+		 FC_SYNC_SYNCHRONIZED},
+		// kernels before 6.11 stored ADJ_MAXERROR/ADJ_ESTERROR unclamped (root only): a long x 1000 overflowed
+		{"an unclamped maxerror (pre-6.11 kernel)", TIME_OK, 0, LONG_MAX, 120, FC_SYNC_UNKNOWN},
+		{"an unclamped esterror (pre-6.11 kernel)", TIME_OK, 0, 5000, LONG_MAX, FC_SYNC_UNKNOWN},
+		{"a negative maxerror (pre-6.11 kernel)", TIME_OK, 0, LONG_MIN, 120, FC_SYNC_UNKNOWN},
 		{"adjtimex failed", -1, 0, 0, 0, FC_SYNC_UNKNOWN},
 	};
 	for (const Case &c : cases) {
