@@ -117,6 +117,8 @@ struct fc_cb {
 	int marker_known;
 	int64_t disrupted_as_of; /* as_of (ns) of the snapshot that showed a marker bump: DISRUPTED until a newer
 				  * one; INT64_MIN: none */
+	int64_t checked_at;      /* CLOCK_MONOTONIC_COARSE when a stale segment's path was last checked for a new
+				  * file (a restarted daemon's) */
 };
 /* Open `path` read-only (fc__bound_open_file: a regular file root or its directory's owner wrote), validating
  * the header as ClockBound's client does. Returns 0, or -1 with b->last_error set (the path and what was wrong:

@@ -4,7 +4,7 @@
  * under the segment's 16-bit generation (a seqlock), the client's status rules and drift growth.
  *
  * Owns: struct fc_cb (the mapping, the last snapshot, the disruption marker seen).
- * May call: async-signal-safe libc only (open, read, fstat, mmap), bound.c, fmt.c.
+ * May call: async-signal-safe libc only (pread, fstat, lstat, close), bound.c, fmt.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -137,6 +137,7 @@ int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t 
 	cb->fd = -1;
 	cb->disrupted_as_of = INT64_MIN;
 	cb->read_at = INT64_MIN;
+	cb->checked_at = INT64_MIN;
 	fc__bfmt(cb->path, sizeof(cb->path), "%s", path);
 	fd = fc__bound_open_file(path, FC_OPEN_REG, &st, b, now);
 	if (fd < 0)
@@ -195,11 +196,38 @@ static int cb_snapshot(struct fc_cb *cb, char *why, size_t n)
 	return 1;
 }
 
+/* A daemon that restarts may leave a new file at the path (systemd's RuntimeDirectory= removes the directory at
+ * stop; an administrator's rm): the open one is then an unlinked inode nobody writes. While the segment is
+ * stale (not updated for the client's grace), its path is checked once a second; a different file there that
+ * opens (the same checks as at start) replaces it, keeping the disruption marker seen (a marker that moved
+ * across the restart is a disruption). A path with nothing there keeps the old one: its last word ages. */
+static void cb_follow_path(struct fc_cb *cb, int64_t mono_coarse, struct fc_bound *b)
+{
+	struct stat open_st, path_st;
+	struct fc_cb fresh;
+	int64_t as_of = fc__cb_as_of(cb), since; /* as_of: [0, 2^33 s) or INT64_MIN */
+	if (cb->fd < 0 || as_of == INT64_MIN || mono_coarse < as_of + CB_GRACE_NS ||
+	    (!__builtin_sub_overflow(mono_coarse, cb->checked_at, &since) && since < NS_PER_SEC))
+		return;
+	cb->checked_at = mono_coarse;
+	if (fstat(cb->fd, &open_st) != 0 || lstat(cb->path, &path_st) != 0 ||
+	    (open_st.st_dev == path_st.st_dev && open_st.st_ino == path_st.st_ino))
+		return;
+	if (fc__cb_open(&fresh, cb->path, b, mono_coarse) != 0)
+		return; /* b->last_error says why; the old one stays */
+	fresh.marker_seen = cb->marker_seen;
+	fresh.marker_known = cb->marker_known;
+	fresh.disrupted_as_of = cb->disrupted_as_of;
+	fc__cb_close(cb);
+	*cb = fresh;
+}
+
 int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker, struct fc_bound *b)
 {
 	int64_t as_of;
 	char why[FC_BOUND_TEXT];
 	int r = 0;
+	cb_follow_path(cb, mono_coarse, b);
 	if (cb->fd >= 0 && (!cb->have_snap || mono_coarse != cb->read_at)) {
 		/* read once per tick of CLOCK_MONOTONIC_COARSE at most (the segment's own time base: nothing newer
 		 * can be told apart within one) */

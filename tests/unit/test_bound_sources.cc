@@ -618,6 +618,42 @@ TEST(VmDisruption, a_segment_update_after_the_move_ends_it)
 	fc__bounder_close(&bd);
 }
 
+// ---- a restarting daemon ---------------------------------------------------------------------------------
+// clock-bound-d restarted under systemd's RuntimeDirectory= (the directory and its shm0 removed at stop, made
+// again at start), or an administrator's rm + restart: a new file at the path. The reader followed the old,
+// unlinked inode for the life of the process (FREE_RUNNING, then UNKNOWN past void_after; explicit clockbound
+// mode never came back). Now a stale segment's path is checked once a second and a new file there is opened,
+// keeping the disruption marker seen.
+TEST(Restart, a_segment_recreated_by_a_restarting_daemon_is_followed)
+{
+	std::string d = tmpdir();
+	Segment g(d);
+	g.set_as_of(SEC, 1001 * SEC);
+	g.write();
+	fc_bounder bd;
+	start_bounder(&bd, "clockbound", g.path, d + "/no-vmclock");
+	EXPECT_EQ(fc__bounder_poll(&bd, SEC + MS, SEC + MS)->status, FC_SYNC_SYNCHRONIZED);
+	ASSERT_EQ(unlink(g.path.c_str()), 0); // the daemon stops: its file goes
+	const fc_bound *b = fc__bounder_poll(&bd, 7 * SEC, 7 * SEC);
+	EXPECT_EQ(b->status, FC_SYNC_FREE_RUNNING) << b->reason; // the last word ages, honestly
+	g.set_as_of(8 * SEC, 1008 * SEC);                           // it starts again: a new file
+	g.write();
+	b = fc__bounder_poll(&bd, 8 * SEC + MS, 8 * SEC + MS);
+	EXPECT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason << " / " << b->last_error;
+	EXPECT_EQ(b->as_of_ns, 8 * SEC);
+	// the marker seen before the restart is kept: a new one is a disruption until a newer as_of
+	ASSERT_EQ(unlink(g.path.c_str()), 0);
+	g.s.disruption_marker = 5;
+	g.write();
+	b = fc__bounder_poll(&bd, 14 * SEC, 14 * SEC);
+	EXPECT_EQ(b->status, FC_SYNC_DISRUPTED) << b->reason;
+	g.set_as_of(14 * SEC, 1014 * SEC);
+	g.update();
+	b = fc__bounder_poll(&bd, 14 * SEC + MS, 14 * SEC + MS);
+	EXPECT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason;
+	fc__bounder_close(&bd);
+}
+
 // ---- item 4: a set-user-ID program and its caller's environment ---------------------------------------------
 // The library as installed has no test seams (no FASTCLOCK_TEST_ string in it).
 TEST(SetUid, the_installed_library_has_no_test_seams)
