@@ -3,7 +3,7 @@
  * the recording of a source's last error, and the opening of a source's file with the checks that say who
  * could have written it (docs/THREATS.md).
  *
- * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file.
+ * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_still_trusted.
  * May call: fmt.c, async-signal-safe libc (open, openat, fstat, close, geteuid).
  */
 #define _GNU_SOURCE /* O_PATH */
@@ -58,6 +58,29 @@ void fc__bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...)
 static int others_may_write(const struct stat *s)
 {
 	return (s->st_mode & S_IWOTH) || ((s->st_mode & S_IWGRP) && s->st_gid != 0);
+}
+
+void fc__bound_writers_error(const struct stat *st, const char *path, struct fc_bound *b, int64_t now,
+			     const char *else_who)
+{
+	fc__bound_error(b, now, "%.100s (owner uid %u, group %u, mode 0%o) may be written by %s: not trusted", path,
+		       (unsigned)st->st_uid, (unsigned)st->st_gid, (unsigned)(st->st_mode & 07777),
+		       (st->st_mode & S_IWOTH) ? "any user" : (st->st_mode & S_IWGRP) && st->st_gid != 0 ? "its group"
+		       : else_who);
+}
+
+int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_bound *b, int64_t now)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		fc__bound_error(b, now, "fstat %.100s: %s", path, fc__errname(errno));
+		return 0;
+	}
+	if (st.st_uid != owner || others_may_write(&st)) {
+		fc__bound_writers_error(&st, path, b, now, "a user other than its owner at open");
+		return 0;
+	}
+	return 1;
 }
 
 /* 0 if no user but root and `uid` could have put the directory open at dfd where it is (its real location:
@@ -160,12 +183,8 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 		fc__bound_error(b, now, "fstat %.100s: %s", dir, fc__errname(errno));
 		goto refused;
 	}
-	if ((st->st_uid != 0 && st->st_uid != ds.st_uid) || (st->st_mode & S_IWOTH) ||
-	    ((st->st_mode & S_IWGRP) && st->st_gid != 0)) {
-		fc__bound_error(b, now, "%.100s (owner uid %u, group %u, mode 0%o) may be written by %s: not trusted", path,
-			       (unsigned)st->st_uid, (unsigned)st->st_gid, (unsigned)(st->st_mode & 07777),
-			       (st->st_mode & S_IWOTH) ? "any user" : (st->st_mode & S_IWGRP) && st->st_gid != 0 ? "its group"
-			       : "a user who is neither root nor its directory's owner");
+	if ((st->st_uid != 0 && st->st_uid != ds.st_uid) || others_may_write(st)) {
+		fc__bound_writers_error(st, path, b, now, "a user who is neither root nor its directory's owner");
 		goto refused;
 	}
 	/* ...and that owner is the daemon's user only if no one else could have made the directory theirs: a user

@@ -77,6 +77,11 @@ void fc__bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...) __at
 #define FC_OPEN_CHR 2
 struct stat;
 int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_bound *b, int64_t now);
+/* The open file's owner and mode still say who wrote it (an administrator may chmod it after the open): 1, or
+ * 0 with b->last_error naming them. owner: its owner (uid) at open. */
+int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_bound *b, int64_t now);
+void fc__bound_writers_error(const struct stat *st, const char *path, struct fc_bound *b, int64_t now,
+			     const char *else_who);
 
 /* ---- clockbound.c ---------------------------------------------------------------------------------------- */
 #define FC_CLOCKBOUND_PATH "/var/run/clockbound/shm0"
@@ -119,6 +124,7 @@ struct fc_cb {
 				  * one; INT64_MIN: none */
 	int64_t checked_at;      /* CLOCK_MONOTONIC_COARSE when a stale segment's path was last checked for a new
 				  * file (a restarted daemon's) */
+	unsigned owner;          /* its owner at open (uid): owner and mode re-checked at each new snapshot */
 };
 /* Open `path` read-only (fc__bound_open_file: a regular file root or its directory's owner wrote), validating
  * the header as ClockBound's client does. Returns 0, or -1 with b->last_error set (the path and what was wrong:

@@ -154,6 +154,7 @@ int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t 
 		return -1;
 	}
 	cb->fd = fd;
+	cb->owner = (unsigned)st.st_uid;
 	return 0;
 }
 
@@ -164,7 +165,7 @@ int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t 
  * kernel on this thread, before the second's), must be identical, so no update ran between or across them. A
  * first copy identical to the last snapshot needs no second one. Returns 0 (cb->snap updated or kept), 1 (no
  * consistent copy this time: keep the last), -1 (the file is shorter than a segment now: why). */
-static int cb_snapshot(struct fc_cb *cb, char *why, size_t n)
+static int cb_snapshot(struct fc_cb *cb, struct fc_bound *b, char *why, size_t n)
 {
 	union {
 		struct fc_cb_segment s;
@@ -188,6 +189,10 @@ static int cb_snapshot(struct fc_cb *cb, char *why, size_t n)
 			continue;
 		if (fc__cb_parse(a.b, sizeof(a.b), &c.s, why, n) != 0)
 			return -1; /* rewritten as something else */
+		/* new contents: whoever wrote them must still be the only one who can (an administrator's chmod
+		 * 0666 after the open let anyone write it) */
+		if (!fc__bound_still_trusted(cb->fd, cb->owner, cb->path, b, cb->read_at))
+			return fc__bfmt(why, n, "%s", b->last_error), -1;
 		cb->snap = a.s;
 		cb->snap_gen = a.s.generation;
 		cb->have_snap = 1;
@@ -232,7 +237,7 @@ int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker
 		/* read once per tick of CLOCK_MONOTONIC_COARSE at most (the segment's own time base: nothing newer
 		 * can be told apart within one) */
 		cb->read_at = mono_coarse;
-		r = cb_snapshot(cb, why, sizeof(why));
+		r = cb_snapshot(cb, b, why, sizeof(why));
 		if (r < 0) {
 			/* the file shrank or changed kind: dropped; the bounder opens the path again (once a second) */
 			fc__bound_error(b, mono_coarse, "%s", why);

@@ -294,6 +294,41 @@ TEST(Trust, a_directory_any_user_could_create_does_not_vouch_for_its_files)
 	}
 }
 
+// Owner and mode were checked at open only: an administrator's chmod 0666 (or chmod -R a+w /run) after the
+// process opened the segment let any user write it, and the process kept reading it as its daemon's word
+// (SYNCHRONIZED +-1 ns from nobody's write). A new snapshot now re-checks them on the open file.
+TEST(Trust, a_segment_made_world_writable_after_open_is_dropped)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root to write as another user";
+	std::string d = tmpdir();
+	ASSERT_EQ(chmod(d.c_str(), 0755), 0); // a /run/clockbound: others may look in
+	Segment g(d);
+	g.set_as_of(SEC, 1001 * SEC);
+	g.s.bound_nsec = 1000000;
+	g.write();
+	fc_cb cb;
+	fc_bound b{};
+	ASSERT_EQ(fc__cb_open(&cb, g.path.c_str(), &b, 0), 0) << b.last_error;
+	EXPECT_EQ(fc__cb_poll(&cb, 2 * SEC, nullptr, &b), FC_SYNC_SYNCHRONIZED);
+	ASSERT_EQ(chmod(g.path.c_str(), 0666), 0); // the careless administrator
+	g.set_as_of(3 * SEC, 1003 * SEC);       // nobody's forgery: a newer, tighter bound
+	g.s.bound_nsec = 1;
+	g.s.generation = 4;
+	int rc = in_child([&] {
+		if (setresgid(NOBODY, NOBODY, NOBODY) != 0 || setresuid(NOBODY, NOBODY, NOBODY) != 0)
+			return 10;
+		int fd = open(g.path.c_str(), O_WRONLY);
+		return fd >= 0 && pwrite(fd, &g.s, sizeof(g.s), 0) == (ssize_t)sizeof(g.s) ? 0 : 11;
+	});
+	ASSERT_EQ(rc, 0) << "nobody could not write the 0666 segment";
+	int st = fc__cb_poll(&cb, 3 * SEC + MS, nullptr, &b);
+	EXPECT_NE(st, FC_SYNC_SYNCHRONIZED) << b.reason << " (half " << b.half_ns << " ns)";
+	EXPECT_NE(b.half_ns, 1) << b.reason;
+	EXPECT_NE(strstr(b.last_error, "not trusted"), nullptr) << b.last_error;
+	fc__cb_close(&cb);
+}
+
 // The same for a VMClock file, and through the bounder: FASTCLOCK_BOUND_SOURCE=clockbound over an untrusted
 // segment is UNKNOWN, and fc_status's error says why.
 TEST(Trust, untrusted_vmclock_file_and_segment_through_the_bounder)
