@@ -353,6 +353,13 @@ int fc__vmc_bound(struct fc_vmc *v, int counter_id, int64_t mono, int64_t r0, ui
 		return fc__bfmt(v->why, sizeof(v->why), "no consistent VMClock read yet"), 0;
 	if (fc__vmc_time_at(s, counter_id, ctr, &utc, &err, v->why, sizeof(v->why)) != 0)
 		return 0;
+	/* the time's error plus the period's over the span: up to 2^50 ns + 2^32 s. Past 2^50 ns (13 days) it
+	 * promises nothing, and past INT64_MAX / 4 the growth's saturation (fc__bound_half_at) would narrow it
+	 * (fuzz_vmclock: seed error_past_the_cap_narrowed, 87 years served as 73) */
+	if (err >= (int64_t)MAX_ERROR_NS)
+		return fc__bfmt(v->why, sizeof(v->why), "VMClock's maximum error at counter %llu is %lld s: promises nothing",
+				(unsigned long long)ctr, (long long)(err / NS_PER_SEC)),
+		       0;
 	if (r1 < r0)
 		return fc__bfmt(v->why, sizeof(v->why), "CLOCK_REALTIME went back %llu ns across the VMClock sample",
 				(unsigned long long)((uint64_t)r0 - (uint64_t)r1)),

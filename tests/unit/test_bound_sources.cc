@@ -566,6 +566,34 @@ TEST(Ranges, segment_times_and_bounds_past_sane_are_unknown)
 	EXPECT_EQ(fc__bound_half_at(&b, 40 * 86400 * SEC), INT64_MAX / 4);
 }
 
+// fuzz_vmclock (seed error_past_the_cap_narrowed): a page whose period error rate, over a counter 2^62 ticks
+// from its counter_value, gives a maximum error of 136 years: the half-width was served, and the saturation at
+// INT64_MAX / 4 (73 years) then narrowed it. Such an error promises nothing: refused.
+TEST(Ranges, a_vmclock_error_past_the_saturation_is_refused_not_narrowed)
+{
+	static const uint8_t page[104] = {
+		0x56, 0x43, 0x4c, 0x4b, 0x68, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x50, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00,
+		0x1a, 0x00, 0x03, 0x1c, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc0,
+		0x4f, 0x2f, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf5, 0x7f, 0x54, 0x07, 0x29,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x9f,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+	const uint64_t ctr = 0x4000000000000000ull;
+	const int64_t r0 = 4369440882156306432LL, r1 = r0 + 22367, mono = 58580243991920384LL;
+	fc_vmc v{};
+	char why[FC_BOUND_TEXT];
+	ASSERT_EQ(fc__vmc_parse(page, sizeof(page), &v.snap, why, sizeof(why)), 0) << why;
+	v.have_snap = 1;
+	v.fd = -1;
+	fc_bound b{};
+	if (fc__vmc_bound(&v, FC_VMC_COUNTER_X86_TSC, mono, r0, ctr, r1, &b)) {
+		ADD_FAILURE() << "served: status " << b.status << ", half " << b.half_ns << " ns, served as "
+			      << fc__bound_half_at(&b, mono) << " ns";
+	} else {
+		EXPECT_NE(strstr(v.why, "promises nothing"), nullptr) << v.why;
+	}
+}
+
 // A probe on a segment with a 1 ms bound: fc_commit_wait with a timeout of INT64_MAX waits and succeeds (the
 // deadline used to wrap negative: ETIMEDOUT at once), and a t that never comes times out after sleeping, not
 // spinning (CPU time well under the wall time).
