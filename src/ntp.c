@@ -16,9 +16,20 @@ static int64_t err_ns(long us)
 	return us < 0 ? 0 : us > UNSYNC_MAXERROR_US ? (int64_t)UNSYNC_MAXERROR_US * 1000 : (int64_t)us * 1000;
 }
 
+int64_t fc__ntp_offset_ns(long offset, int status)
+{
+	/* |offset| without negating LONG_MIN; the kernel keeps it within +-0.5 s (MAXPHASE), 16 s caps anything */
+	uint64_t mag = offset < 0 ? 0 - (uint64_t)offset : (uint64_t)offset;
+	const uint64_t cap = (uint64_t)UNSYNC_MAXERROR_US * 1000;
+	if (!(status & STA_NANO))
+		mag = mag > cap / 1000 ? cap : mag * 1000;
+	return (int64_t)(mag > cap ? cap : mag);
+}
+
 int fc__ntp_classify(int rc, int status, long maxerror_us, long esterror_us, struct fc_ntp *out)
 {
 	out->status = status;
+	out->offset_ns = 0; /* fc__ntp_read fills it in from the same read */
 	out->tick_us = 0; /* the caller fills it in from the same read */
 	out->maxerror_ns = err_ns(maxerror_us);
 	out->esterror_ns = err_ns(esterror_us);
@@ -42,6 +53,8 @@ int fc__ntp_read(void *ctx, struct fc_ntp *out)
 	tx.modes = 0; /* read only */
 	rc = adjtimex(&tx);
 	fc__ntp_classify(rc, tx.status, tx.maxerror, tx.esterror, out);
+	if (rc >= 0)
+		out->offset_ns = fc__ntp_offset_ns(tx.offset, tx.status);
 	/* The tick as the kernel reports it; outside ADJ_TICK's range (+-10 %, timekeeping_validate_timex) it is not
 	 * a tick: unknown. */
 	if (rc >= 0 && tx.tick >= FC_NTP_TICK_NOMINAL_US - FC_NTP_TICK_NOMINAL_US / 10 &&

@@ -50,7 +50,10 @@ static int pps_error(int status)
 int fc__kernel_eval(const struct fc_ntp *n, int64_t now, struct fc_bound *b)
 {
 	b->center_ns = 0;
-	b->half_ns = n->maxerror_ns;
+	/* maxerror is the daemon's distance from true time; the clock is further off it by the correction the
+	 * kernel PLL has still to slew in (ntpd's ADJ_OFFSET, minutes to slew; 0 for chronyd, which slews by
+	 * frequency and leaves it out: docs/THREATS.md) */
+	b->half_ns = n->maxerror_ns + n->offset_ns;
 	b->as_of_ns = now;
 	b->drift_ppb = KERNEL_GROWTH_PPB;
 	b->leap = (n->status & STA_INS) ? FC_LEAP_INSERT : (n->status & STA_DEL) ? FC_LEAP_DELETE : FC_LEAP_NONE;

@@ -465,7 +465,7 @@ TEST(Chrony, the_source_followed_is_known_by_its_address_when_the_list_changes)
 // Decided from the kernel's state alone (tests/unit/test_bound_sources.cc has each daemon's state).
 TEST(Kernel, timesyncd_style_maxerror_zero_is_never_synchronized)
 {
-	fc_ntp n{FC_SYNC_SYNCHRONIZED, 0, 0, 0, 0};
+	fc_ntp n{FC_SYNC_SYNCHRONIZED, 0, 0, 0, 0, 0};
 	fc_bound b{};
 	EXPECT_EQ(fc__kernel_eval(&n, 0, &b), FC_SYNC_UNKNOWN);
 	EXPECT_NE(strstr(b.reason, "timesyncd"), nullptr) << b.reason;
@@ -732,7 +732,7 @@ TEST(Select, bad_source_name_is_reported_with_the_value)
 
 int fake_ntp_maxerror0(void *, fc_ntp *out)
 {
-	*out = fc_ntp{FC_SYNC_SYNCHRONIZED, 0, 0, 0, 0}; // what the kernel shows right after a timesyncd poll
+	*out = fc_ntp{FC_SYNC_SYNCHRONIZED, 0, 0, 0, 0, 0}; // what the kernel shows right after a timesyncd poll
 	return out->sync;
 }
 

@@ -102,6 +102,25 @@ TEST(KernelState, each_daemons_state_is_judged_by_what_it_writes)
 	}
 }
 
+// ntpd disciplines through the kernel PLL: it hands the kernel its offset (ADJ_OFFSET) and the kernel slews it
+// in over minutes; until then the clock is off ntpd's estimate by the remaining offset, which adjtimex reports
+// (in ns with STA_NANO, else us), while maxerror is ntpd's root distance alone. A 100 ms correction being
+// slewed with maxerror 20 ms: the interval must reach it.
+TEST(KernelState, a_correction_the_kernel_is_still_slewing_widens_the_bound)
+{
+	EXPECT_EQ(fc__ntp_offset_ns(-100000, STA_PLL), 100000000);           // us
+	EXPECT_EQ(fc__ntp_offset_ns(-100000000, STA_PLL | STA_NANO), 100000000); // ns
+	EXPECT_EQ(fc__ntp_offset_ns(LONG_MIN, STA_PLL), 16000000000LL);        // past the kernel's 0.5 s: capped
+	EXPECT_EQ(fc__ntp_offset_ns(LONG_MAX, STA_PLL | STA_NANO), 16000000000LL);
+	fc_ntp n;
+	fc_bound b{};
+	fc__ntp_classify(TIME_OK, STA_PLL | STA_NANO, 20000, 900, &n);
+	EXPECT_EQ(n.offset_ns, 0) << "classify knows no offset";
+	n.offset_ns = fc__ntp_offset_ns(100000000, n.status);
+	EXPECT_EQ(fc__kernel_eval(&n, 0, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
+	EXPECT_GE(b.half_ns, 120000000) << b.reason;
+}
+
 fc_ntp g_state;
 int fake_ntp(void *, fc_ntp *out)
 {

@@ -227,7 +227,7 @@ TEST(TrackBound, kernel_rate_step_right_after_a_reanchor_is_covered)
 			fc__track_update(&t, i ? &prev : nullptr, &s, c, &h);
 			prev = h;
 		}
-		const fc_ntp ntp{FC_SYNC_SYNCHRONIZED, 0, 50000, 20000, 0};
+		const fc_ntp ntp{FC_SYNC_SYNCHRONIZED, 0, 50000, 20000, 0, 0};
 		ASSERT_EQ(fc__track_sync(&t, &h, &ntp), FC_SYNC_SYNCHRONIZED) << ppm;
 		k.c_step = h.base_ticks + 1;
 		k.ppm = ppm;
@@ -258,7 +258,7 @@ TEST(TrackBound, wall_offset_half_bracket_is_in_the_bound)
 TEST(TrackSync, first_hand_on_a_hint_is_not_synchronized_but_on_a_measurement_is)
 {
 	Kernel k;
-	const fc_ntp ntp{FC_SYNC_SYNCHRONIZED, 0, 50000, 20000, 0};
+	const fc_ntp ntp{FC_SYNC_SYNCHRONIZED, 0, 50000, 20000, 0, 0};
 	for (int measured = 0; measured < 2; measured++) {
 		fc_track t;
 		fc_hand h{};
@@ -293,7 +293,7 @@ TEST(TrackSync, pending_leap_second_near_midnight_is_not_synchronized)
 		     {STA_INS, -1000000ll, FC_SYNC_DISRUPTED}, {STA_DEL, -1999000000ll, FC_SYNC_DISRUPTED},
 		     {STA_INS, -3000000000ll, FC_SYNC_SYNCHRONIZED}};
 	for (const auto &cs : cases) {
-		const fc_ntp ntp{FC_SYNC_SYNCHRONIZED, cs.status, 50000, 20000, 0};
+		const fc_ntp ntp{FC_SYNC_SYNCHRONIZED, cs.status, 50000, 20000, 0, 0};
 		h.real_off_ns = midnight - cs.before_midnight - h.mono_ns;
 		EXPECT_EQ(fc__track_sync(&t, &h, &ntp), cs.want) << cs.status << " " << cs.before_midnight;
 	}
@@ -301,7 +301,7 @@ TEST(TrackSync, pending_leap_second_near_midnight_is_not_synchronized)
 
 // ---- issue 25: the bound inside its own contract ------------------------------------------------------------
 namespace {
-const fc_ntp NTP_OK{FC_SYNC_SYNCHRONIZED, 0, 50000, 20000, 0};
+const fc_ntp NTP_OK{FC_SYNC_SYNCHRONIZED, 0, 50000, 20000, 0, 0};
 
 // n continuous samples one period apart from counter c (old hand in *h), returning the last status.
 int run_steady(fc_track &t, fc_hand &h, const Kernel &k, uint64_t &c, int n, uint64_t step = TICKS_PER_MS)
