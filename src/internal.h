@@ -306,8 +306,11 @@ int fc__clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sour
 int fc__clock_windup(struct fc_clock *c, const struct fc_hand *seen);
 /* Switch to the kernel backend (trust lost) or back, without a backward step. Caller holds the lock. */
 void fc__clock_set_kernel_locked(struct fc_clock *c, const char *why);
-/* Writer lock for callers that must wait for it (status, period changes): marks the thread as the writer
- * while held, so a signal handler on this thread reading the clock does not wait on its own thread. */
+/* The writer lock, the only way to take it: the try-lock (returns 1 if taken; never waits) and, for callers
+ * that must wait for it (status, period changes), the lock. Both mark the thread as the writer (fc__in_writer)
+ * before they take it and until fc__clock_unlock, so a signal handler on this thread reading the clock never
+ * waits on its own thread: it serves from the current hand or the kernel. */
+int fc__clock_trylock(struct fc_clock *c);
 void fc__clock_lock(struct fc_clock *c);
 void fc__clock_unlock(struct fc_clock *c);
 /* Re-anchor period (caller holds the lock). */

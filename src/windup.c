@@ -42,7 +42,7 @@ static uint64_t period_ticks(const struct fc_clock *c)
 /* The writer mark is raised before the compare-and-swap and lowered after the release: a signal that lands
  * between the two (the lock held, the mark not yet set) would otherwise wait for its own thread. A counter,
  * not a flag, so a handler's own attempt nested inside restores it exactly. */
-static int try_lock(struct fc_clock *c)
+int fc__clock_trylock(struct fc_clock *c)
 {
 	int expect = 0;
 	fc__in_writer++;
@@ -57,14 +57,14 @@ static int try_lock(struct fc_clock *c)
 
 void fc__clock_unlock(struct fc_clock *c)
 {
-	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); /* pairs with try_lock's acquire */
+	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); /* pairs with fc__clock_trylock's acquire */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);         /* and only then the mark is lowered */
 	fc__in_writer--;
 }
 
 void fc__clock_lock(struct fc_clock *c)
 {
-	while (!try_lock(c))
+	while (!fc__clock_trylock(c))
 		sched_yield();
 }
 
@@ -371,7 +371,7 @@ static void windup_locked(struct fc_clock *c)
 int fc__clock_windup(struct fc_clock *c, const struct fc_hand *seen)
 {
 	/* Never wait: a reader that loses just uses its hand. */
-	if (!try_lock(c))
+	if (!fc__clock_trylock(c))
 		return 0;
 	if (seen && __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED) != seen) {
 		fc__clock_unlock(c);
