@@ -241,6 +241,8 @@ struct fc_clock {
 	int start_phase;
 	int64_t start_due;
 	struct fc_sample start_s0;
+	struct fc_sample start_anchor; /* the trust step's sample, written once before start_phase becomes RATE
+					* (release): converts captures taken before the first counter hand */
 	unsigned start_retries;
 	/* The kernel's rate against the counter over a long baseline (>= LONG_RATE_MIN_NS between two samples;
 	 * windup.c), 32.32 ns per tick, 0 until known; published for conversions of captures in no hand's window,
@@ -294,9 +296,13 @@ static inline void fc__cpu_relax(void)
  * counter or trust_every is 0), measure its rate over START_BASELINE and publish the first counter hand. */
 void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
 		    int want);
-/* Finish the start-up now (waits up to START_BASELINE): for captures (fc_ticks), whose unit must not change
- * after they are taken. */
+/* Finish the start-up now (waits up to START_BASELINE): fc_init and fc_status. */
 void fc__clock_start_finish(struct fc_clock *c);
+/* The unit of a capture (fc_ticks) taken now, which must not change after it is taken: counter ticks once the
+ * counter is trusted (from the start-up's trust step on, before its rate is measured), kernel CLOCK_MONOTONIC
+ * ns on the kernel backend. Takes the trust step if it is still due (a few us); never waits for the rate. */
+enum { FC_CAPTURE_KERNEL = 0, FC_CAPTURE_COUNTER = 1 };
+int fc__clock_capture_unit(struct fc_clock *c);
 /* Build a clock over `src` (pure: no environment, no trust check) with the counter backend, first hand
  * anchored now. Used by tests. */
 int fc__clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,

@@ -244,15 +244,13 @@ uint64_t fc__ticks_kernel(void)
 	struct fc_clock *c = fc__global_clock();
 	const int saved = errno;
 	uint64_t t;
-	/* A capture's unit (counter ticks or kernel ns) must not change after it is taken: finish the start-up
-	 * first (up to its 1 ms baseline, once per process, only for a program whose first call is fc_ticks). */
-	if (fc__ensure_init())
-		fc__clock_start_finish(c);
-	{
-		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
-		t = (FC__LOAD(cur->flags) & FC_HAND_KERNEL) ? (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC)
-							    : fc__counter_ordered();
-	}
+	/* A capture's unit (counter ticks or kernel ns) must not change after it is taken: decided by the
+	 * start-up's trust step, never by its rate measurement (a counter capture needs no rate; its conversion
+	 * does, convert.c). */
+	if (fc__ensure_init() && fc__clock_capture_unit(c) == FC_CAPTURE_COUNTER)
+		t = fc__counter_ordered();
+	else
+		t = (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC);
 	errno = saved;
 	return t;
 }

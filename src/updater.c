@@ -7,9 +7,10 @@
  * Nothing else depends on it: without it the first reader past the period re-anchors.
  *
  * The coarse clocks: fc_mono_coarse_ns() is one load of fc__pub.coarse_mono, which is 0 until this thread
- * maintains it. The first coarse read finds 0 and comes here (fc__coarse_init): unless FASTCLOCK_UPDATER=off
- * or fc_updater_stop() was called, it starts the thread, so a coarse clock advances on its own in every usage
- * pattern (issue 9). Without the thread the value stays 0 and every coarse read is served here with a
+ * maintains it. A coarse read that finds 0 comes here (fc__coarse_init) and returns a precise value; unless
+ * FASTCLOCK_UPDATER=off or fc_updater_stop() was called, the first such read at least KEEPER_DEFER_NS after the
+ * process's first coarse read starts the thread (not the first read: issue 26), so a coarse clock advances
+ * on its own in every usage pattern (issue 9). Without the thread the value stays 0 and every coarse read is served here with a
  * precise value: never stale, at the cost of a precise read. coarse_mono only grows (fc__coarse_raise), so
  * coarse reads never go back within a thread.
  *
@@ -266,6 +267,23 @@ int fc_updater_stop(void)
 	return 0;
 }
 
+/* The first coarse read of a process does not start the keeper: creating a thread costs ~35 us here (issue 26),
+ * and a short-lived program never needs it. Coarse reads are precise reads until one comes KEEPER_DEFER_NS
+ * after the first; that one starts it (once). 1 ms: at most a millisecond of precise reads (~20 ns each)
+ * instead of one load, for a program that keeps reading. */
+#define KEEPER_DEFER_NS 1000000
+static int64_t u_first_coarse; /* kernel CLOCK_MONOTONIC of the process's first coarse read; 0: none yet */
+
+static int keeper_due(const struct fc_clock *c)
+{
+	int64_t first = __atomic_load_n(&u_first_coarse, __ATOMIC_RELAXED), now = fc__kernel_ns(c, CLOCK_MONOTONIC);
+	if (first == 0) {
+		__atomic_compare_exchange_n(&u_first_coarse, &first, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return now - first >= KEEPER_DEFER_NS;
+}
+
 /* The coarse clocks' slow path: coarse_mono is 0 (not maintained). */
 int64_t fc__coarse_init(int how)
 {
@@ -273,7 +291,8 @@ int64_t fc__coarse_init(int how)
 	int64_t v;
 	unsigned spins = 0;
 	if (fc__ensure_init() && c->updater_auto && !__atomic_load_n(&u_no_auto, __ATOMIC_RELAXED) &&
-	    !__atomic_load_n(&u_running, __ATOMIC_RELAXED) && !t_starting && pthread_mutex_trylock(&u_mu) == 0) {
+	    !__atomic_load_n(&u_running, __ATOMIC_RELAXED) && !t_starting && keeper_due(c) &&
+	    pthread_mutex_trylock(&u_mu) == 0) {
 		/* Start the keeper (a try-lock: a signal handler never waits for fc_updater_start/stop). Marked 2:
 		 * started by a coarse read, so a later fc_updater_start() takes it over instead of EALREADY. */
 		t_starting = 1;

@@ -271,8 +271,10 @@ static void start_step(struct fc_clock *c)
 			start_done(c);
 			return;
 		}
+		c->start_anchor = c->start_s0; /* never rewritten: conversions of start-up captures (convert.c) */
 		__atomic_store_n(&c->start_due, c->start_s0.mono + START_BASELINE_NS, __ATOMIC_RELAXED);
-		__atomic_store_n(&c->start_phase, FC_START_RATE, __ATOMIC_RELAXED);
+		/* release: pairs with fc__clock_capture_unit's and convert.c's acquire, which then read start_anchor */
+		__atomic_store_n(&c->start_phase, FC_START_RATE, __ATOMIC_RELEASE);
 		return;
 	}
 	if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0 || s.mono - c->start_s0.mono < START_BASELINE_NS)
@@ -320,6 +322,37 @@ void fc__clock_start_finish(struct fc_clock *c)
 		else
 			fc__cpu_relax();
 	}
+}
+
+int fc__clock_capture_unit(struct fc_clock *c)
+{
+	unsigned spins = 0;
+	int phase;
+	/* Undecided until the trust step: take it now (a sysfs read and CPUID, a few us; never the rate's 1 ms).
+	 * Another thread in the writer: it takes microseconds (the trust step, a re-anchor), wait for it. */
+	while ((phase = __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE)) == FC_START_TRUST) {
+		if (fc__in_writer) /* a signal handler on the thread inside the writer: it cannot decide here */
+			return FC_CAPTURE_KERNEL;
+		if (fc__clock_windup(c, NULL))
+			continue;
+		if (++spins % 64 == 0)
+			sched_yield();
+		else
+			fc__cpu_relax();
+	}
+	if (phase == FC_START_RATE) {
+		/* The counter is trusted, its rate not measured yet: captures are counter ticks from now on. The
+		 * rate's next step, when due, is taken here as a read would take it (never waiting for it). */
+		if (!fc__in_writer &&
+		    fc__kernel_ns(c, CLOCK_MONOTONIC) >= __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
+			fc__clock_windup(c, NULL);
+		return FC_CAPTURE_COUNTER;
+	}
+	/* Started: the current hand says (loaded after the phase: the first counter hand is published before the
+	 * phase is DONE). */
+	return (FC__LOAD(__atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE)->flags) & FC_HAND_KERNEL)
+		       ? FC_CAPTURE_KERNEL
+		       : FC_CAPTURE_COUNTER;
 }
 
 static void windup_locked(struct fc_clock *c)

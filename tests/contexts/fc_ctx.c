@@ -453,9 +453,9 @@ static int mode_signals(int argc, char **argv)
 	int64_t end, last = INT64_MIN;
 	long iters = 0;
 
-	/* The first coarse read may start the updater thread (not async-signal-safe): make it here, as the
-	 * header says to. */
-	fc_mono_coarse_ns();
+	/* A coarse read may start the updater thread (not async-signal-safe): start it here, as the header says
+	 * a program that reads coarse clocks in handlers does. */
+	fc_updater_start(0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_tick;
 	sa.sa_flags = SA_RESTART;
@@ -563,6 +563,9 @@ static int mode_signal_in_writer(int argc, char **argv)
 	pthread_t wd;
 	int64_t end;
 
+	/* No coarse read may start the updater thread in a handler (not async-signal-safe; the header's rule):
+	 * here the coarse clocks are precise reads, which must not wait either. */
+	setenv("FASTCLOCK_UPDATER", "off", 1);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_in_writer;
 	sa.sa_flags = SA_RESTART;
