@@ -7,6 +7,7 @@
 #     --spaced N   processes per function started alone, GAP s after the previous one (default 5; 0: none)
 #     --gap S      the spacing (default 2)
 #     --stale-ms   how long each coarse-only program reads (default 3000)
+#     --prog P     another build of fc_first_call (e.g. one linked against an older library)
 #     --quick      --back 5 --spaced 2 --gap 0.5 --stale-ms 1000
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,12 +19,13 @@ while [ $# -gt 0 ]; do
     --spaced) SPACED=$2; shift 2 ;;
     --gap) GAP=$2; shift 2 ;;
     --stale-ms) STALE_MS=$2; shift 2 ;;
+    --prog) PROG=$2; shift 2 ;;
     --quick) BACK=5; SPACED=2; GAP=0.5; STALE_MS=1000; shift ;;
     --no-stale) STALE=0; shift ;;
     *) echo "first_call.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-P=$B/bench/fc_first_call
+P=${PROG:-$B/bench/fc_first_call}
 [ -x "$P" ] || { echo "first_call.sh: $P not built (cmake --build --preset dev --target fc_first_call)" >&2; exit 2; }
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 mapfile -t FNS < <("$P" list)

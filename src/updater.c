@@ -34,6 +34,8 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,12 +135,36 @@ static void refresh_coarse(struct fc_clock *c, int first)
 	(first ? fc__coarse_first : fc__coarse_raise)(c->pub, m, off);
 }
 
+/* Ask the scheduler for a short slice (EEVDF, Linux 6.12+: sched_attr.sched_runtime of a SCHED_OTHER thread is
+ * its slice, 0.1 .. 100 ms, no privilege needed; its priority and share of the CPU are unchanged). A woken
+ * task whose slice is shorter than the running one's may preempt it, so the keeper's wake-ups wait less
+ * behind busy threads (coarse values were up to 10 ms old with both cores busy; what the slice changes is
+ * measured in docs/PERFORMANCE.md, "Coarse staleness"). Older kernels ignore the field (or refuse the call):
+ * nothing changes there. */
+#ifndef SYS_sched_setattr
+#define SYS_sched_setattr 314 /* x86-64; the aarch64 headers all define it */
+#endif
+#define KEEPER_SLICE_NS 100000 /* the kernel's minimum */
+static void short_slice(void)
+{
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t priority;
+		uint64_t runtime, deadline, period;
+	} attr = {sizeof(attr), 0 /* SCHED_OTHER */, 0, 0, 0, KEEPER_SLICE_NS, 0, 0};
+	attr.nice = getpriority(PRIO_PROCESS, 0); /* keep the thread's nice value (inherited from its creator) */
+	(void)syscall(SYS_sched_setattr, 0, &attr, 0);
+}
+
 static void *updater_main(void *arg)
 {
 	struct fc_clock *c = fc__global_clock();
 	int fd = open_step_fd();
 	int64_t next = mono_now(), slack_for = 0;
 	(void)arg;
+	short_slice();
 	__atomic_store_n(&c->step_notifier, fd >= 0, __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&u_stop, __ATOMIC_RELAXED)) {
 		const int64_t up = __atomic_load_n(&u_period_ns, __ATOMIC_RELAXED);
