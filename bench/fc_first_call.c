@@ -7,6 +7,7 @@
  *   fc_first_call stale CLOCK [--ms N]   a coarse-only program: reads CLOCK (fc_mono_coarse_ns,
  *                              fc_real_coarse_ns, or kernel_mono_coarse / kernel_real_coarse, the kernel's own)
  *                              for N ms (default 3000) and prints how old each value was: p50 p99 p99.9 max, us
+ *   fc_first_call coarse-cost [N]   what a coarse read that checked its own age would cost (see coarse_cost)
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -106,8 +107,37 @@ static int stale(const char *clock, long ms)
 	return 0;
 }
 
+/* What a coarse read that checked its own age would cost (issue 26 goal 2): one load (fc_mono_coarse_ns
+ * today), one load plus an unordered counter read and a compare (a check against a deadline in ticks), and the
+ * kernel's own CLOCK_MONOTONIC_COARSE through the vDSO; each in a loop of N reads, ns per read. */
+static volatile int64_t cc_value = 1, cc_deadline = INT64_MAX;
+static int coarse_cost(long n)
+{
+	int64_t s = 0, t0, t1, t2, t3;
+	t0 = kns(CLOCK_MONOTONIC);
+	for (long i = 0; i < n; i++)
+		s += __atomic_load_n(&cc_value, __ATOMIC_RELAXED);
+	t1 = kns(CLOCK_MONOTONIC);
+	for (long i = 0; i < n; i++) {
+		int64_t v = __atomic_load_n(&cc_value, __ATOMIC_RELAXED);
+		if (__builtin_expect((int64_t)fc__counter_relaxed() > cc_deadline, 0))
+			v = 0;
+		s += v;
+	}
+	t2 = kns(CLOCK_MONOTONIC);
+	for (long i = 0; i < n; i++)
+		s += kns(CLOCK_MONOTONIC_COARSE);
+	t3 = kns(CLOCK_MONOTONIC);
+	printf("coarse read cost, ns: one load %.2f, load + counter + compare %.2f, kernel CLOCK_MONOTONIC_COARSE %.2f "
+	       "(%ld reads each; %lld)\n",
+	       (double)(t1 - t0) / n, (double)(t2 - t1) / n, (double)(t3 - t2) / n, n, (long long)(s & 1));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "coarse-cost"))
+		return coarse_cost(argc >= 3 ? atol(argv[2]) : 100000000);
 	if (argc == 3 && !strcmp(argv[1], "time"))
 		return time_first(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "stale"))

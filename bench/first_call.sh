@@ -56,19 +56,19 @@ done
 busy_on() { BUSY=(); for ((c = 0; c < $(nproc); c++)); do (while :; do :; done) & BUSY+=($!); done; }
 busy_off() { for p in "${BUSY[@]}"; do kill "$p"; done; wait "${BUSY[@]}" 2>/dev/null || true; }
 echo
-echo "| coarse-only program ($STALE_MS ms) | machine | staleness p50 / p99 / p99.9 / max |"
-echo "|---|---|---|"
-for load in quiet busy; do
+echo "| coarse-only program ($STALE_MS ms) | machine | load average (1 min) | staleness p50 / p99 / p99.9 / max |"
+echo "|---|---|---|---|"
+for load in "no added load" busy; do
   [ "$load" = busy ] && busy_on
   for be in counter kernel; do
     for c in fc_mono_coarse_ns fc_real_coarse_ns; do
       r=$(FASTCLOCK_SOURCE=$be "$P" stale "$c" --ms "$STALE_MS")
-      echo "| \`$c\`, FASTCLOCK_SOURCE=$be | $load | $(echo "$r" | sed 's/.*us: //; s/p50 //; s/ p99 / \/ /; s/ p99.9 / \/ /; s/ max / \/ /') us |"
+      echo "| \`$c\`, FASTCLOCK_SOURCE=$be | $load | $(cut -d" " -f1 /proc/loadavg) | $(echo "$r" | sed 's/.*us: //; s/p50 //; s/ p99 / \/ /; s/ p99.9 / \/ /; s/ max / \/ /') us |"
     done
   done
   for c in kernel_mono_coarse kernel_real_coarse; do
     r=$("$P" stale "$c" --ms "$STALE_MS")
-    echo "| the kernel's \`$c\` | $load | $(echo "$r" | sed 's/.*us: //; s/p50 //; s/ p99 / \/ /; s/ p99.9 / \/ /; s/ max / \/ /') us |"
+    echo "| the kernel's \`$c\` | $load | $(cut -d" " -f1 /proc/loadavg) | $(echo "$r" | sed 's/.*us: //; s/p50 //; s/ p99 / \/ /; s/ p99.9 / \/ /; s/ max / \/ /') us |"
   done
   [ "$load" = busy ] && busy_off
 done

@@ -177,10 +177,15 @@ static void *updater_main(void *arg)
 			prctl(PR_SET_TIMERSLACK, (unsigned long)(p / 16 > 0 ? p / 16 : 1), 0, 0, 0);
 			slack_for = p;
 		}
-		if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL) ||
-		    __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE)
-			fc__clock_windup(c, cur);
+		/* The coarse clocks first, from the current hand (still in its window at an on-time wake-up): a
+		 * re-anchor may take long (a bound source's poll: 0.7 ms while the kernel source scanned /proc), and
+		 * coarse reads meanwhile would see the value of the previous wake-up. Then again from the new hand. */
 		refresh_coarse(c, 0);
+		if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL) ||
+		    __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) {
+			fc__clock_windup(c, cur);
+			refresh_coarse(c, 0);
+		}
 		/* Next wake-up at 3/4 of the period after the last one, so the hand is replaced before readers
 		 * find it stale; after a late wake-up (preempted), from now: no burst to catch up. */
 		now = mono_now();
