@@ -166,6 +166,11 @@ static int ticks_early(void)
 	int64_t k1[EARLY], k2[EARLY], now_m[EARLY], now_r[EARLY], worst = 0;
 	int bad = 0, phase_after_first = -1;
 	for (int i = 0; i < EARLY; i++) {
+		/* 50 us apart (the rate's baseline is 1 ms): a conversion with a wrong rate is off in proportion to
+		 * the capture's distance from the start-up's first sample, tens of us here (a halved rate: ~200 us) */
+		const int64_t until = kns(CLOCK_MONOTONIC) + (i ? 50000 : 0);
+		while (kns(CLOCK_MONOTONIC) < until)
+			;
 		k1[i] = kns(CLOCK_MONOTONIC);
 		t[i] = fc_ticks();
 		k2[i] = kns(CLOCK_MONOTONIC);
