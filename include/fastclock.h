@@ -35,7 +35,9 @@
  *             never decrease within one thread, but a value may be smaller than one another thread read
  *             before synchronising with this one. Cheapest; use for durations measured in one thread.
  *   coarse    (*_coarse_ns): a recent past value, at most about max(period, 50 us) old, kept by the updater
- *             thread; never decreases within a thread, and never ahead of a precise read made after it (a
+ *             thread, while that thread gets a CPU (a machine loaded past its cores can hold it off for tens
+ *             of ms, where the kernel's coarse clocks stay within a tick: docs/PERFORMANCE.md, "Coarse
+ *             staleness"); never decreases within a thread, and never ahead of a precise read made after it (a
  *             precise read made before it may be older: mixing the two can look like time going back).
  *             A coarse read 1 ms or more after the process's first starts the updater thread (see
  *             fc_updater_start; until then coarse reads are precise reads); with
