@@ -14,6 +14,7 @@
 #include <sched.h>
 
 #include "internal.h"
+#include "start.h"
 
 /* Busy-spins before a waiting reader (hand expired while another thread re-anchors) starts yielding. */
 #define WAIT_SPINS 256
