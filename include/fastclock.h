@@ -13,11 +13,19 @@
  * Once per re-anchor period (default 1 ms) the first reader that finds its timehand stale takes the slow
  * path: it samples the kernel's clocks (~0.5 us) and publishes a new hand. Nothing else ever blocks.
  *
- * Start-up: no call ever waits for a calibration. The first call of a process costs about one kernel read
- * (a few us): the kernel's clock serves reads at first, while the next slow paths check that the counter may
- * be trusted and measure its rate over 1 ms; then the counter takes over, never below a value already
- * returned. fc_init() and fc_status() finish that start-up at once (~1 ms); so does the first fc_ticks()
- * (a capture's unit must not change after it is taken).
+ * Start-up: no read ever waits for a calibration or starts a thread on its first call. The kernel's clock
+ * serves reads at first, while the next slow paths check that the counter may be trusted and measure its rate
+ * over 1 ms; then the counter takes over, never below a value already returned. What each first call of a
+ * process costs (docs/PERFORMANCE.md, "Start-up: every function's first call", has the figures):
+ *   precise, relaxed, drop-ins, helpers: one kernel read (and the library's initialisation: the environment);
+ *   coarse: one precise read (coarse reads of the first millisecond are precise reads; the first one 1 ms or
+ *             more after the first starts the updater thread, once);
+ *   fc_ticks, fc_ticks_relaxed: one kernel read and, if still due, the counter's trust check, which decides a
+ *             capture's unit (a sysfs read and one CPUID, the process's only one); never the rate's 1 ms;
+ *   fc_ticks_to_*_ns of a capture taken before the first counter hand: one bracketed kernel sample;
+ *   bounded (fc_real_bounded, fc_mono_bounded, fc_real_after/before, fc_commit_wait): one kernel read, the
+ *             kernel's NTP state (adjtimex) and opening the bound source (a fixed handful of files);
+ *   fc_init() and fc_status(): finish the start-up at once (~1 ms: the rate's measurement).
  *
  * Ordering:
  *   ordered   (fc_mono_ns, fc_real_ns, fc_ticks): like clock_gettime, if one read happens-before another
@@ -27,9 +35,12 @@
  *             never decrease within one thread, but a value may be smaller than one another thread read
  *             before synchronising with this one. Cheapest; use for durations measured in one thread.
  *   coarse    (*_coarse_ns): a recent past value, at most about max(period, 50 us) old, kept by the updater
- *             thread; never decreases within a thread, and never ahead of a precise read made after it (a
+ *             thread, while that thread gets a CPU (a machine loaded past its cores can hold it off for tens
+ *             of ms, where the kernel's coarse clocks stay within a tick: docs/PERFORMANCE.md, "Coarse
+ *             staleness"); never decreases within a thread, and never ahead of a precise read made after it (a
  *             precise read made before it may be older: mixing the two can look like time going back).
- *             The first coarse read of a process starts the updater thread (see fc_updater_start); with
+ *             A coarse read 1 ms or more after the process's first starts the updater thread (see
+ *             fc_updater_start; until then coarse reads are precise reads); with
  *             FASTCLOCK_UPDATER=off, or after fc_updater_stop(), coarse reads return precise values instead
  *             (never stale, at the cost of a precise read).
  *
@@ -37,14 +48,15 @@
  * called from a signal handler, including one that interrupts the library on the same thread, and in a child
  * after fork() at any moment (another thread initialising included): the slow path and the initialisation
  * use only async-signal-safe calls and never wait for their own thread, and errno is preserved. One
- * exception: the first coarse read of a process starts a thread (pthread_create is not async-signal-safe);
- * make it, or call fc_updater_start(), outside a handler. fc_status, fc_set_period_ns and the updater's
+ * exception: a coarse read may start the updater thread (the first one 1 ms or more after the process's first
+ * coarse read; pthread_create is not async-signal-safe): a program that reads coarse clocks in a handler calls
+ * fc_updater_start() first, or sets FASTCLOCK_UPDATER=off. fc_status, fc_set_period_ns and the updater's
  * control functions are not async-signal-safe.
  *
  * Fail closed: when the kernel does not itself use the counter (clocksource not tsc/arch_sys_counter), or
  * the CPU reports no invariant TSC, every clock is served by clock_gettime and fc_status() says why.
  * Environment: FASTCLOCK_SOURCE=auto|counter|kernel, FASTCLOCK_PERIOD_US=1..1000000 (re-anchor period),
- * FASTCLOCK_UPDATER=auto|off (may the first coarse read start the updater thread), FASTCLOCK_BOUND_SOURCE and
+ * FASTCLOCK_UPDATER=auto|off (may a coarse read start the updater thread), FASTCLOCK_BOUND_SOURCE and
  * the bound sources' paths (see fc_real_bounded). Invalid values are reported in fc_status().config_error
  * and the default is used.
  *
@@ -304,9 +316,10 @@ static inline int fc_real_before(int64_t t_ns)
 FC_API int fc_commit_wait(int64_t t_ns, int64_t timeout_ns);
 
 /* ---------------------------------------------------------------------------------------------------------
- * Coarse clocks (cost: one load, and a branch taken only while no updater thread keeps the value: the first
- * coarse read, which starts it, or every read with FASTCLOCK_UPDATER=off / after fc_updater_stop(), which
- * then returns a precise value). The value is 0 exactly when nobody keeps it.
+ * Coarse clocks (cost: one load, and a branch taken only while no updater thread keeps the value: the reads of
+ * the process's first millisecond of coarse reads, one of which then starts it, or every read with
+ * FASTCLOCK_UPDATER=off / after fc_updater_stop(); those return a precise value). The value is 0 exactly when
+ * nobody keeps it.
  */
 FC_API int64_t fc__coarse_init(int how);
 
@@ -338,7 +351,10 @@ static inline int64_t fc_real_coarse_ns(void)
  * CLOCK_MONOTONIC nanoseconds: mono conversion is the capture itself, real adds the kernel's current
  * REALTIME - MONOTONIC offset. A capture taken on one backend and converted after a run-time demotion to the
  * other converts wrongly: the demotion is counted in fc_status().discontinuities. The first fc_ticks() of a
- * process finishes the start-up (up to 1 ms), so start-up never changes a capture's unit.
+ * process takes the start-up's trust check if it is still due (a sysfs read and one CPUID), which decides a
+ * capture's unit, so start-up never changes it; it never waits for the rate: a capture taken before the first
+ * counter hand converts between the trust check's kernel sample and a fresh one (error about two brackets'
+ * width, tens of ns).
  */
 FC_API uint64_t fc__ticks_kernel(void);
 
@@ -366,8 +382,8 @@ FC_API int64_t fc_ticks_to_real_ns(uint64_t ticks);
 /* ---------------------------------------------------------------------------------------------------------
  * Drop-in replacements.
  * fc_clock_gettime: CLOCK_REALTIME and CLOCK_MONOTONIC from the counter; their _COARSE variants from
- * fastclock's coarse clocks (at most about a period old, where the kernel's are up to a tick old; the first
- * one starts the updater thread, as any first coarse read); every other id goes to the kernel. Returns -1
+ * fastclock's coarse clocks (at most about a period old, where the kernel's are up to a tick old; they start
+ * the updater thread as fc_mono_coarse_ns does); every other id goes to the kernel. Returns -1
  * with errno EINVAL for an id the kernel rejects (checked first, as the kernel does), EFAULT for a NULL ts.
  * fc_gettimeofday: CLOCK_REALTIME in microseconds; a NULL tv is allowed (as in the kernel); tz, if given,
  * is filled by the kernel.
@@ -445,8 +461,8 @@ FC_API int fc_set_period_ns(int64_t period_ns);
 
 /* Background thread that re-anchors every 3/4 of period_ns (0: the clock's period, following
  * fc_set_period_ns) at absolute deadlines,
- * so readers never take the slow path, and keeps the coarse clocks at most about one period old. The first
- * coarse read starts it by itself (unless FASTCLOCK_UPDATER=off); fc_updater_start() then takes it over and
+ * so readers never take the slow path, and keeps the coarse clocks at most about one period old. A coarse read
+ * 1 ms or more after the process's first starts it by itself (unless FASTCLOCK_UPDATER=off); fc_updater_start() then takes it over and
  * sets its period. In a child after fork() it is started again at once. Returns 0, or -1 with errno (EINVAL:
  * bad period; EALREADY: already started by fc_updater_start; or pthread_create's error).
  * fc_updater_stop() joins it and keeps coarse reads from starting it again (they then return precise

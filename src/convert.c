@@ -9,6 +9,8 @@
  *    only captures and converts): re-anchor first, as a reader would, then convert;
  *  - a capture in no window (older than the ring, or between an expired hand and the next) converts with
  *    the hand anchored nearest to it, forwards or backwards, so the extrapolation is as short as possible;
+ *  - a capture taken while the start-up measures the rate (before the first counter hand) converts between
+ *    the start-up's first sample and a fresh one, or, once the first counter hand is out, as any other;
  *  - on the kernel backend a capture is CLOCK_MONOTONIC ns: mono is the capture itself, real adds the
  *    kernel's REALTIME - MONOTONIC offset now (bracketed), so wall-clock steps are followed.
  * Owns: the search of the ring for a capture's hand. May call: state.c, windup.c, init.c, sample.c.
@@ -49,10 +51,37 @@ static int64_t convert_fresh(const struct fc_clock *c, uint64_t ticks, uint64_t 
 	return (int64_t)(v >> 32) + ((how & FC__REAL) ? s.off_lo + (s.off_hi - s.off_lo) / 2 : 0);
 }
 
+/* A counter capture taken while the start-up measures the rate (the counter trusted, no counter hand yet):
+ * interpolated between the trust step's sample (start_anchor, before every such capture) and a fresh one,
+ * with the rate of those two. The capture lies between them, so the error is about the two brackets' width
+ * (~40 ns here), however short the baseline; no wait for the 1 ms measurement. One division: this runs only
+ * for captures of a process's first millisecond, converted before the first counter hand. */
+static int64_t convert_starting(const struct fc_clock *c, uint64_t ticks, int how)
+{
+	const struct fc_sample *a = &c->start_anchor; /* written once before start_phase became RATE (acquired) */
+	struct fc_sample s;
+	uint64_t dc, d;
+	int64_t dm, v;
+	__int128 sd;
+	if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0)
+		return fc__kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
+	dc = (s.c_mid - a->c_mid) & c->src.mask;
+	dm = s.mono - a->mono;
+	d = (ticks - a->c_mid) & c->src.mask;
+	sd = d > (c->src.mask >> 1) ? -(__int128)((c->src.mask - d) + 1) : (__int128)d;
+	if (dc == 0 || dc > (c->src.mask >> 1) || dm <= 0)
+		v = s.mono; /* the counter did not move between the two (or went back): the capture is now */
+	else
+		v = a->mono + (int64_t)(sd * dm / (__int128)dc);
+	return v + ((how & FC__REAL) ? s.off_lo + (s.off_hi - s.off_lo) / 2 : 0);
+}
+
 static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 {
 	int reanchored = 0;
 	for (;;) {
+		/* The phase first: the first counter hand is current before the phase leaves RATE. */
+		const int starting = __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) == FC_START_RATE;
 		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
 		const struct fc_hand *th, *best = cur, *h = cur;
 		uint64_t best_dist = UINT64_MAX;
@@ -61,8 +90,11 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 		int64_t mono, off;
 		__int128 v, sd;
 
-		if (FC__LOAD(cur->flags) & FC_HAND_KERNEL)
+		if (FC__LOAD(cur->flags) & FC_HAND_KERNEL) {
+			if (starting) /* a counter capture (fc__clock_capture_unit), no counter hand yet */
+				return convert_starting(c, ticks, how);
 			return (int64_t)ticks + ((how & FC__REAL) ? kernel_offset(c) : 0);
+		}
 		d = (ticks - FC__LOAD(cur->base_ticks)) & FC__LOAD(cur->mask);
 		if (d >= FC__LOAD(cur->stale_ticks) && d <= (FC__LOAD(cur->mask) >> 1)) {
 			if (!reanchored && !fc__in_writer) {

@@ -23,6 +23,7 @@
 
 #include "bound/bound.h"
 #include "internal.h"
+#include "start.h"
 
 /* Re-check the kernel's clocksource every 1024 re-anchors: about once a second at the default period; a
  * sysfs read costs a few us under the writer lock, which readers never wait on. */

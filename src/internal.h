@@ -205,7 +205,8 @@ uint64_t fc__counter_freq_hint(int *src);
  * The clock core, in floors: a file uses only the floors below it (docs/DESIGN.md, "Module map").
  *   1. state.c    the clock object and its globals, kernel-clock reads, the coarse store
  *   2. windup.c   the writer: sample -> track -> next hand -> publish; the switch to a kernel hand
- *   3. init.c     lazy initialisation of the global clock and the process's fork handler
+ *   3. start.c    start-up: kernel hand -> trust check -> rate -> first counter hand (start.h)
+ *      init.c     lazy initialisation of the global clock and the process's fork handler
  *   4. read.c (slow path, kernel backend), convert.c, dropin.c, status.c, updater.c: public entry points
  * ===================================================================================================== */
 
@@ -244,7 +245,10 @@ struct fc_clock {
 	 * at which the next step is due; start_s0 the first rate sample. */
 	int start_phase;
 	int64_t start_due;
+	void (*start_step)(struct fc_clock *c); /* start.c's state machine, called by the writer while starting */
 	struct fc_sample start_s0;
+	struct fc_sample start_anchor; /* the trust step's sample, written once before start_phase becomes RATE
+					* (release): converts captures taken before the first counter hand */
 	unsigned start_retries;
 	/* The kernel's rate against the counter over a long baseline (>= LONG_RATE_MIN_NS between two samples;
 	 * windup.c), 32.32 ns per tick, 0 until known; published for conversions of captures in no hand's window,
@@ -293,14 +297,10 @@ static inline void fc__cpu_relax(void)
 }
 
 /* ---- windup.c: the writer ------------------------------------------------------------------------------ */
-/* Start a clock over `src` without waiting: its first hand is a kernel hand; unless `want` is
- * FC_BACKEND_KERNEL, the next slow paths check the counter (trust.c; skipped when `want` forces the
- * counter or trust_every is 0), measure its rate over START_BASELINE and publish the first counter hand. */
-void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
-		    int want);
-/* Finish the start-up now (waits up to START_BASELINE): for captures (fc_ticks), whose unit must not change
- * after they are taken. */
-void fc__clock_start_finish(struct fc_clock *c);
+/* (Start-up, above the writer: start.h.) The start-up's last step: the first counter hand, from the rate hz
+ * measured between samples s0 and s (caller holds the lock). */
+void fc__clock_first_hand_locked(struct fc_clock *c, const struct fc_sample *s0, const struct fc_sample *s,
+				 uint64_t hz);
 /* Build a clock over `src` (pure: no environment, no trust check) with the counter backend, first hand
  * anchored now. Used by tests. */
 int fc__clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
@@ -310,13 +310,16 @@ int fc__clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sour
 int fc__clock_windup(struct fc_clock *c, const struct fc_hand *seen);
 /* Switch to the kernel backend (trust lost) or back, without a backward step. Caller holds the lock. */
 void fc__clock_set_kernel_locked(struct fc_clock *c, const char *why);
-/* Writer lock for callers that must wait for it (status, period changes): marks the thread as the writer
- * while held, so a signal handler on this thread reading the clock does not wait on its own thread. */
+/* The writer lock, the only way to take it: the try-lock (returns 1 if taken; never waits) and, for callers
+ * that must wait for it (status, period changes), the lock. Both mark the thread as the writer (fc__in_writer)
+ * before they take it and until fc__clock_unlock, so a signal handler on this thread reading the clock never
+ * waits on its own thread: it serves from the current hand or the kernel. */
+int fc__clock_trylock(struct fc_clock *c);
 void fc__clock_lock(struct fc_clock *c);
 void fc__clock_unlock(struct fc_clock *c);
 /* Re-anchor period (caller holds the lock). */
 void fc__clock_set_period_locked(struct fc_clock *c, int64_t period_ns);
-/* Refresh the cached NTP state if it is a second old (caller holds the lock). */
+/* (ntp.c) Refresh the clock's cached NTP state if it is a second old (caller holds the writer lock). */
 void fc__clock_refresh_ntp_locked(struct fc_clock *c, int64_t now);
 /* Stamp p's bound fields (ntp_err_ns over [now, now + life_ns], utc_corr_ns, sync_status) from the bound source
  * (or the kernel's NTP state when the clock has none). Caller holds the lock. */

@@ -14,6 +14,7 @@
 #include <sched.h>
 
 #include "internal.h"
+#include "start.h"
 
 /* Busy-spins before a waiting reader (hand expired while another thread re-anchors) starts yielding. */
 #define WAIT_SPINS 256
@@ -55,11 +56,12 @@ static int64_t hand_value(int64_t mono, uint64_t mult, uint64_t frac, int64_t of
  * by whoever gets the writer lock. */
 static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__bound *b)
 {
-	int expect = 0;
 	struct fc_ntp n = {0};
 	struct fc_hand p = {0};
 	b->track_err_ns = (how & FC__REAL) ? 0 : clamp;
-	if (__atomic_compare_exchange_n(&c->lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+	/* windup.c's try-lock, which marks this thread as the writer: a signal handler landing in the refresh
+	 * below reads without waiting for it (issue 23 item 8). */
+	if (fc__clock_trylock(c)) {
 		int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC);
 		fc__clock_refresh_ntp_locked(c, now);
 		fc__clock_bound_fields_locked(c, &p, now, 0);
@@ -68,7 +70,7 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 		__atomic_store_n(&c->kb_err_ns, p.ntp_err_ns, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->kb_corr_ns, p.utc_corr_ns, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->kb_status, p.sync_status, __ATOMIC_RELAXED);
-		__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+		fc__clock_unlock(c);
 	} else if (c->bounder) {
 		p.ntp_err_ns = __atomic_load_n(&c->kb_err_ns, __ATOMIC_RELAXED);
 		p.utc_corr_ns = __atomic_load_n(&c->kb_corr_ns, __ATOMIC_RELAXED);
@@ -243,15 +245,13 @@ uint64_t fc__ticks_kernel(void)
 	struct fc_clock *c = fc__global_clock();
 	const int saved = errno;
 	uint64_t t;
-	/* A capture's unit (counter ticks or kernel ns) must not change after it is taken: finish the start-up
-	 * first (up to its 1 ms baseline, once per process, only for a program whose first call is fc_ticks). */
-	if (fc__ensure_init())
-		fc__clock_start_finish(c);
-	{
-		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
-		t = (FC__LOAD(cur->flags) & FC_HAND_KERNEL) ? (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC)
-							    : fc__counter_ordered();
-	}
+	/* A capture's unit (counter ticks or kernel ns) must not change after it is taken: decided by the
+	 * start-up's trust step, never by its rate measurement (a counter capture needs no rate; its conversion
+	 * does, convert.c). */
+	if (fc__ensure_init() && fc__clock_capture_unit(c) == FC_CAPTURE_COUNTER)
+		t = fc__counter_ordered();
+	else
+		t = (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC);
 	errno = saved;
 	return t;
 }

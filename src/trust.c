@@ -53,6 +53,27 @@ static int read_clocksource(char *cs, size_t cslen)
 	return n > 0 ? 0 : -1;
 }
 
+#if defined(__x86_64__)
+/* CPUID 0x80000007 EDX[8], asked once per process: a CPUID is a VM exit (~8 us on the 2-core VM of
+ * docs/PERFORMANCE.md, against ~50 ns on bare metal) and the answer never changes. Every x86-64 CPU implements
+ * the extended leaves up to 0x80000008 (long mode's address sizes), so the leaf is asked without first asking
+ * the highest one (__get_cpuid would: a second exit). 0: not asked yet; 1: invariant; 2: not. Relaxed: a
+ * race only asks twice. */
+static int g_invariant;
+static int invariant_tsc(void)
+{
+	int v = __atomic_load_n(&g_invariant, __ATOMIC_RELAXED);
+	if (v == 0) {
+		unsigned a, b, c, d;
+		__cpuid(0x80000007, a, b, c, d);
+		(void)a, (void)b, (void)c;
+		v = (d & (1u << 8)) ? 1 : 2;
+		__atomic_store_n(&g_invariant, v, __ATOMIC_RELAXED);
+	}
+	return v == 1;
+}
+#endif
+
 int fc__trust_check(char *why, size_t whylen, char *cs, size_t cslen)
 {
 	why[0] = 0;
@@ -70,8 +91,7 @@ int fc__trust_check(char *why, size_t whylen, char *cs, size_t cslen)
 		return 0;
 	}
 	{
-		unsigned a, b, c, d;
-		if (!__get_cpuid(0x80000007, &a, &b, &c, &d) || !(d & (1u << 8))) {
+		if (!invariant_tsc()) {
 			fc__str_cat(why, whylen, "CPU does not report an invariant TSC (CPUID 0x80000007 EDX[8])",
 				    (const char *)0);
 			return 0;

@@ -7,9 +7,10 @@
  * Nothing else depends on it: without it the first reader past the period re-anchors.
  *
  * The coarse clocks: fc_mono_coarse_ns() is one load of fc__pub.coarse_mono, which is 0 until this thread
- * maintains it. The first coarse read finds 0 and comes here (fc__coarse_init): unless FASTCLOCK_UPDATER=off
- * or fc_updater_stop() was called, it starts the thread, so a coarse clock advances on its own in every usage
- * pattern (issue 9). Without the thread the value stays 0 and every coarse read is served here with a
+ * maintains it. A coarse read that finds 0 comes here (fc__coarse_init) and returns a precise value; unless
+ * FASTCLOCK_UPDATER=off or fc_updater_stop() was called, the first such read at least KEEPER_DEFER_NS after the
+ * process's first coarse read starts the thread (not the first read: issue 26), so a coarse clock advances
+ * on its own in every usage pattern (issue 9). Without the thread the value stays 0 and every coarse read is served here with a
  * precise value: never stale, at the cost of a precise read. coarse_mono only grows (fc__coarse_raise), so
  * coarse reads never go back within a thread.
  *
@@ -33,6 +34,8 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -132,12 +135,36 @@ static void refresh_coarse(struct fc_clock *c, int first)
 	(first ? fc__coarse_first : fc__coarse_raise)(c->pub, m, off);
 }
 
+/* Ask the scheduler for a short slice (EEVDF, Linux 6.12+: sched_attr.sched_runtime of a SCHED_OTHER thread is
+ * its slice, 0.1 .. 100 ms, no privilege needed; its priority and share of the CPU are unchanged). A woken
+ * task whose slice is shorter than the running one's may preempt it, so the keeper's wake-ups wait less
+ * behind busy threads (coarse values were up to 10 ms old with both cores busy; what the slice changes is
+ * measured in docs/PERFORMANCE.md, "Coarse staleness"). Older kernels ignore the field (or refuse the call):
+ * nothing changes there. */
+#ifndef SYS_sched_setattr
+#define SYS_sched_setattr 314 /* x86-64; the aarch64 headers all define it */
+#endif
+#define KEEPER_SLICE_NS 100000 /* the kernel's minimum */
+static void short_slice(void)
+{
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t priority;
+		uint64_t runtime, deadline, period;
+	} attr = {sizeof(attr), 0 /* SCHED_OTHER */, 0, 0, 0, KEEPER_SLICE_NS, 0, 0};
+	attr.nice = getpriority(PRIO_PROCESS, 0); /* keep the thread's nice value (inherited from its creator) */
+	(void)syscall(SYS_sched_setattr, 0, &attr, 0);
+}
+
 static void *updater_main(void *arg)
 {
 	struct fc_clock *c = fc__global_clock();
 	int fd = open_step_fd();
 	int64_t next = mono_now(), slack_for = 0;
 	(void)arg;
+	short_slice();
 	__atomic_store_n(&c->step_notifier, fd >= 0, __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&u_stop, __ATOMIC_RELAXED)) {
 		const int64_t up = __atomic_load_n(&u_period_ns, __ATOMIC_RELAXED);
@@ -150,10 +177,15 @@ static void *updater_main(void *arg)
 			prctl(PR_SET_TIMERSLACK, (unsigned long)(p / 16 > 0 ? p / 16 : 1), 0, 0, 0);
 			slack_for = p;
 		}
-		if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL) ||
-		    __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE)
-			fc__clock_windup(c, cur);
+		/* The coarse clocks first, from the current hand (still in its window at an on-time wake-up): a
+		 * re-anchor may take long (a bound source's poll: 0.7 ms while the kernel source scanned /proc), and
+		 * coarse reads meanwhile would see the value of the previous wake-up. Then again from the new hand. */
 		refresh_coarse(c, 0);
+		if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL) ||
+		    __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) {
+			fc__clock_windup(c, cur);
+			refresh_coarse(c, 0);
+		}
 		/* Next wake-up at 3/4 of the period after the last one, so the hand is replaced before readers
 		 * find it stale; after a late wake-up (preempted), from now: no burst to catch up. */
 		now = mono_now();
@@ -266,6 +298,23 @@ int fc_updater_stop(void)
 	return 0;
 }
 
+/* The first coarse read of a process does not start the keeper: creating a thread costs ~35 us here (issue 26),
+ * and a short-lived program never needs it. Coarse reads are precise reads until one comes KEEPER_DEFER_NS
+ * after the first; that one starts it (once). 1 ms: at most a millisecond of precise reads (~20 ns each)
+ * instead of one load, for a program that keeps reading. */
+#define KEEPER_DEFER_NS 1000000
+static int64_t u_first_coarse; /* kernel CLOCK_MONOTONIC of the process's first coarse read; 0: none yet */
+
+static int keeper_due(const struct fc_clock *c)
+{
+	int64_t first = __atomic_load_n(&u_first_coarse, __ATOMIC_RELAXED), now = fc__kernel_ns(c, CLOCK_MONOTONIC);
+	if (first == 0) {
+		__atomic_compare_exchange_n(&u_first_coarse, &first, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return now - first >= KEEPER_DEFER_NS;
+}
+
 /* The coarse clocks' slow path: coarse_mono is 0 (not maintained). */
 int64_t fc__coarse_init(int how)
 {
@@ -273,7 +322,8 @@ int64_t fc__coarse_init(int how)
 	int64_t v;
 	unsigned spins = 0;
 	if (fc__ensure_init() && c->updater_auto && !__atomic_load_n(&u_no_auto, __ATOMIC_RELAXED) &&
-	    !__atomic_load_n(&u_running, __ATOMIC_RELAXED) && !t_starting && pthread_mutex_trylock(&u_mu) == 0) {
+	    !__atomic_load_n(&u_running, __ATOMIC_RELAXED) && !t_starting && keeper_due(c) &&
+	    pthread_mutex_trylock(&u_mu) == 0) {
 		/* Start the keeper (a try-lock: a signal handler never waits for fc_updater_start/stop). Marked 2:
 		 * started by a coarse read, so a later fc_updater_start() takes it over instead of EALREADY. */
 		t_starting = 1;

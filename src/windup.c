@@ -8,7 +8,9 @@
  * unlock. No thread is needed: the first reader past the period does it. The optional updater thread
  * (updater.c) calls the same function.
  *
- * Owns: the writer lock's protocol, the first counter hand (fc__clock_setup), the periodic trust re-check.
+ * Owns: the writer lock's protocol, the first counter hand (fc__clock_setup; fc__clock_first_hand_locked for
+ * start.c), the periodic trust re-check. While the clock starts, a re-anchor is a step of start.c's state
+ * machine, called through c->start_step (start.c is above this file and calls it).
  * May call: state.c, hands.c, track.c, sample.c, trust.c, ntp.c (through the source), bound/ (the UTC bound).
  */
 #include <sched.h>
@@ -18,10 +20,9 @@
 #include "internal.h"
 
 #define NS_PER_SEC 1000000000LL
-/* Read the kernel's NTP state at most this often (adjtimex is a real syscall, ~0.3 us). */
-#define NTP_EVERY_NS NS_PER_SEC
-/* ... and at every re-anchor at most this often, for its tick: adjtimex costs ~1 us here (a syscall on a VM), 1 %
- * of a core at 100 us and 0.1 % at the default 1 ms period; below 100 us the tick's allowance is a few ns. */
+/* The kernel's NTP state (ntp.c refreshes it at most once a second) is also read at every re-anchor at most this
+ * often, for its tick: adjtimex costs ~1 us here (a syscall on a VM), 1 % of a core at 100 us and 0.1 % at the
+ * default 1 ms period; below 100 us the tick's allowance is a few ns. */
 #define NTP_TICK_EVERY_NS 100000
 /* The kernel's maxerror grows by 500 us each second (MAXFREQ, kernel/time/ntp.c): 500 ppm. */
 #define NTP_GROWTH_DIV 2000
@@ -42,7 +43,7 @@ static uint64_t period_ticks(const struct fc_clock *c)
 /* The writer mark is raised before the compare-and-swap and lowered after the release: a signal that lands
  * between the two (the lock held, the mark not yet set) would otherwise wait for its own thread. A counter,
  * not a flag, so a handler's own attempt nested inside restores it exactly. */
-static int try_lock(struct fc_clock *c)
+int fc__clock_trylock(struct fc_clock *c)
 {
 	int expect = 0;
 	fc__in_writer++;
@@ -57,28 +58,15 @@ static int try_lock(struct fc_clock *c)
 
 void fc__clock_unlock(struct fc_clock *c)
 {
-	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); /* pairs with try_lock's acquire */
+	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); /* pairs with fc__clock_trylock's acquire */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);         /* and only then the mark is lowered */
 	fc__in_writer--;
 }
 
 void fc__clock_lock(struct fc_clock *c)
 {
-	while (!try_lock(c))
+	while (!fc__clock_trylock(c))
 		sched_yield();
-}
-
-/* ---- NTP state ------------------------------------------------------------------------------------------ */
-void fc__clock_refresh_ntp_locked(struct fc_clock *c, int64_t now)
-{
-	if (c->have_ntp && now - c->ntp_at < NTP_EVERY_NS)
-		return;
-	if (c->src.ntp)
-		c->src.ntp(c->src.ctx, &c->ntp);
-	else
-		c->ntp = (struct fc_ntp){.sync = FC_SYNC_UNKNOWN};
-	c->ntp_at = now;
-	c->have_ntp = 1;
 }
 
 /* A pending leap second: within this distance of a UTC midnight the interval widens by the leap itself (1 s),
@@ -190,136 +178,27 @@ void fc__clock_set_kernel_locked(struct fc_clock *c, const char *why)
 	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
 }
 
-/* ---- start-up ------------------------------------------------------------------------------------------ */
-/* The first counter hand's rate is measured against CLOCK_MONOTONIC over this baseline: two brackets of
- * ~40 ns (lfence;rdtsc + vDSO here) give ~40 ppm, well inside the tracker's 1000 ppm continuity tolerance,
- * and it refines from there. Meanwhile the kernel's clock serves every read (FreeBSD and Linux boot the
- * same way: a safe clocksource first, the TSC once it is calibrated). */
-#define START_BASELINE_NS 1000000
-/* The first calls of a short-lived program stay on the cheap path (a kernel read, ~1 us): the trust check
- * (a sysfs read, CPUID) is due this long after initialisation. */
-#define START_DEFER_NS 50000
-/* A measured rate further than this from the CPU's own figure (CPUID 0x15 / 0x40000010, CNTFRQ_EL0), when
- * it has one, is taken again: a suspend or a long preemption fell between the two samples. 1/64 is far
- * beyond a crystal's tolerance (~100 ppm) and the measurement's noise. */
-#define START_HINT_TOL_DIV 64
-#define START_RETRIES 3
-
-void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
-		    int want)
-{
-	struct fc_hand p = {0};
-	c->pub = pub;
-	c->src = *src;
-	c->period_ns = period_ns;
-	c->lock = 0;
-	c->backend = FC_BACKEND_KERNEL;
-	fc__hands_init(&c->hands, pub, 0);
-	p.flags = FC_HAND_KERNEL;
-	p.mask = ~(uint64_t)0;
-	p.floor_ns = INT64_MIN;
-	fc__hands_publish(pub, &p);
-	c->reason[0] = 0;
-	if (!FC_HAVE_COUNTER) {
-		fc__str_cat(c->reason, sizeof(c->reason), "no user-readable counter on this architecture", (const char *)0);
-	} else if (want == FC_BACKEND_KERNEL) {
-		fc__str_cat(c->reason, sizeof(c->reason), "forced by FASTCLOCK_SOURCE=kernel", (const char *)0);
-	} else {
-		fc__str_cat(c->reason, sizeof(c->reason),
-			    "starting: the kernel's clock serves reads until the counter is checked and its rate measured",
-			    (const char *)0);
-		__atomic_store_n(&c->start_due, fc__kernel_ns(c, CLOCK_MONOTONIC) + START_DEFER_NS, __ATOMIC_RELAXED);
-		__atomic_store_n(&c->start_phase, FC_START_TRUST, __ATOMIC_RELEASE);
-	}
-}
-
-static void start_done(struct fc_clock *c) { __atomic_store_n(&c->start_phase, FC_START_DONE, __ATOMIC_RELEASE); }
-
-/* One step of the start-up, under the lock. */
-static void start_step(struct fc_clock *c)
+/* ---- the first counter hand ---------------------------------------------------------------------------- */
+void fc__clock_first_hand_locked(struct fc_clock *c, const struct fc_sample *s0, const struct fc_sample *s,
+				 uint64_t hz)
 {
 	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
-	struct fc_sample s;
 	struct fc_hand p;
-	uint64_t hz, hint;
-	int hint_src = FC_FREQ_NONE;
-
-	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_TRUST) {
-		char why[sizeof(c->reason)], cs[sizeof(c->clocksource)];
-		int ok = 1;
-		why[0] = 0;
-		if (c->trust_every) {
-			ok = fc__trust_check(why, sizeof(why), cs, sizeof(cs));
-			__atomic_fetch_add(&c->trust_checks, 1, __ATOMIC_RELAXED);
-			fc__copy_str(c->clocksource, sizeof(c->clocksource), cs);
-		}
-		c->reason[0] = 0;
-		if (!ok && !c->forced) {
-			fc__copy_str(c->reason, sizeof(c->reason), why);
-			start_done(c);
-			return;
-		}
-		if (!ok)
-			fc__str_cat(c->reason, sizeof(c->reason), "forced by FASTCLOCK_SOURCE=counter although ", why,
-				    (const char *)0);
-		else
-			fc__copy_str(c->reason, sizeof(c->reason), why[0] ? why : "counter trusted by the caller");
-		if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &c->start_s0) != 0) {
-			c->reason[0] = 0;
-			fc__str_cat(c->reason, sizeof(c->reason), "the kernel's clock could not be sampled against the counter",
-				    (const char *)0);
-			start_done(c);
-			return;
-		}
-		__atomic_store_n(&c->start_due, c->start_s0.mono + START_BASELINE_NS, __ATOMIC_RELAXED);
-		__atomic_store_n(&c->start_phase, FC_START_RATE, __ATOMIC_RELAXED);
-		return;
-	}
-	if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0 || s.mono - c->start_s0.mono < START_BASELINE_NS)
-		return;
-	hz = (uint64_t)((unsigned __int128)((s.c_mid - c->start_s0.c_mid) & c->src.mask) * NS_PER_SEC /
-			(uint64_t)(s.mono - c->start_s0.mono));
-	hint = c->src.mask == ~(uint64_t)0 ? fc__counter_freq_hint(&hint_src) : 0;
-	if (hz == 0 || (hint && (hz > hint + hint / START_HINT_TOL_DIV || hz < hint - hint / START_HINT_TOL_DIV) &&
-			++c->start_retries < START_RETRIES)) {
-		/* Disturbed (or a counter that did not move): measure again from this sample. */
-		c->start_s0 = s;
-		__atomic_store_n(&c->start_due, s.mono + START_BASELINE_NS, __ATOMIC_RELAXED);
-		return;
-	}
-	c->start_retries = 0;
 	c->freq_source = FC_FREQ_MEASURED;
 	c->counter_hz_initial = hz;
 	fc__track_init(&c->track, c->src.mask, 1, mult_from_hz(hz));
-	fc__track_hint_measured(&c->track, &c->start_s0, &s);
+	fc__track_hint_measured(&c->track, s0, s);
 	fc__track_set_period(&c->track, period_ticks(c));
 	/* From the kernel hand: the tracker starts at the kernel's upper bound, so no kernel read another thread
 	 * made before is ahead of the first counter value (track.c, "Leaving the kernel backend"). */
-	fc__track_update(&c->track, cur, &s, s.c_mid, &p);
-	long_rate_update(c, &c->start_s0);
-	long_rate_update(c, &s);
+	fc__track_update(&c->track, cur, s, s->c_mid, &p);
+	long_rate_update(c, s0);
+	long_rate_update(c, s);
 	c->have_ntp = 0;
-	set_ntp_fields(c, &p, s.mono);
+	set_ntp_fields(c, &p, s->mono);
 	fc__hands_publish(c->pub, &p);
 	__atomic_store_n(&c->backend, FC_BACKEND_COUNTER, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
-	start_done(c);
-}
-
-void fc__clock_start_finish(struct fc_clock *c)
-{
-	unsigned spins = 0;
-	while (__atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) {
-		if (fc__in_writer) /* a signal handler on the thread that holds the lock: cannot finish here */
-			return;
-		if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_TRUST ||
-		    fc__kernel_ns(c, CLOCK_MONOTONIC) >= __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
-			fc__clock_windup(c, NULL);
-		if (++spins % 64 == 0)
-			sched_yield();
-		else
-			fc__cpu_relax();
-	}
 }
 
 static void windup_locked(struct fc_clock *c)
@@ -330,7 +209,7 @@ static void windup_locked(struct fc_clock *c)
 	uint64_t t_a;
 
 	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE) {
-		start_step(c);
+		c->start_step(c); /* start.c's state machine (set with the phase by fc__clock_start) */
 		return;
 	}
 
@@ -371,7 +250,7 @@ static void windup_locked(struct fc_clock *c)
 int fc__clock_windup(struct fc_clock *c, const struct fc_hand *seen)
 {
 	/* Never wait: a reader that loses just uses its hand. */
-	if (!try_lock(c))
+	if (!fc__clock_trylock(c))
 		return 0;
 	if (seen && __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED) != seen) {
 		fc__clock_unlock(c);

@@ -9,6 +9,8 @@
  *                 first switches to the kernel backend at run time (a clocksource file the test changes)
  *   fc_ctx signals [--ms N] [--interval-us N]   a timer signal every 20 us (default) whose handler reads every clock while the main thread
  *                 mallocs, calls fc_status and fc_set_period_ns and reads (re-anchors); a watchdog fails a hang
+ *   fc_ctx signal-in-writer [--first bounded|mono|ticks|coarse]   a handler runs on the thread that holds the
+ *                 writer lock (raised from the library's adjtimex call) and calls every read: none may wait
  *   fc_ctx fork-during-init   another thread is inside the library's initialisation when this one forks: the
  *                 child reads correct time (FASTCLOCK_TEST_INIT_DELAY_US holds the initialisation open)
  *   fc_ctx fork-stop-updater  the updater runs; in the child fc_updater_stop() stops it for good
@@ -397,6 +399,7 @@ static void on_tick(int sig)
 }
 
 static int progress; /* main-loop iterations (atomic: the watchdog thread reads it) */
+static const char *volatile w_where; /* signal-in-writer: the function its handler is in (printed on a hang) */
 static timer_t sig_timer;
 static long sig_interval_ns, sig_interval_asked_ns; /* the watchdog's; read by the main thread after joining it */
 static int sig_stop; /* the main loop is done: the watchdog returns */
@@ -431,7 +434,8 @@ static void *watchdog(void *arg)
 			continue;
 		}
 		if (++still >= 50) {
-			fprintf(stderr, "fc_ctx: no progress for 5 s: hung (signals handled: %d)\n", sigs);
+			fprintf(stderr, "fc_ctx: no progress for 5 s: hung (signals handled: %d%s%s)\n", sigs,
+				w_where ? "; a handler inside the writer is in " : "", w_where ? w_where : "");
 			_exit(1);
 		}
 	}
@@ -449,9 +453,9 @@ static int mode_signals(int argc, char **argv)
 	int64_t end, last = INT64_MIN;
 	long iters = 0;
 
-	/* The first coarse read may start the updater thread (not async-signal-safe): make it here, as the
-	 * header says to. */
-	fc_mono_coarse_ns();
+	/* A coarse read may start the updater thread (not async-signal-safe): start it here, as the header says
+	 * a program that reads coarse clocks in handlers does. */
+	fc_updater_start(0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_tick;
 	sa.sa_flags = SA_RESTART;
@@ -502,6 +506,99 @@ static int mode_signals(int argc, char **argv)
 	return sig_count > 0 ? 0 : fail("no signal was handled", 0, 0);
 }
 
+/* ---- a signal handler while its thread holds the writer lock (issue 23 item 8) -------------------------- */
+/* The library reads the kernel's NTP state (adjtimex, modes 0) only in its writer, under the writer lock. This
+ * program defines adjtimex itself (the static library's call binds to it) and, once armed, raises a signal
+ * from inside it: the handler then runs, deterministically, on the thread that holds the writer lock, and
+ * calls every read function. A reader that waits for the writer lock there waits for its own thread for
+ * ever: the watchdog, judging by progress (no handler or main-loop step for 5 s), fails it and names the
+ * function. */
+#include <sys/syscall.h>
+#include <sys/timex.h>
+
+static int w_armed;        /* the mode below raises the signal from adjtimex */
+static int w_in_handler;   /* no nested raise from the handler's own reads */
+static int w_raised;       /* handlers run inside the writer */
+
+int adjtimex(struct timex *tx)
+{
+	long rc = syscall(SYS_adjtimex, tx);
+	if (__atomic_load_n(&w_armed, __ATOMIC_RELAXED) && !w_in_handler)
+		raise(SIGUSR1);
+	return (int)rc;
+}
+
+static void on_in_writer(int sig)
+{
+	const int saved = errno;
+	(void)sig;
+	w_in_handler = 1;
+	for (size_t i = 0; i < NCLOCKS; i++) {
+		const struct clk *k = &all_clocks[i];
+		int64_t k1, v, k2;
+		w_where = k->name;
+		k1 = kns(k->id), v = k->fn(), k2 = kns(k->id);
+		if (!k->coarse && (v < k1 - BOUND_NS || v > k2 + BOUND_NS))
+			sig_note(k->name); /* outside the kernel's bracket, in a handler inside the writer */
+		__atomic_store_n(&progress, __atomic_load_n(&progress, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+	}
+	w_where = "fc_real_after";
+	if (fc_real_after(kns(CLOCK_REALTIME) + 10 * NS))
+		sig_note("fc_real_after: 10 s in the future has passed");
+	w_where = NULL;
+	__atomic_store_n(&w_raised, __atomic_load_n(&w_raised, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+	w_in_handler = 0;
+	errno = saved;
+}
+
+/* fc_ctx signal-in-writer [--first bounded|mono|ticks|coarse] [--ms N]: the process's first fastclock call is
+ * --first (the bound source opened, the start-up stepped, with the writer lock held), then bounded and precise
+ * reads for N ms (re-anchors). */
+static int mode_signal_in_writer(int argc, char **argv)
+{
+	const char *first = arg_str(argc, argv, "--first");
+	long ms = arg_long(argc, argv, "--ms", 300);
+	struct sigaction sa;
+	struct fc_interval iv;
+	pthread_t wd;
+	int64_t end;
+
+	/* No coarse read may start the updater thread in a handler (not async-signal-safe; the header's rule):
+	 * here the coarse clocks are precise reads, which must not wait either. */
+	setenv("FASTCLOCK_UPDATER", "off", 1);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_in_writer;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	sig_interval_ns = 10000000; /* no timer here: the watchdog never changes one */
+	pthread_create(&wd, NULL, watchdog, NULL);
+	__atomic_store_n(&w_armed, 1, __ATOMIC_RELAXED);
+	if (!first || !strcmp(first, "bounded"))
+		fc_real_bounded(&iv);
+	else if (!strcmp(first, "mono"))
+		fc_mono_ns();
+	else if (!strcmp(first, "ticks"))
+		fc_ticks_to_mono_ns(fc_ticks());
+	else if (!strcmp(first, "coarse"))
+		fc_mono_coarse_ns();
+	else
+		return fail("signal-in-writer: unknown --first", 0, 0);
+	end = kns(CLOCK_MONOTONIC) + ms * 1000000LL;
+	while (kns(CLOCK_MONOTONIC) < end && !sig_fail) {
+		fc_real_bounded(&iv);
+		fc_mono_bounded(&iv);
+		fc_mono_ns();
+		__atomic_store_n(&progress, __atomic_load_n(&progress, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&w_armed, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sig_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(wd, NULL);
+	if (sig_fail)
+		return fail(sig_msg, 0, 0);
+	printf("signal-in-writer (first call %s): %d handlers ran inside the writer, every read returned\n",
+	       first ? first : "bounded", w_raised);
+	return w_raised > 0 ? 0 : fail("adjtimex was never called: the handler never ran inside the writer", 0, 0);
+}
 
 /* ---- fork ---------------------------------------------------------------------------------------------- */
 static int child_status(pid_t pid)
@@ -754,6 +851,8 @@ int main(int argc, char **argv)
 		return mode_every_function(argc, argv);
 	if (!strcmp(mode, "signals"))
 		return mode_signals(argc, argv);
+	if (!strcmp(mode, "signal-in-writer"))
+		return mode_signal_in_writer(argc, argv);
 	if (!strcmp(mode, "fork-during-init"))
 		return mode_fork_during_init();
 	if (!strcmp(mode, "fork-stop-updater"))

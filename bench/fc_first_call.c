@@ -1,0 +1,152 @@
+/*
+ * fc_first_call — first calls and coarse staleness in fresh processes (issue 26), driven by bench/first_call.sh.
+ *
+ *   fc_first_call time NAME    the process's first call of NAME (bench/first_calls.h; vdso_* is the vDSO's own
+ *                              first clock_gettime), timed with the bare counter so the timing touches neither
+ *                              the library nor the vDSO first; prints "NAME <ns>"
+ *   fc_first_call stale CLOCK [--ms N]   a coarse-only program: reads CLOCK (fc_mono_coarse_ns,
+ *                              fc_real_coarse_ns, or kernel_mono_coarse / kernel_real_coarse, the kernel's own)
+ *                              for N ms (default 3000) and prints how old each value was: p50 p99 p99.9 max, us
+ *   fc_first_call coarse-cost [N]   what a coarse read that checked its own age would cost (see coarse_cost)
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "first_calls.h"
+
+#define NS 1000000000LL
+
+static int64_t kns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+}
+
+static int time_first(const char *name)
+{
+	const struct fcf_fn *f = fcf_find(name);
+	uint64_t c0, c1, c2, c3;
+	int64_t k2, k3;
+	if (!f) {
+		fprintf(stderr, "fc_first_call: unknown function '%s'\n", name);
+		return 2;
+	}
+	c0 = fc__counter_ordered(); /* inline in <fastclock.h>: the bare counter, no library state */
+	f->fn();
+	c1 = fc__counter_ordered();
+	/* The counter's rate, measured after the call against the kernel over 20 ms. */
+	k2 = kns(CLOCK_MONOTONIC), c2 = fc__counter_ordered();
+	do
+		k3 = kns(CLOCK_MONOTONIC), c3 = fc__counter_ordered();
+	while (k3 - k2 < 20000000);
+	printf("%s %.0f\n", name, (double)(c1 - c0) * (double)(k3 - k2) / (double)(c3 - c2));
+	return 0;
+}
+
+/* Staleness histogram: 1 us buckets up to 100 ms, then one overflow bucket (max kept apart). */
+#define BUCKETS 100001
+static unsigned long hist[BUCKETS + 1];
+
+static int64_t read_kernel_coarse_mono(void) { return kns(CLOCK_MONOTONIC_COARSE); }
+static int64_t read_kernel_coarse_real(void) { return kns(CLOCK_REALTIME_COARSE); }
+
+static int stale(const char *clock, long ms)
+{
+	int64_t (*rd)(void) = NULL;
+	clockid_t ref = CLOCK_MONOTONIC;
+	int64_t end, max = 0;
+	unsigned long n = 0, dropped = 0;
+	if (!strcmp(clock, "fc_mono_coarse_ns"))
+		rd = fc_mono_coarse_ns;
+	else if (!strcmp(clock, "fc_real_coarse_ns"))
+		rd = fc_real_coarse_ns, ref = CLOCK_REALTIME;
+	else if (!strcmp(clock, "kernel_mono_coarse"))
+		rd = read_kernel_coarse_mono;
+	else if (!strcmp(clock, "kernel_real_coarse"))
+		rd = read_kernel_coarse_real, ref = CLOCK_REALTIME;
+	if (!rd) {
+		fprintf(stderr, "fc_first_call: unknown coarse clock '%s'\n", clock);
+		return 2;
+	}
+	end = kns(CLOCK_MONOTONIC) + ms * 1000000;
+	for (;;) {
+		/* The value is at most k2 - v old (read before k2); a read whose bracket is wider than 10 us was
+		 * preempted inside it and says nothing about the value's age: dropped (counted). */
+		const int64_t k1 = kns(ref), v = rd(), k2 = kns(ref);
+		int64_t age = k2 - v;
+		if (k2 - k1 > 10000) {
+			dropped++;
+		} else {
+			if (age < 0)
+				age = 0;
+			if (age > max)
+				max = age;
+			hist[age / 1000 < BUCKETS ? age / 1000 : BUCKETS]++;
+			n++;
+		}
+		if ((n & 1023) == 0 && kns(CLOCK_MONOTONIC) > end)
+			break;
+	}
+	{
+		const double q[3] = {0.5, 0.99, 0.999};
+		double at[3] = {0, 0, 0};
+		unsigned long acc = 0;
+		int k = 0;
+		for (int i = 0; i <= BUCKETS && k < 3; i++) {
+			acc += hist[i];
+			while (k < 3 && acc >= (unsigned long)(q[k] * (double)n)) /* bucket i: [i, i + 1) us */
+				at[k++] = i + 1;
+		}
+		printf("%s reads %lu (dropped %lu) staleness us: p50 <%.0f p99 <%.0f p99.9 <%.0f max %.1f\n", clock, n,
+		       dropped, at[0], at[1], at[2], (double)max / 1000);
+	}
+	return 0;
+}
+
+/* What a coarse read that checked its own age would cost (issue 26 goal 2): one load (fc_mono_coarse_ns
+ * today), one load plus an unordered counter read and a compare (a check against a deadline in ticks), and the
+ * kernel's own CLOCK_MONOTONIC_COARSE through the vDSO; each in a loop of N reads, ns per read. */
+static volatile int64_t cc_value = 1, cc_deadline = INT64_MAX;
+static int coarse_cost(long n)
+{
+	int64_t s = 0, t0, t1, t2, t3;
+	t0 = kns(CLOCK_MONOTONIC);
+	for (long i = 0; i < n; i++)
+		s += __atomic_load_n(&cc_value, __ATOMIC_RELAXED);
+	t1 = kns(CLOCK_MONOTONIC);
+	for (long i = 0; i < n; i++) {
+		int64_t v = __atomic_load_n(&cc_value, __ATOMIC_RELAXED);
+		if (__builtin_expect((int64_t)fc__counter_relaxed() > cc_deadline, 0))
+			v = 0;
+		s += v;
+	}
+	t2 = kns(CLOCK_MONOTONIC);
+	for (long i = 0; i < n; i++)
+		s += kns(CLOCK_MONOTONIC_COARSE);
+	t3 = kns(CLOCK_MONOTONIC);
+	printf("coarse read cost, ns: one load %.2f, load + counter + compare %.2f, kernel CLOCK_MONOTONIC_COARSE %.2f "
+	       "(%ld reads each; %lld)\n",
+	       (double)(t1 - t0) / n, (double)(t2 - t1) / n, (double)(t3 - t2) / n, n, (long long)(s & 1));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "coarse-cost"))
+		return coarse_cost(argc >= 3 ? atol(argv[2]) : 100000000);
+	if (argc == 3 && !strcmp(argv[1], "time"))
+		return time_first(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "stale"))
+		return stale(argv[2], argc >= 5 && !strcmp(argv[3], "--ms") ? atol(argv[4]) : 3000);
+	if (argc == 2 && !strcmp(argv[1], "list")) {
+		for (size_t i = 0; i < FCF_N; i++)
+			printf("%s\n", fcf_fns[i].name);
+		return 0;
+	}
+	fprintf(stderr, "usage: fc_first_call time NAME | stale CLOCK [--ms N] | list\n");
+	return 2;
+}

@@ -1,0 +1,171 @@
+/*
+ * fastclock — start-up (floor 3 of the clock core, above the writer): the state machine that takes a clock from
+ * its first kernel hand to its first counter hand without any call waiting (issue 14), and the unit of a
+ * capture taken meanwhile (issue 26).
+ *
+ * States (start_phase): TRUST (the counter's trust check is due START_DEFER_NS after initialisation, or at
+ * once for fc_ticks) -> RATE (the counter is trusted; its rate is measured against the kernel over
+ * START_BASELINE_NS, again if CPUID's figure disagrees) -> DONE (the first counter hand is out, or the counter
+ * is not trusted: the kernel backend). Each step runs under the writer lock: windup.c calls start_step
+ * through c->start_step while the phase is not DONE, and publishes the first hand (fc__clock_first_hand_locked).
+ *
+ * Owns: start_phase, start_due, start_s0, start_anchor, start_retries. May call: state.c, hands.c, sample.c,
+ * trust.c, counter/freq.c, windup.c.
+ */
+#include <sched.h>
+
+#include "internal.h"
+#include "start.h"
+
+#define NS_PER_SEC 1000000000LL
+
+/* The first counter hand's rate is measured against CLOCK_MONOTONIC over this baseline: two brackets of
+ * ~40 ns (lfence;rdtsc + vDSO here) give ~40 ppm, well inside the tracker's 1000 ppm continuity tolerance,
+ * and it refines from there. Meanwhile the kernel's clock serves every read (FreeBSD and Linux boot the
+ * same way: a safe clocksource first, the TSC once it is calibrated). */
+#define START_BASELINE_NS 1000000
+/* The first calls of a short-lived program stay on the cheap path (a kernel read, ~1 us): the trust check
+ * (a sysfs read, CPUID) is due this long after initialisation. */
+#define START_DEFER_NS 50000
+/* A measured rate further than this from the CPU's own figure (CPUID 0x15 / 0x40000010, CNTFRQ_EL0), when
+ * it has one, is taken again: a suspend or a long preemption fell between the two samples. 1/64 is far
+ * beyond a crystal's tolerance (~100 ppm) and the measurement's noise. */
+#define START_HINT_TOL_DIV 64
+#define START_RETRIES 3
+
+static void start_step(struct fc_clock *c);
+
+void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
+		    int want)
+{
+	struct fc_hand p = {0};
+	c->pub = pub;
+	c->src = *src;
+	c->period_ns = period_ns;
+	c->lock = 0;
+	c->backend = FC_BACKEND_KERNEL;
+	fc__hands_init(&c->hands, pub, 0);
+	p.flags = FC_HAND_KERNEL;
+	p.mask = ~(uint64_t)0;
+	p.floor_ns = INT64_MIN;
+	fc__hands_publish(pub, &p);
+	c->reason[0] = 0;
+	if (!FC_HAVE_COUNTER) {
+		fc__str_cat(c->reason, sizeof(c->reason), "no user-readable counter on this architecture", (const char *)0);
+	} else if (want == FC_BACKEND_KERNEL) {
+		fc__str_cat(c->reason, sizeof(c->reason), "forced by FASTCLOCK_SOURCE=kernel", (const char *)0);
+	} else {
+		fc__str_cat(c->reason, sizeof(c->reason),
+			    "starting: the kernel's clock serves reads until the counter is checked and its rate measured",
+			    (const char *)0);
+		c->start_step = start_step;
+		__atomic_store_n(&c->start_due, fc__kernel_ns(c, CLOCK_MONOTONIC) + START_DEFER_NS, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->start_phase, FC_START_TRUST, __ATOMIC_RELEASE);
+	}
+}
+
+static void start_done(struct fc_clock *c) { __atomic_store_n(&c->start_phase, FC_START_DONE, __ATOMIC_RELEASE); }
+
+/* One step of the start-up, under the lock (windup.c calls it through c->start_step). */
+static void start_step(struct fc_clock *c)
+{
+	struct fc_sample s;
+	uint64_t hz, hint;
+	int hint_src = FC_FREQ_NONE;
+
+	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_TRUST) {
+		char why[sizeof(c->reason)], cs[sizeof(c->clocksource)];
+		int ok = 1;
+		why[0] = 0;
+		if (c->trust_every) {
+			ok = fc__trust_check(why, sizeof(why), cs, sizeof(cs));
+			__atomic_fetch_add(&c->trust_checks, 1, __ATOMIC_RELAXED);
+			fc__copy_str(c->clocksource, sizeof(c->clocksource), cs);
+		}
+		c->reason[0] = 0;
+		if (!ok && !c->forced) {
+			fc__copy_str(c->reason, sizeof(c->reason), why);
+			start_done(c);
+			return;
+		}
+		if (!ok)
+			fc__str_cat(c->reason, sizeof(c->reason), "forced by FASTCLOCK_SOURCE=counter although ", why,
+				    (const char *)0);
+		else
+			fc__copy_str(c->reason, sizeof(c->reason), why[0] ? why : "counter trusted by the caller");
+		if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &c->start_s0) != 0) {
+			c->reason[0] = 0;
+			fc__str_cat(c->reason, sizeof(c->reason), "the kernel's clock could not be sampled against the counter",
+				    (const char *)0);
+			start_done(c);
+			return;
+		}
+		c->start_anchor = c->start_s0; /* never rewritten: conversions of start-up captures (convert.c) */
+		__atomic_store_n(&c->start_due, c->start_s0.mono + START_BASELINE_NS, __ATOMIC_RELAXED);
+		/* release: pairs with fc__clock_capture_unit's and convert.c's acquire, which then read start_anchor */
+		__atomic_store_n(&c->start_phase, FC_START_RATE, __ATOMIC_RELEASE);
+		return;
+	}
+	if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0 || s.mono - c->start_s0.mono < START_BASELINE_NS)
+		return;
+	hz = (uint64_t)((unsigned __int128)((s.c_mid - c->start_s0.c_mid) & c->src.mask) * NS_PER_SEC /
+			(uint64_t)(s.mono - c->start_s0.mono));
+	hint = c->src.mask == ~(uint64_t)0 ? fc__counter_freq_hint(&hint_src) : 0;
+	if (hz == 0 || (hint && (hz > hint + hint / START_HINT_TOL_DIV || hz < hint - hint / START_HINT_TOL_DIV) &&
+			++c->start_retries < START_RETRIES)) {
+		/* Disturbed (or a counter that did not move): measure again from this sample. */
+		c->start_s0 = s;
+		__atomic_store_n(&c->start_due, s.mono + START_BASELINE_NS, __ATOMIC_RELAXED);
+		return;
+	}
+	c->start_retries = 0;
+	fc__clock_first_hand_locked(c, &c->start_s0, &s, hz);
+	start_done(c);
+}
+
+void fc__clock_start_finish(struct fc_clock *c)
+{
+	unsigned spins = 0;
+	while (__atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) {
+		if (fc__in_writer) /* a signal handler on the thread that holds the lock: cannot finish here */
+			return;
+		if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_TRUST ||
+		    fc__kernel_ns(c, CLOCK_MONOTONIC) >= __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
+			fc__clock_windup(c, NULL);
+		if (++spins % 64 == 0)
+			sched_yield();
+		else
+			fc__cpu_relax();
+	}
+}
+
+int fc__clock_capture_unit(struct fc_clock *c)
+{
+	unsigned spins = 0;
+	int phase;
+	/* Undecided until the trust step: take it now (a sysfs read and CPUID, a few us; never the rate's 1 ms).
+	 * Another thread in the writer: it takes microseconds (the trust step, a re-anchor), wait for it. */
+	while ((phase = __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE)) == FC_START_TRUST) {
+		if (fc__in_writer) /* a signal handler on the thread inside the writer: it cannot decide here */
+			return FC_CAPTURE_KERNEL;
+		if (fc__clock_windup(c, NULL))
+			continue;
+		if (++spins % 64 == 0)
+			sched_yield();
+		else
+			fc__cpu_relax();
+	}
+	if (phase == FC_START_RATE) {
+		/* The counter is trusted, its rate not measured yet: captures are counter ticks from now on. The
+		 * rate's next step, when due, is taken here as a read would take it (never waiting for it). */
+		if (!fc__in_writer &&
+		    fc__kernel_ns(c, CLOCK_MONOTONIC) >= __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
+			fc__clock_windup(c, NULL);
+		return FC_CAPTURE_COUNTER;
+	}
+	/* Started: the current hand says (loaded after the phase: the first counter hand is published before the
+	 * phase is DONE). */
+	return (FC__LOAD(__atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE)->flags) & FC_HAND_KERNEL)
+		       ? FC_CAPTURE_KERNEL
+		       : FC_CAPTURE_COUNTER;
+}
