@@ -85,9 +85,9 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
 		const struct fc_hand *th, *best = cur, *h = cur;
 		uint64_t best_dist = UINT64_MAX;
+		struct fc_hand cp; /* the chosen hand, copied under the protocol */
 		uint32_t gen;
-		uint64_t base, mask, mult, frac, d;
-		int64_t mono, off;
+		uint64_t mult, d;
 		__int128 v, sd;
 
 		if (FC__LOAD(cur->flags) & FC_HAND_KERNEL) {
@@ -132,24 +132,18 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 			th = best;
 			far = 1; /* extrapolated: with the long-baseline rate, not the hand's steering slope */
 		}
-		/* The reader protocol's validation (R2..R4) on the chosen hand. */
-		gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);
-		base = FC__LOAD(th->base_ticks);
-		mask = FC__LOAD(th->mask);
-		mult = FC__LOAD(th->mult);
-		frac = FC__LOAD(th->frac);
-		mono = FC__LOAD(th->mono_ns);
-		off = FC__LOAD(th->real_off_ns);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) ||
-		    (FC__LOAD(th->flags) & FC_HAND_KERNEL))
+		/* The reader protocol (fc_hand.h) on the chosen hand: R2..R4, not R5 (it need not be current). */
+		gen = fc__hand_begin(th);
+		fc__hand_copy(th, &cp);
+		if (fc__hand_changed(th, gen) || (FC__LOAD(th->flags) & FC_HAND_KERNEL))
 			continue;
-		d = (ticks - base) & mask;
-		sd = d > (mask >> 1) ? -(__int128)((mask - d) + 1) : (__int128)d;
+		d = (ticks - cp.base_ticks) & cp.mask;
+		sd = d > (cp.mask >> 1) ? -(__int128)((cp.mask - d) + 1) : (__int128)d;
+		mult = cp.mult;
 		if (far && __atomic_load_n(&c->rate_long, __ATOMIC_RELAXED))
 			mult = __atomic_load_n(&c->rate_long, __ATOMIC_RELAXED);
-		v = (__int128)mono * ((__int128)1 << 32) + (__int128)frac + sd * (__int128)mult;
-		return (int64_t)(v >> 32) + ((how & FC__REAL) ? off : 0);
+		v = (__int128)cp.mono_ns * ((__int128)1 << 32) + (__int128)cp.frac + sd * (__int128)mult;
+		return (int64_t)(v >> 32) + ((how & FC__REAL) ? cp.real_off_ns : 0);
 	}
 }
 

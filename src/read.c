@@ -6,7 +6,7 @@
  * closed: clock_gettime on every read, raised to the floor the last counter hand left), and the bound of
  * each value for bounded reads.
  *
- * Owns: the slow path's reader protocol copy, the kernel backend's read rule.
+ * Owns: the slow path's rules past a hand's stale point, the kernel backend's read rule.
  * May call: state.c, windup.c, init.c.
  * Async-signal-safe: clock_gettime, adjtimex and what windup.c calls; errno is preserved.
  */
@@ -105,41 +105,13 @@ int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 	int counted = 0, wound = 0;
 
 	for (;;) {
-		/* The reader protocol of fc_hand.h (R1..R5), spelled out because this path also needs the
-		 * validity window, the bound and the kernel-hand fields. */
-		const struct fc_hand *th = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE); /* R1 */
-		uint32_t gen;
+		/* The reader protocol (fc_hand.h): every field of the current hand, and the counter unless it is a
+		 * kernel hand, under one validation; this path also needs the validity window, the bound and the
+		 * kernel-hand fields. */
 		struct fc_hand h;
 		uint64_t t, d;
+		const struct fc_hand *th = fc__hand_snapshot(c->pub, c->src.counter, c->src.ctx, &h, &t);
 
-		FC__TEST_POINT(FC__TP_AFTER_R1);
-		gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE); /* R2 */
-		FC__TEST_POINT(FC__TP_AFTER_R2);
-		h.flags = FC__LOAD(th->flags);
-		h.stale_ticks = FC__LOAD(th->stale_ticks);
-		h.valid_ticks = FC__LOAD(th->valid_ticks);
-		h.base_ticks = FC__LOAD(th->base_ticks);
-		h.mask = FC__LOAD(th->mask);
-		h.mult = FC__LOAD(th->mult);
-		h.frac = FC__LOAD(th->frac);
-		FC__TEST_POINT(FC__TP_FIELDS);
-		h.mono_ns = FC__LOAD(th->mono_ns);
-		h.real_off_ns = FC__LOAD(th->real_off_ns);
-		h.floor_ns = FC__LOAD(th->floor_ns);
-		h.mono_err_ns = FC__LOAD(th->mono_err_ns);
-		h.err_mult = FC__LOAD(th->err_mult);
-		h.ntp_err_ns = FC__LOAD(th->ntp_err_ns);
-		h.sync_status = FC__LOAD(th->sync_status);
-		h.utc_corr_ns = FC__LOAD(th->utc_corr_ns);
-
-		/* One validation for both kinds of hand; a kernel hand has no counter to read (the kernel's clock is
-		 * read after validation). */
-		t = (h.flags & FC_HAND_KERNEL) ? 0 : c->src.counter(c->src.ctx);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
-		FC__TEST_POINT(FC__TP_AFTER_R3);
-		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
-		    (FC__TEST_POINT(FC__TP_R4_R5), th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))) /* R5 */
-			continue;
 		if (h.flags & FC_HAND_KERNEL) {
 			int64_t v, clamp;
 			v = kernel_read(c, how, &h, &clamp);

@@ -87,38 +87,21 @@ void fc__coarse_first(struct fc_pub *pub, int64_t mono, int64_t real_off)
  * kernel hand the kernel's clock raised to the hand's floor. *real_off gets the matching wall offset. */
 void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off)
 {
-	for (;;) {
-		const struct fc_hand *th = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE); /* R1 */
-		uint32_t gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);                    /* R2 */
-		struct fc_hand h;
-		uint64_t d;
-		h.flags = FC__LOAD(th->flags);
-		h.base_ticks = FC__LOAD(th->base_ticks);
-		h.mask = FC__LOAD(th->mask);
-		h.mult = FC__LOAD(th->mult);
-		h.frac = FC__LOAD(th->frac);
-		h.mono_ns = FC__LOAD(th->mono_ns);
-		h.valid_ticks = FC__LOAD(th->valid_ticks);
-		h.real_off_ns = FC__LOAD(th->real_off_ns);
-		h.floor_ns = FC__LOAD(th->floor_ns);
-		d = (c->src.counter(c->src.ctx) - h.base_ticks) & h.mask;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* R3 */
-		if (gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) || /* R4 */
-		    th != __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED))       /* R5 */
-			continue;
-		if (h.flags & FC_HAND_KERNEL) {
-			struct fc_offset o;
-			(void)fc__sample_offset(&c->src, 1, FC_KERNEL_TRIES, &o); /* a failed read counts as 0 */
-			*mono = o.m1 < h.floor_ns ? h.floor_ns : o.m1;
-			*real_off = fc__offset_mid(&o);
-			return;
-		}
-		if (d > (h.mask >> 1))
-			d = 0; /* behind the anchor (skew): the anchor's value */
-		else if (d > h.valid_ticks)
-			d = h.valid_ticks;
-		*mono = h.mono_ns + (int64_t)fc__scale(d, h.mult, h.frac);
-		*real_off = h.real_off_ns;
+	struct fc_hand h;
+	uint64_t t, d;
+	(void)fc__hand_snapshot(c->pub, c->src.counter, c->src.ctx, &h, &t);
+	if (h.flags & FC_HAND_KERNEL) {
+		struct fc_offset o;
+		(void)fc__sample_offset(&c->src, 1, FC_KERNEL_TRIES, &o); /* a failed read counts as 0 */
+		*mono = o.m1 < h.floor_ns ? h.floor_ns : o.m1;
+		*real_off = fc__offset_mid(&o);
 		return;
 	}
+	d = (t - h.base_ticks) & h.mask;
+	if (d > (h.mask >> 1))
+		d = 0; /* behind the anchor (skew): the anchor's value */
+	else if (d > h.valid_ticks)
+		d = h.valid_ticks;
+	*mono = h.mono_ns + (int64_t)fc__scale(d, h.mult, h.frac);
+	*real_off = h.real_off_ns;
 }

@@ -137,15 +137,80 @@ FC__ALWAYS_INLINE uint64_t fc__scale_us(uint64_t delta, uint64_t mult, uint64_t 
 
 /* Interleaving points for deterministic tests (tests/interleave): a test defines FC__TEST_POINT(n) before
  * including this header and the reader calls it between its steps, where the test runs writer steps. Empty
- * otherwise: the read path an application compiles is unchanged. */
+ * otherwise: the read path an application compiles is unchanged. Each sits at a step boundary of the protocol
+ * below, in the primitive that ends the step, so every reader stops at the same points. */
 #ifndef FC__TEST_POINT
 #define FC__TEST_POINT(n) ((void)0)
 #endif
-#define FC__TP_AFTER_R1 1 /* pointer loaded, generation not yet */
-#define FC__TP_AFTER_R2 2 /* generation loaded, fields not yet */
-#define FC__TP_FIELDS 3   /* base and mask loaded (delta computed), rate and anchor value not yet */
-#define FC__TP_AFTER_R3 4 /* every field loaded, fence passed, generation not re-checked yet */
-#define FC__TP_R4_R5 5    /* generation re-checked, current pointer not re-checked yet */
+#define FC__TP_AFTER_R1 1 /* pointer loaded, generation not yet (fc__hand_current) */
+#define FC__TP_AFTER_R2 2 /* generation loaded, fields not yet (fc__hand_begin) */
+#define FC__TP_FIELDS 3   /* the counter's line copied (base, mask; inline: the delta computed), the rate and the
+			   * anchor value not yet (fc__hand_read, fc__hand_copy) */
+#define FC__TP_AFTER_R3 4 /* every field loaded, fence passed, generation not re-checked yet (fc__hand_changed) */
+#define FC__TP_R4_R5 5    /* generation re-checked, current pointer not re-checked yet (fc__hand_retry) */
+
+/*
+ * The reader protocol: the only copy. Every reader of a hand, inline or slow, is
+ *
+ *	do {
+ *		th = fc__hand_current(pub);                   R1
+ *		gen = fc__hand_begin(th);                     R2
+ *		copy th's fields with FC__LOAD, read the counter
+ *	} while (FC__UNLIKELY(fc__hand_retry(pub, th, gen)));    R3, R4, R5
+ *
+ * as the Linux vDSO's vdso_read_begin / vdso_read_retry and Concurrency Kit's ck_sequence_read_begin /
+ * ck_sequence_read_retry are, and FreeBSD's getthmember() loop; the steps are those of the model
+ * (tests/model/timehands.pml, which names these functions at each: tests/model/check_steps.py). Only the copy
+ * differs from reader to reader: fc__hand_read (below) loads only the fields its form needs; the slow readers
+ * (src/read.c, src/state.c) take fc__hand_snapshot's copy of all of them. A reader that validates a hand it
+ * found in the ring rather than the current one (src/convert.c) uses fc__hand_begin and fc__hand_changed
+ * (R2..R4): R5 is about the current pointer.
+ */
+
+/* The current hand: the first step of every read of it. */
+FC__ALWAYS_INLINE const struct fc_hand *fc__hand_current(const struct fc_pub *pub)
+{
+	/* R1: acquire pairs with W4 (publish): the hand's fields and gen written before it became current are
+	 * visible. */
+	const struct fc_hand *th = __atomic_load_n(&pub->current, __ATOMIC_ACQUIRE);
+	FC__TEST_POINT(FC__TP_AFTER_R1);
+	return th;
+}
+
+/* th's generation, before any field is copied: what fc__hand_changed / fc__hand_retry compare with. */
+FC__ALWAYS_INLINE uint32_t fc__hand_begin(const struct fc_hand *th)
+{
+	/* R2: acquire pairs with W3: if we see the generation the writer published, we see the fields it wrote
+	 * before it. */
+	const uint32_t gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);
+	FC__TEST_POINT(FC__TP_AFTER_R2);
+	return gen;
+}
+
+/* Nonzero when the fields copied since fc__hand_begin(th) returned gen may be torn: retry. */
+FC__ALWAYS_INLINE int fc__hand_changed(const struct fc_hand *th, uint32_t gen)
+{
+	/* R3: acquire fence pairs with W1: if any field load since R2 saw a store made after the writer zeroed
+	 * gen, the gen load below sees 0 or the new generation, and we retry. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	FC__TEST_POINT(FC__TP_AFTER_R3);
+	/* R4: validate. gen 0: being written; changed: recycled while we read. */
+	return gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED);
+}
+
+/* Nonzero when the copy of the current hand th, begun with gen, must be taken again: it may be torn
+ * (fc__hand_changed), or th is no longer current. Why the second: a reader descheduled after R1 for N-1 updates
+ * can copy its hand after the writer recycled it (W3 done) but before that update's W4 is visible: it would
+ * return the newest hand's value, and its next R1 would load the older hand before it, whose line can be lower:
+ * time would go back (spin finds it without R5: tests/model, NO_R5, finding F1 in docs/VERIFICATION.md). */
+FC__ALWAYS_INLINE int fc__hand_retry(const struct fc_pub *pub, const struct fc_hand *th, uint32_t gen)
+{
+	if (fc__hand_changed(th, gen))
+		return 1;
+	FC__TEST_POINT(FC__TP_R4_R5);
+	/* R5: still current: one L1 load, ordered after the field loads by R3. */
+	return th != __atomic_load_n(&pub->current, __ATOMIC_RELAXED);
+}
 
 /* Error-bound fields, copied under the same protocol by bounded reads (fc_real_bounded). */
 struct fc__bound {
@@ -155,14 +220,17 @@ struct fc__bound {
 	int32_t sync_status;  /* enum fc_sync */
 };
 
-/* What fc__hand_read computes (`how`, a constant at every call site, so only one form is compiled):
- *   FC__HR_NS       *v = the monotonic value in ns; *w, unless NULL, = real_off_ns (fc_mono_ns);
- *   FC__HR_REAL     *v = the realtime value in ns, from the real_ns anchor; *w, unless NULL, = real_off_ns
- *                   (fc_real_ns, fc_real_bounded);
- *   FC__HR_TS_MONO  *v = CLOCK_MONOTONIC's seconds, *w = its nanoseconds, not yet carried (>= 0, may be
- *                   >= 10^9: fc__carry finishes it);
- *   FC__HR_TS_REAL  the same for CLOCK_REALTIME;
- *   FC__HR_TV_REAL  *v = CLOCK_REALTIME's seconds, *w = its microseconds, not yet carried (fc_gettimeofday).
+/* What fc__hand_read computes (`how`, a constant at every call site, so only one form is compiled), and the
+ * helper that computes it from the hand's fields and the counter's distance from its anchor:
+ *   FC__HR_NS       *val = the monotonic value in ns; *aux, unless NULL, = real_off_ns (fc_mono_ns):
+ *                   fc__hand_ns;
+ *   FC__HR_REAL     *val = the realtime value in ns, from the real_ns anchor; *aux, unless NULL, = real_off_ns
+ *                   (fc_real_ns, fc_real_bounded): fc__hand_ns;
+ *   FC__HR_TS_MONO  *val = CLOCK_MONOTONIC's seconds, *aux = its nanoseconds, not yet carried (>= 0, may be
+ *                   >= 10^9: fc__carry finishes it): fc__hand_ts;
+ *   FC__HR_TS_REAL  the same for CLOCK_REALTIME: fc__hand_ts;
+ *   FC__HR_TV_REAL  *val = CLOCK_REALTIME's seconds, *aux = its microseconds, not yet carried (fc_gettimeofday):
+ *                   fc__hand_tv.
  * Plus FC__HR_MASKED: take deltas modulo the hand's mask + 1, for counters narrower than 64 bits (the
  * simulations). The library's hardware counters (TSC, CNTVCT_EL0) are read as 64-bit values whose hands
  * have mask ~0, so the inline readers leave it out (one AND less on the critical path); a wrap of the counter
@@ -174,78 +242,142 @@ struct fc__bound {
 #define FC__HR_REAL 8u
 #define FC__HR_TV_REAL 16u
 
+/* The counter's distance from th's anchor into *delta. 0 when the slow path must run: a kernel hand
+ * (stale_ticks 0), or a delta at or past stale_ticks (the hand needs re-anchoring, or the counter went
+ * backwards). The fields it loads are part of the caller's copy: it runs between R2 and R3. */
+FC__ALWAYS_INLINE int fc__hand_delta(const struct fc_hand *th, uint64_t (*counter)(void), unsigned how,
+				     uint64_t *delta)
+{
+	const uint64_t stale = FC__LOAD(th->stale_ticks);
+	uint64_t d;
+	if (FC__UNLIKELY(stale == 0))
+		return 0;
+	d = counter() - FC__LOAD(th->base_ticks);
+	if (how & FC__HR_MASKED)
+		d &= FC__LOAD(th->mask);
+	if (FC__UNLIKELY(d >= stale))
+		return 0;
+	*delta = d;
+	return 1;
+}
+
+/* FC__HR_NS, FC__HR_REAL: the anchor + the scaled delta, in ns; added unsigned: the same instruction, but a sum
+ * past INT64_MAX (only a fuzzer's hand gets there) wraps as defined instead of being undefined behaviour. */
+FC__ALWAYS_INLINE int64_t fc__hand_ns(const struct fc_hand *th, uint64_t delta, unsigned how)
+{
+	const uint64_t scaled = fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->frac));
+	return (int64_t)((uint64_t)((how & FC__HR_REAL) ? FC__LOAD(th->real_ns) : FC__LOAD(th->mono_ns)) + scaled);
+}
+
+/* FC__HR_TS_MONO, FC__HR_TS_REAL: the anchor's whole seconds; *nsec = the nanoseconds past them (the anchor's
+ * remainder + the scaled delta, not yet carried). */
+FC__ALWAYS_INLINE int64_t fc__hand_ts(const struct fc_hand *th, uint64_t delta, unsigned how, int64_t *nsec)
+{
+	int64_t sec;
+	if (how & FC__HR_TS_REAL) {
+		sec = FC__LOAD(th->real_sec);
+		*nsec = (int64_t)fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->real_subsec));
+	} else {
+		sec = FC__LOAD(th->mono_sec);
+		*nsec = (int64_t)fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->mono_subsec));
+	}
+	return sec;
+}
+
+/* FC__HR_TV_REAL: CLOCK_REALTIME's anchor seconds; *usec = the microseconds past them, not yet carried. */
+FC__ALWAYS_INLINE int64_t fc__hand_tv(const struct fc_hand *th, uint64_t delta, int64_t *usec)
+{
+	const int64_t sec = FC__LOAD(th->real_sec);
+	*usec = (int64_t)fc__scale_us(delta, FC__LOAD(th->mult), FC__LOAD(th->real_subsec));
+	return sec;
+}
+
+/* Bounded reads: the hand's error fields, the tracking error grown over delta. */
+FC__ALWAYS_INLINE void fc__hand_bound(const struct fc_hand *th, uint64_t delta, struct fc__bound *b)
+{
+	b->track_err_ns = FC__LOAD(th->mono_err_ns) + (int64_t)fc__scale(delta, FC__LOAD(th->err_mult), 0);
+	b->ntp_err_ns = FC__LOAD(th->ntp_err_ns);
+	b->utc_corr_ns = FC__LOAD(th->utc_corr_ns);
+	b->sync_status = FC__LOAD(th->sync_status);
+}
+
 /*
- * The reader protocol. Copies what it needs from the current hand, reads the counter, and retries if the
- * hand was recycled meanwhile. Returns 1 with *v and *w set as `how` says, or 0 when the slow path must run
- * (kernel hand, or a delta past stale_ticks: the hand needs re-anchoring, or the counter went backwards).
- * `counter` is a constant at every call site, so it is inlined: the real clocks pass the hardware hook,
- * the simulation tests pass a simulated counter, and both run this same code. `b` is NULL (a constant, so
- * the bound code vanishes) except in bounded reads.
+ * The inline reader: the protocol above, copying what `how` needs from the current hand. Returns 1 with *val
+ * and *aux set as `how` says, or 0 when the slow path must run (fc__hand_delta). `counter` is a constant at
+ * every call site, so it is inlined: the real clocks pass the hardware hook, the simulation tests pass a
+ * simulated counter, and both run this same code. `b` is NULL (a constant, so the bound code vanishes) except
+ * in bounded reads; `aux` is NULL (a constant) where the ns forms' offset is not wanted.
  */
-FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter)(void), unsigned how, int64_t *v,
-				    int64_t *w, struct fc__bound *b)
+FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter)(void), unsigned how,
+				    int64_t *val, int64_t *aux, struct fc__bound *b)
 {
 	const struct fc_hand *th;
 	uint32_t gen;
-	uint64_t delta, stale, x;
-	int64_t m, r;
+	uint64_t delta;
+	int64_t first, second = 0;
 
 	do {
-		/* R1: acquire pairs with W4 (publish): the hand's fields and gen written before it became
-		 * current are visible. */
-		th = __atomic_load_n(&pub->current, __ATOMIC_ACQUIRE);
-		FC__TEST_POINT(FC__TP_AFTER_R1);
-		/* R2: acquire pairs with W3: if we see the generation the writer published, we see the
-		 * fields it wrote before it. */
-		gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);
-		FC__TEST_POINT(FC__TP_AFTER_R2);
-		stale = FC__LOAD(th->stale_ticks);
-		if (FC__UNLIKELY(stale == 0))
-			return 0;
-		delta = counter() - FC__LOAD(th->base_ticks);
-		if (how & FC__HR_MASKED)
-			delta &= FC__LOAD(th->mask);
-		if (FC__UNLIKELY(delta >= stale))
+		th = fc__hand_current(pub);
+		gen = fc__hand_begin(th);
+		if (FC__UNLIKELY(!fc__hand_delta(th, counter, how, &delta)))
 			return 0;
 		FC__TEST_POINT(FC__TP_FIELDS);
 		if (how & FC__HR_TV_REAL) {
-			m = FC__LOAD(th->real_sec);
-			r = (int64_t)fc__scale_us(delta, FC__LOAD(th->mult), FC__LOAD(th->real_subsec));
-		} else if (how & FC__HR_TS_REAL) {
-			m = FC__LOAD(th->real_sec);
-			r = (int64_t)fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->real_subsec));
-		} else if (how & FC__HR_TS_MONO) {
-			m = FC__LOAD(th->mono_sec);
-			r = (int64_t)fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->mono_subsec));
+			first = fc__hand_tv(th, delta, &second);
+		} else if (how & (FC__HR_TS_MONO | FC__HR_TS_REAL)) {
+			first = fc__hand_ts(th, delta, how, &second);
 		} else {
-			/* anchor + scaled delta, added unsigned: the same instruction, but a sum past INT64_MAX (only
-			 * a fuzzer's hand gets there) wraps as defined instead of being undefined behaviour */
-			x = fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->frac));
-			m = (int64_t)((uint64_t)((how & FC__HR_REAL) ? FC__LOAD(th->real_ns) : FC__LOAD(th->mono_ns)) + x);
-			r = w ? FC__LOAD(th->real_off_ns) : 0; /* w is a constant at every call site */
+			first = fc__hand_ns(th, delta, how);
+			if (aux)
+				second = FC__LOAD(th->real_off_ns);
 		}
-		if (b) {
-			b->track_err_ns = FC__LOAD(th->mono_err_ns) + (int64_t)fc__scale(delta, FC__LOAD(th->err_mult), 0);
-			b->ntp_err_ns = FC__LOAD(th->ntp_err_ns);
-			b->utc_corr_ns = FC__LOAD(th->utc_corr_ns);
-			b->sync_status = FC__LOAD(th->sync_status);
-		}
-		/* R3: acquire fence pairs with W1: if any field load above saw a store made after the writer
-		 * zeroed gen, the gen load below sees 0 or the new generation, and we retry. */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		FC__TEST_POINT(FC__TP_AFTER_R3);
-		/* R4: validate. gen 0: being written; changed: recycled while we read. */
-		/* R5: still current. A reader descheduled after R1 for N-1 updates can copy its hand after
-		 * the writer recycled it (W3 done) but before that update's W4 is visible: it would return
-		 * the newest hand's value, and its next R1 would load the older hand before it, whose line
-		 * can be lower: time would go back (spin finds it without R5: tests/model, NO_R5, finding
-		 * F1 in docs/VERIFICATION.md). One L1 load, ordered after the field loads by R3. */
-	} while (FC__UNLIKELY(gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED) ||
-			      (FC__TEST_POINT(FC__TP_R4_R5), th != __atomic_load_n(&pub->current, __ATOMIC_RELAXED))));
-	*v = m;
-	if (w)
-		*w = r;
+		if (b)
+			fc__hand_bound(th, delta, b);
+	} while (FC__UNLIKELY(fc__hand_retry(pub, th, gen)));
+	*val = first;
+	if (aux)
+		*aux = second;
 	return 1;
+}
+
+/* The slow readers' copy (src/read.c, src/state.c, src/convert.c): every field a reader uses, relaxed, in the
+ * order of the counter's line first (flags, stale, valid, base, mask, rate), then the values. Runs between R2
+ * and R3. */
+static inline void fc__hand_copy(const struct fc_hand *th, struct fc_hand *h)
+{
+	h->flags = FC__LOAD(th->flags);
+	h->stale_ticks = FC__LOAD(th->stale_ticks);
+	h->valid_ticks = FC__LOAD(th->valid_ticks);
+	h->base_ticks = FC__LOAD(th->base_ticks);
+	h->mask = FC__LOAD(th->mask);
+	h->mult = FC__LOAD(th->mult);
+	h->frac = FC__LOAD(th->frac);
+	FC__TEST_POINT(FC__TP_FIELDS);
+	h->mono_ns = FC__LOAD(th->mono_ns);
+	h->real_off_ns = FC__LOAD(th->real_off_ns);
+	h->floor_ns = FC__LOAD(th->floor_ns);
+	h->mono_err_ns = FC__LOAD(th->mono_err_ns);
+	h->err_mult = FC__LOAD(th->err_mult);
+	h->ntp_err_ns = FC__LOAD(th->ntp_err_ns);
+	h->sync_status = FC__LOAD(th->sync_status);
+	h->utc_corr_ns = FC__LOAD(th->utc_corr_ns);
+}
+
+/* The slow readers' snapshot: the current hand copied into *h (fc__hand_copy) and, unless it is a kernel hand
+ * (no counter: the kernel's clock is read after validation), the counter into *ticks, under the protocol.
+ * Returns the hand copied (what a re-anchor must replace). */
+static inline const struct fc_hand *fc__hand_snapshot(const struct fc_pub *pub, uint64_t (*counter)(void *),
+						      void *ctx, struct fc_hand *h, uint64_t *ticks)
+{
+	const struct fc_hand *th;
+	uint32_t gen;
+	do {
+		th = fc__hand_current(pub);
+		gen = fc__hand_begin(th);
+		fc__hand_copy(th, h);
+		*ticks = (h->flags & FC_HAND_KERNEL) ? 0 : counter(ctx);
+	} while (FC__UNLIKELY(fc__hand_retry(pub, th, gen)));
+	return th;
 }
 
 /* Carries a timespec's nanoseconds (unit 10^9) or a timeval's microseconds (unit 10^6) from a FC__HR_TS_* /

@@ -2,7 +2,7 @@
 """Cross-check the step names of the timehands protocol between the Promela model and the C code.
 
 The C code labels each barrier of the protocol with a comment that starts with the step's name:
-"/* W2: ..." in src/hands.c, "/* R1: ..." in include/fastclock/fc_hand.h, "/* R1 */" in src/read.c.
+"/* W2: ..." in src/hands.c, "/* R1: ..." in include/fastclock/fc_hand.h.
 The model (tests/model/timehands.pml) starts the comment at each step with the same name followed by the C
 functions that perform it: "/* W2: fc__hands_publish() writes the fields ...".
 
@@ -10,7 +10,10 @@ Fails (exit 1) when
   - a step is named on one side and not on the other;
   - the model says function F performs step S but F, in the C code, carries no label S (or the reverse: a C
     function labels step S and the model does not name it at S);
-  - a C file that points readers to the model names a model file that does not exist.
+  - a C file that points readers to the model names a model file that does not exist;
+  - a reader step (R*) is labelled outside include/fastclock/fc_hand.h: the reader protocol exists once, there
+    (fc__hand_current .. fc__hand_retry), and every reader calls it; a second, hand-written copy is what this
+    catches (every C file of src/ and include/ is scanned).
 Standard library only. Usage: check_steps.py [repository root]
 """
 import os
@@ -19,7 +22,8 @@ import sys
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
 MODEL = "tests/model/timehands.pml"
-C_FILES = ["include/fastclock/fc_hand.h", "src/hands.c", "src/windup.c", "src/read.c"]
+C_FILES = ["include/fastclock/fc_hand.h", "src/hands.c", "src/windup.c"]
+READER_HOME = "include/fastclock/fc_hand.h"  # the one copy of the reader protocol
 
 STEP = r"([RW][0-9]+)"
 # a comment that starts with a step name: "/* W1: ..." or "/* R1 */"
@@ -51,6 +55,20 @@ def c_steps():
     return pairs, mentions
 
 
+def reader_copies():
+    """[(file, line, step)]: reader-step labels in C files other than READER_HOME."""
+    found = []
+    for top in ("src", "include"):
+        for d, _, files in os.walk(os.path.join(ROOT, top)):
+            for name in sorted(files):
+                rel = os.path.relpath(os.path.join(d, name), ROOT)
+                if not name.endswith((".c", ".h")) or rel == READER_HOME:
+                    continue
+                for n, line in enumerate(read(rel).splitlines(), 1):
+                    found += [(rel, n, s) for s in C_LABEL.findall(line) if s.startswith("R")]
+    return found
+
+
 def model_steps():
     pairs = set()
     for step, text in MODEL_LABEL.findall(read(MODEL)):
@@ -70,6 +88,8 @@ def main():
     for rel, path in mentions:
         if not os.path.exists(os.path.join(ROOT, path)):
             errors.append(f"{rel} points to {path}, which does not exist (the model is {MODEL})")
+    for rel, n, s in reader_copies():
+        errors.append(f"{rel}:{n} labels reader step {s}: the reader protocol is {READER_HOME}'s alone (call it)")
     cs, ms = {s for s, _ in cp}, {s for s, _ in mp}
     for s in sorted(ms - cs):
         errors.append(f"step {s} is in the model ({', '.join(sorted(f for t, f in mp if t == s))}) but no C barrier is labelled {s}")

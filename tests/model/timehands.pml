@@ -1,9 +1,11 @@
 /*
  * fastclock — the timehands publication protocol, modelled in Promela under C11 release/acquire/relaxed
  * semantics. Writer: src/hands.c fc__hands_publish() (steps W1..W4) under the try-lock of
- * src/windup.c fc__clock_windup(). Reader: include/fastclock/fc_hand.h fc__hand_read() (steps R1..R5; the slow
- * path fc__clock_read() in src/read.c spells out the same four steps). tests/model/check_steps.py checks that
- * this file and the C code name the same steps at the same functions.
+ * src/windup.c fc__clock_windup(). Reader: the one reader protocol of include/fastclock/fc_hand.h (steps R1..R5
+ * in fc__hand_current, fc__hand_begin, fc__hand_changed and fc__hand_retry), which every reader runs (the inline
+ * fc__hand_read, the slow paths' fc__hand_snapshot, the conversions of src/convert.c). tests/model/check_steps.py
+ * checks that this file and the C code name the same steps at the same functions, and that no other C file
+ * labels a reader step.
  *
  * Properties (assertions, checked in every reachable state of every interleaving and every memory choice):
  *   torn_read      a reader returns a value whose fields come from two different updates;
@@ -389,7 +391,7 @@ proctype reader(byte t)
 	do
 	:: n < READS ->
 retry:
-		/* R1: fc__hand_read() and fc__clock_read() load pub->current with acquire (pairs with W4) */
+		/* R1: fc__hand_current() loads pub->current with acquire (pairs with W4) */
 		atomic {
 			after_stop = stopped;
 #ifdef RELAXED_R1
@@ -398,26 +400,25 @@ retry:
 			load(t, CUR, 1, h)
 #endif
 		}
-		/* R2: fc__hand_read() and fc__clock_read() load the generation with acquire (pairs with W3) */
+		/* R2: fc__hand_begin() loads the generation with acquire (pairs with W3) */
 #ifdef RELAXED_R2
 		load(t, GEN(h), 0, g);
 #else
 		load(t, GEN(h), 1, g);
 #endif
-		/* copy the fields, relaxed (fc__hand_read()'s FC__LOADs) */
+		/* copy the fields, relaxed (each reader's FC__LOADs between R2 and R3) */
 		x = 0;
 		do
 		:: x < F -> load(t, FLD(h, x), 0, v[x]); x++
 		:: else -> x = 0; break
 		od;
 		atomic {
-			/* R3: fc__hand_read() and fc__clock_read() issue an acquire fence (pairs with W1's release
-			 * fence; one step with R4: the fence only changes what this reader's next load may see) */
+			/* R3: fc__hand_changed() issues an acquire fence (pairs with W1's release fence; one step with
+			 * R4: the fence only changes what this reader's next load may see) */
 #ifndef NO_R3_FENCE
 			fence_acquire(t);
 #endif
-			/* R4: fc__hand_read() and fc__clock_read() reload the generation (relaxed) and retry on 0 or
-			 * on a change */
+			/* R4: fc__hand_changed() reloads the generation (relaxed) and retries on 0 or on a change */
 			load(t, GEN(h), 0, g2);
 			printf("MSC: reader %d hand %d gen %d..%d fields %d %d\n", t, h, g, g2, v[0], v[F - 1]);
 			if
@@ -433,8 +434,8 @@ retry:
 			fi
 		}
 #ifndef NO_R5
-		/* R5: fc__hand_read() and fc__clock_read() reload pub->current (relaxed, after R3) and retry if it no
-		 * longer points at this hand: a hand recycled under the reader may hold an update whose W4 the
+		/* R5: fc__hand_retry() reloads pub->current (relaxed, after R3) and retries if it no longer
+		 * points at this hand: a hand recycled under the reader may hold an update whose W4 the
 		 * reader does not see yet, so its next R1 could load the previous (older) hand */
 		atomic {
 			load(t, CUR, 0, h2);
