@@ -5,7 +5,7 @@
  * it fills the next one in the ring and then makes it current, so readers of the current hand never wait.
  * A reader retries only if the writer recycles the very hand it is reading, which takes FC_HANDS - 1 more
  * re-anchors. The steps are named W1..W4 here, R1..R5 in include/fastclock/fc_hand.h (the one reader
- * protocol, fc__hand_current .. fc__hand_retry, which every reader runs), and the same names label the Promela
+ * protocol, fc__hand_current .. fc__hand_moved, which every reader runs), and the same names label the Promela
  * model in tests/model/timehands.pml.
  */
 #include <stdint.h>

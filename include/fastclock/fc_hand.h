@@ -147,7 +147,7 @@ FC__ALWAYS_INLINE uint64_t fc__scale_us(uint64_t delta, uint64_t mult, uint64_t 
 #define FC__TP_FIELDS 3   /* the counter's line copied (base, mask; inline: the delta computed), the rate and the
 			   * anchor value not yet (fc__hand_read, fc__hand_copy) */
 #define FC__TP_AFTER_R3 4 /* every field loaded, fence passed, generation not re-checked yet (fc__hand_changed) */
-#define FC__TP_R4_R5 5    /* generation re-checked, current pointer not re-checked yet (fc__hand_retry) */
+#define FC__TP_R4_R5 5    /* generation re-checked, current pointer not re-checked yet (fc__hand_moved) */
 
 /*
  * The reader protocol: the only copy. Every reader of a hand, inline or slow, is
@@ -198,19 +198,23 @@ FC__ALWAYS_INLINE int fc__hand_changed(const struct fc_hand *th, uint32_t gen)
 	return gen == 0 || gen != __atomic_load_n(&th->gen, __ATOMIC_RELAXED);
 }
 
-/* Nonzero when the copy of the current hand th, begun with gen, must be taken again: it may be torn
- * (fc__hand_changed), or th is no longer current. Why the second: a reader descheduled after R1 for N-1 updates
- * can copy its hand after the writer recycled it (W3 done) but before that update's W4 is visible: it would
- * return the newest hand's value, and its next R1 would load the older hand before it, whose line can be lower:
- * time would go back (spin finds it without R5: tests/model, NO_R5, finding F1 in docs/VERIFICATION.md). */
-FC__ALWAYS_INLINE int fc__hand_retry(const struct fc_pub *pub, const struct fc_hand *th, uint32_t gen)
+/* Nonzero when the current hand th is no longer current (R5, after fc__hand_changed's R3 and R4). Why: a
+ * reader descheduled after R1 for N-1 updates can copy its hand after the writer recycled it (W3 done) but
+ * before that update's W4 is visible: it would return the newest hand's value, and its next R1 would load the
+ * older hand before it, whose line can be lower: time would go back (spin finds it without R5: tests/model,
+ * NO_R5, finding F1 in docs/VERIFICATION.md). */
+FC__ALWAYS_INLINE int fc__hand_moved(const struct fc_pub *pub, const struct fc_hand *th)
 {
-	if (fc__hand_changed(th, gen))
-		return 1;
 	FC__TEST_POINT(FC__TP_R4_R5);
 	/* R5: still current: one L1 load, ordered after the field loads by R3. */
 	return th != __atomic_load_n(&pub->current, __ATOMIC_RELAXED);
 }
+
+/* Nonzero when the copy of the current hand th, begun with gen, must be taken again: it may be torn
+ * (fc__hand_changed: R3, R4), or th is no longer current (fc__hand_moved: R5). A macro, not a function: clang
+ * (14) keeps an inline function's result as a value and tests it again (4 instructions more per read); gcc
+ * and clang both branch straight from this expression, as from the one it replaced. */
+#define fc__hand_retry(pub, th, gen) (fc__hand_changed((th), (gen)) || fc__hand_moved((pub), (th)))
 
 /* Error-bound fields, copied under the same protocol by bounded reads (fc_real_bounded). */
 struct fc__bound {

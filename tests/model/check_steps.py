@@ -12,7 +12,7 @@ Fails (exit 1) when
     function labels step S and the model does not name it at S);
   - a C file that points readers to the model names a model file that does not exist;
   - a reader step (R*) is labelled outside include/fastclock/fc_hand.h: the reader protocol exists once, there
-    (fc__hand_current .. fc__hand_retry), and every reader calls it; a second, hand-written copy is what this
+    (fc__hand_current .. fc__hand_moved), and every reader calls it; a second, hand-written copy is what this
     catches (every C file of src/ and include/ is scanned).
 Standard library only. Usage: check_steps.py [repository root]
 """

@@ -2,7 +2,7 @@
  * fastclock — the timehands publication protocol, modelled in Promela under C11 release/acquire/relaxed
  * semantics. Writer: src/hands.c fc__hands_publish() (steps W1..W4) under the try-lock of
  * src/windup.c fc__clock_windup(). Reader: the one reader protocol of include/fastclock/fc_hand.h (steps R1..R5
- * in fc__hand_current, fc__hand_begin, fc__hand_changed and fc__hand_retry), which every reader runs (the inline
+ * in fc__hand_current, fc__hand_begin, fc__hand_changed and fc__hand_moved), which every reader runs (the inline
  * fc__hand_read, the slow paths' fc__hand_snapshot, the conversions of src/convert.c). tests/model/check_steps.py
  * checks that this file and the C code name the same steps at the same functions, and that no other C file
  * labels a reader step.
@@ -434,7 +434,7 @@ retry:
 			fi
 		}
 #ifndef NO_R5
-		/* R5: fc__hand_retry() reloads pub->current (relaxed, after R3) and retries if it no longer
+		/* R5: fc__hand_moved() reloads pub->current (relaxed, after R3) and retries if it no longer
 		 * points at this hand: a hand recycled under the reader may hold an update whose W4 the
 		 * reader does not see yet, so its next R1 could load the previous (older) hand */
 		atomic {

@@ -60,14 +60,12 @@ M = [
     dict(name="reader R5 still-current test removed", set="protocol", guards="F1: copied between W3 and W4",
          file="include/fastclock/fc_hand.h",
          old="return th != __atomic_load_n(&pub->current, __ATOMIC_RELAXED);",
-         new="return (void)pub, 0;",
+         new="return (void)pub, (void)th, 0;",
          targets=HOOK_TARGETS, tests=PROTO_TESTS),
     dict(name="reader R4 and R5 removed (no validation)", set="protocol", guards="issue 11's example",
          file="include/fastclock/fc_hand.h",
-         old="	if (fc__hand_changed(th, gen))\n		return 1;\n	FC__TEST_POINT(FC__TP_R4_R5);\n"
-             "	/* R5: still current: one L1 load, ordered after the field loads by R3. */\n"
-             "	return th != __atomic_load_n(&pub->current, __ATOMIC_RELAXED);",
-         new="	__atomic_thread_fence(__ATOMIC_ACQUIRE);\n	FC__TEST_POINT(FC__TP_AFTER_R3);\n	return (void)pub, (void)th, gen == 0;",
+         old="#define fc__hand_retry(pub, th, gen) (fc__hand_changed((th), (gen)) || fc__hand_moved((pub), (th)))",
+         new="#define fc__hand_retry(pub, th, gen) ((void)(pub), (void)(th), __atomic_thread_fence(__ATOMIC_ACQUIRE), (gen) == 0)",
          targets=HOOK_TARGETS, tests=PROTO_TESTS),
     dict(name="inline stale test removed", set="protocol", guards="a stale hand goes to the slow path",
          file="include/fastclock/fc_hand.h",
