@@ -1,5 +1,5 @@
 /* Force-included (-include) into tests/interleave's copy of the library and its test: the interleaving
- * points of fc_hand.h, src/read.c and src/hands.c become calls of the test's scheduler. */
+ * points of fc_hand.h (the reader protocol, inline and slow path alike) and src/hands.c become calls of the test's scheduler. */
 #ifndef FASTCLOCK_INTERLEAVE_HOOKS_H
 #define FASTCLOCK_INTERLEAVE_HOOKS_H
 void fc_test_point(int n);

@@ -1,12 +1,13 @@
 /*
  * Deterministic interleavings of the timehands protocol (issue 11).
  *
- * The reader (the inline fc__hand_read of fc_hand.h, and the slow path's fc__clock_read in src/read.c) and the
- * writer (fc__hands_publish in src/hands.c) are compiled here with their interleaving points turned into calls
- * of this file (FC__TEST_POINT / FC__WRITER_POINT; empty in the library). A reader thread and a writer thread
- * pass a baton at scripted points, so each interleaving the model (tests/model/timehands.pml) shows to be
- * dangerous runs exactly, every time: a test fails deterministically when the step that guards against it is
- * missing (tests/mutation/run.sh removes them one by one).
+ * The reader (the one reader protocol of fc_hand.h, run by the inline fc__hand_read and by the slow path's
+ * fc__clock_read in src/read.c: both are driven here) and the writer (fc__hands_publish in src/hands.c) are
+ * compiled here with their interleaving points turned into calls of this file (FC__TEST_POINT /
+ * FC__WRITER_POINT; empty in the library). A reader thread and a writer thread pass a baton at scripted points,
+ * so each interleaving the model (tests/model/timehands.pml) shows to be dangerous runs exactly, every time: a
+ * test fails deterministically when the step that guards against it is missing (tests/mutation/run.sh removes
+ * them one by one).
  *
  * The hands: every hand k is a line of its own, value(t) = mono_k + (t - base_k) * mult_k, with parameters
  * that differ from hand to hand, so a value computed from fields of two hands (a torn read) equals no hand's
