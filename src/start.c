@@ -16,8 +16,7 @@
 
 #include "internal.h"
 #include "start.h"
-
-#define NS_PER_SEC 1000000000LL
+#include "units.h"
 
 /* The first counter hand's rate is measured against CLOCK_MONOTONIC over this baseline: two brackets of
  * ~40 ns (lfence;rdtsc + vDSO here) give ~40 ppm, well inside the tracker's 1000 ppm continuity tolerance,

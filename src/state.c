@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "internal.h"
+#include "units.h"
 
-#define NS_PER_SEC 1000000000LL
 
 /* ---- the real counter and reference clock ------------------------------------------------------- */
 static uint64_t real_counter(void *ctx)

@@ -10,8 +10,8 @@
 
 #include "bound/bound.h"
 #include "internal.h"
+#include "units.h"
 
-#define NS_PER_SEC 1000000000LL
 
 int fc_set_period_ns(int64_t period_ns)
 {

@@ -32,6 +32,7 @@
 #include <sys/timex.h>
 
 #include "internal.h"
+#include "units.h"
 
 typedef __int128 i128;
 
@@ -104,11 +105,6 @@ typedef __int128 i128;
  * clocksource, and fastclock follows it to the kernel backend. Without this limit, suspends of matching
  * lengths in consecutive periods made two pairs agree on a rate 3500x off (fuzz_track, FUZZ_DISC_SPACING=1). */
 #define RATE_HINT_DIV 8
-
-/* UTC days have 86400 s; leap seconds are applied at their end (adjtimex(2), kernel/time/ntp.c). The margin:
- * 1 s for a deletion (applied at 23:59:59) or the repeated second of an insertion, plus 1 s of slack. */
-#define FC_DAY_NS (86400LL * 1000000000LL)
-#define LEAP_MARGIN_NS (2LL * 1000000000LL)
 
 /* Re-converged after a discontinuity once the error at a re-anchor is within 1 us again. */
 #define RECONVERGED_NS 1000
@@ -627,7 +623,7 @@ int fc__track_sync(const struct fc_track *t, const struct fc_hand *h, const stru
 	if (ntp->status & (STA_INS | STA_DEL)) {
 		/* A leap second is pending (adjtimex STA_INS / STA_DEL): the kernel steps CLOCK_REALTIME back 1 s at
 		 * the next UTC midnight (insertion), or forward 1 s at 23:59:59 (deletion), which no sample before
-		 * it can see. A hand whose window reaches within LEAP_MARGIN_NS of the next midnight is not
+		 * it can see. A hand whose window reaches within FC_LEAP_WINDOW_NS of the next midnight is not
 		 * SYNCHRONIZED: that covers the step, the repeated second after an insertion (a hand anchored in
 		 * it sees midnight again within 1 s), and a step the kernel applies a tick late. */
 		const int64_t real = h->mono_ns + h->real_off_ns;
@@ -635,12 +631,12 @@ int fc__track_sync(const struct fc_track *t, const struct fc_hand *h, const stru
 		int64_t to_midnight = FC_DAY_NS - real % FC_DAY_NS;
 		if (to_midnight > FC_DAY_NS)
 			to_midnight -= FC_DAY_NS; /* real < 0: a clock set before 1970 */
-		if (to_midnight <= window + LEAP_MARGIN_NS)
+		if (to_midnight <= window + FC_LEAP_WINDOW_NS)
 			return FC_SYNC_DISRUPTED;
-		/* Anchored within LEAP_MARGIN_NS after a midnight: the kernel applies the leap at its first tick
+		/* Anchored within FC_LEAP_WINDOW_NS after a midnight: the kernel applies the leap at its first tick
 		 * past the second boundary (a tick or more late: 4 ms at HZ = 250, later on an idle NOHZ CPU), so
 		 * a hand anchored between midnight and that tick is 1 s off once it comes (issue 25). */
-		if (FC_DAY_NS - to_midnight < LEAP_MARGIN_NS)
+		if (FC_DAY_NS - to_midnight < FC_LEAP_WINDOW_NS)
 			return FC_SYNC_DISRUPTED;
 	}
 	return ntp->sync;

@@ -9,8 +9,8 @@
 #include <time.h>
 
 #include "internal.h"
+#include "units.h"
 
-#define NS_PER_SEC 1000000000LL
 /* While the bound makes no promise (UNKNOWN, DISRUPTED) look again every 10 ms: the writer refreshes the
  * source at least once a second, the tracker re-converges within a few periods. */
 #define RETRY_NS 10000000LL

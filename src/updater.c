@@ -41,8 +41,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "units.h"
 
-#define NS_PER_SEC 1000000000LL
 /* The thread wakes at most this often: at a 1 us period it would otherwise wake every 750 ns and burn a CPU
  * (readers re-anchor by themselves at such periods anyway). Coarse values are thus at most about
  * max(P, 50 us) old. */

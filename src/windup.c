@@ -18,8 +18,8 @@
 
 #include "bound/bound.h"
 #include "internal.h"
+#include "units.h"
 
-#define NS_PER_SEC 1000000000LL
 /* The kernel's NTP state (ntp.c refreshes it at most once a second) is also read at every re-anchor at most this
  * often, for its tick: adjtimex costs ~1 us here (a syscall on a VM), 1 % of a core at 100 us and 0.1 % at the
  * default 1 ms period; below 100 us the tick's allowance is a few ns. */
@@ -69,15 +69,12 @@ void fc__clock_lock(struct fc_clock *c)
 		sched_yield();
 }
 
-/* A pending leap second: within this distance of a UTC midnight the interval widens by the leap itself (1 s),
- * as the kernel (or chronyd's slew) may insert or delete it anywhere in that window. */
-#define LEAP_WINDOW_NS (2 * NS_PER_SEC)
-#define DAY_NS (86400 * NS_PER_SEC)
-
+/* A pending leap second: within FC_LEAP_WINDOW_NS (units.h) of a UTC midnight the interval widens by the leap
+ * itself (1 s), as the kernel (or chronyd's slew) may insert or delete it anywhere in that window. */
 static int near_midnight(int64_t real_from, int64_t real_to)
 {
-	int64_t next = (real_from / DAY_NS + 1) * DAY_NS, prev = next - DAY_NS;
-	return real_from < prev + LEAP_WINDOW_NS || real_to > next - LEAP_WINDOW_NS;
+	int64_t next = (real_from / FC_DAY_NS + 1) * FC_DAY_NS, prev = next - FC_DAY_NS;
+	return real_from < prev + FC_LEAP_WINDOW_NS || real_to > next - FC_LEAP_WINDOW_NS;
 }
 
 void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)

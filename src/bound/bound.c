@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "bound.h"
+#include "../units.h"
 
-#define NS_PER_SEC 1000000000LL
 
 int64_t fc__bound_half_at(const struct fc_bound *b, int64_t mono)
 {

@@ -31,8 +31,8 @@
 #include <unistd.h>
 
 #include "bound.h"
+#include "../units.h"
 
-#define NS_PER_SEC 1000000000LL
 
 /* candm.h: protocol version, packet types, the tracking command and reply codes. */
 #define CANDM_VERSION 6

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "bound.h"
+#include "../units.h"
 
-#define NS_PER_SEC 1000000000LL
 /* ClockBound's client trusts a Synchronized/FreeRunning status for 5 s after as_of (a daemon restart's grace,
  * CLOCKBOUND_RESTART_GRACE_PERIOD), then says FreeRunning until void_after, then Unknown. */
 #define CB_GRACE_NS (5 * NS_PER_SEC)

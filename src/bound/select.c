@@ -16,8 +16,8 @@
 #include "fastclock/fc_counter.h"
 
 #include "bound.h"
+#include "../units.h"
 
-#define NS_PER_SEC 1000000000LL
 /* chronyd and adjtimex are asked at most once a second (a syscall each; never on the read path). */
 #define POLL_EVERY_NS NS_PER_SEC
 /* Auto mode looks for a better source (a ClockBound segment, then chronyd) every 10 s: one open() or stat(). */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "bound.h"
+#include "../units.h"
 
 /* Offsets in struct vmclock_abi. */
 #define VMC_MAGIC 0
@@ -222,7 +223,6 @@ void fc__vmc_apply(const struct fc_vmc *v, struct fc_bound *b)
 
 /* ---- the time source -------------------------------------------------------------------------------------- */
 
-#define NS_PER_SEC 1000000000LL
 /* Counter deltas, times and errors past these are refused, not computed: 2^62 ticks (146 years at 1 GHz),
  * 2^32 s of elapsed time or of its error (136 years), time_sec up to 2^33 s (year 2242), a result within
  * +-MAX_UTC_SEC: every product below then fits its 128-bit type, the time an int64 of ns, and the error

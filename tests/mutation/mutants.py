@@ -187,7 +187,7 @@ M = [
     dict(name="tracker: leap second applied late ignored", set="bound",
          guards="no SYNCHRONIZED hand anchored between midnight and the kernel's late step",
          file="src/track.c",
-         old="		if (FC_DAY_NS - to_midnight < LEAP_MARGIN_NS)\n",
+         old="		if (FC_DAY_NS - to_midnight < FC_LEAP_WINDOW_NS)\n",
          new="		if (0)\n",
          targets=TRACK_TARGETS, tests=TRACK_TESTS),
     dict(name="tracker: 2000 ppm allowance whatever the tick", set="bound",
