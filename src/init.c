@@ -67,10 +67,10 @@ static void global_init(void)
 	}
 #endif
 	/* The bound source's settings, parsed and opened by the writer on first use (fc__clock_bound_fields_locked). */
-	c->bound_env[0] = env("FASTCLOCK_BOUND_SOURCE");
-	c->bound_env[1] = env("FASTCLOCK_CLOCKBOUND_PATH");
-	c->bound_env[2] = env("FASTCLOCK_CHRONY_SOCKET");
-	c->bound_env[3] = env("FASTCLOCK_VMCLOCK_PATH");
+	c->bound_env.source = env("FASTCLOCK_BOUND_SOURCE");
+	c->bound_env.clockbound_path = env("FASTCLOCK_CLOCKBOUND_PATH");
+	c->bound_env.chrony_socket = env("FASTCLOCK_CHRONY_SOCKET");
+	c->bound_env.vmclock_path = env("FASTCLOCK_VMCLOCK_PATH");
 	c->bounder = &g_bounder;
 	c->bounder_reopen = 1;
 	c->forced = cfg.backend != 0;

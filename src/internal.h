@@ -231,9 +231,16 @@ struct fc_clock {
 	char config_error[160];
 	struct fc_bounder *bounder; /* the UTC bound's source (src/bound); NULL: the kernel's NTP state via src.ntp */
 	int bounder_reopen;  /* (re-)open the source on the writer's next bound: at start, and in a fork child */
-	const char *bound_env[4]; /* FASTCLOCK_BOUND_SOURCE, _CLOCKBOUND_PATH, _CHRONY_SOCKET, _VMCLOCK_PATH */
-	int64_t kb_err_ns, kb_corr_ns; /* kernel backend: the bound of the last refresh (relaxed atomics) */
-	int32_t kb_status;
+	struct { /* the bound source's environment, read at start-up (init.c), parsed by the writer (windup.c) */
+		const char *source;          /* FASTCLOCK_BOUND_SOURCE */
+		const char *clockbound_path; /* FASTCLOCK_CLOCKBOUND_PATH */
+		const char *chrony_socket;   /* FASTCLOCK_CHRONY_SOCKET */
+		const char *vmclock_path;    /* FASTCLOCK_VMCLOCK_PATH */
+	} bound_env;
+	/* The kernel backend's bound vs UTC (half-width, centre, status) at the last refresh, for readers that find
+	 * the writer lock taken (read.c; relaxed atomics). */
+	int64_t kernel_utc_err_ns, kernel_utc_corr_ns;
+	int32_t kernel_sync_status;
 	struct fc_ntp ntp;   /* last NTP state read */
 	int64_t ntp_at;      /* kernel CLOCK_MONOTONIC when it was read */
 	int have_ntp;
@@ -242,11 +249,11 @@ struct fc_clock {
 	/* Start-up without a wait (windup.c): the first hand is a kernel hand; the slow path then checks the
 	 * counter's trust and measures its rate against the kernel over START_BASELINE, and publishes the first
 	 * counter hand. start_phase (atomic) is FC_START_*; start_due (atomic) the kernel CLOCK_MONOTONIC time
-	 * at which the next step is due; start_s0 the first rate sample. */
+	 * at which the next step is due; start_rate_first the rate measurement's first sample. */
 	int start_phase;
 	int64_t start_due;
 	void (*start_step)(struct fc_clock *c); /* start.c's state machine, called by the writer while starting */
-	struct fc_sample start_s0;
+	struct fc_sample start_rate_first;
 	struct fc_sample start_anchor; /* the trust step's sample, written once before start_phase becomes RATE
 					* (release): converts captures taken before the first counter hand */
 	unsigned start_retries;

@@ -72,14 +72,14 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 		fc__clock_bound_fields_locked(c, &p, now, 0);
 		/* for readers that find the lock taken: three relaxed stores; a reader may pair fields of two
 		 * refreshes a second apart, each a bound of its own, so the error is at most one refresh's growth */
-		__atomic_store_n(&c->kb_err_ns, p.ntp_err_ns, __ATOMIC_RELAXED);
-		__atomic_store_n(&c->kb_corr_ns, p.utc_corr_ns, __ATOMIC_RELAXED);
-		__atomic_store_n(&c->kb_status, p.sync_status, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->kernel_utc_err_ns, p.ntp_err_ns, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->kernel_utc_corr_ns, p.utc_corr_ns, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->kernel_sync_status, p.sync_status, __ATOMIC_RELAXED);
 		fc__clock_unlock(c);
 	} else if (c->bounder) {
-		p.ntp_err_ns = __atomic_load_n(&c->kb_err_ns, __ATOMIC_RELAXED);
-		p.utc_corr_ns = __atomic_load_n(&c->kb_corr_ns, __ATOMIC_RELAXED);
-		p.sync_status = __atomic_load_n(&c->kb_status, __ATOMIC_RELAXED);
+		p.ntp_err_ns = __atomic_load_n(&c->kernel_utc_err_ns, __ATOMIC_RELAXED);
+		p.utc_corr_ns = __atomic_load_n(&c->kernel_utc_corr_ns, __ATOMIC_RELAXED);
+		p.sync_status = __atomic_load_n(&c->kernel_sync_status, __ATOMIC_RELAXED);
 	} else if (c->src.ntp) {
 		c->src.ntp(c->src.ctx, &n);
 		p.ntp_err_ns = n.maxerror_ns;
@@ -236,7 +236,7 @@ uint64_t fc__ticks_kernel(void)
 int fc__slow_bounded(struct fc_interval *out, int how)
 {
 	struct fc__bound b;
-	int64_t v, ntp_err;
+	int64_t v, utc_err;
 
 	if (out == NULL) {
 		errno = EFAULT;
@@ -244,11 +244,11 @@ int fc__slow_bounded(struct fc_interval *out, int how)
 	}
 	/* The slow path reports the bound of the very hand (or kernel read) that produced the value. */
 	v = global_read(how, &b);
-	ntp_err = (how & FC__REAL) ? b.ntp_err_ns : 0;
+	utc_err = (how & FC__REAL) ? b.ntp_err_ns : 0;
 	if (how & FC__REAL)
 		v += b.utc_corr_ns;
-	out->earliest_ns = v - b.track_err_ns - ntp_err;
-	out->latest_ns = v + b.track_err_ns + ntp_err;
+	out->earliest_ns = v - b.track_err_ns - utc_err;
+	out->latest_ns = v + b.track_err_ns + utc_err;
 	out->status = b.sync_status;
 	return 0;
 }

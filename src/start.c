@@ -9,7 +9,7 @@
  * is not trusted: the kernel backend). Each step runs under the writer lock: windup.c calls start_step
  * through c->start_step while the phase is not DONE, and publishes the first hand (fc__clock_first_hand_locked).
  *
- * Owns: start_phase, start_due, start_s0, start_anchor, start_retries. May call: state.c, hands.c, sample.c,
+ * Owns: start_phase, start_due, start_rate_first, start_anchor, start_retries. May call: state.c, hands.c, sample.c,
  * trust.c, counter/freq.c, windup.c.
  */
 #include <sched.h>
@@ -30,6 +30,11 @@
  * it has one, is taken again: a suspend or a long preemption fell between the two samples. 1/64 is far
  * beyond a crystal's tolerance (~100 ppm) and the measurement's noise. */
 #define START_HINT_TOL_DIV 64
+/* Measurements taken before the measured rate is kept although it disagrees with that figure: a suspend or a
+ * preemption long enough to move a 1 ms measurement by 1/64 seldom strikes three in a row, while a figure that
+ * disagrees three times is itself wrong (a hypervisor whose CPUID leaf does not match the TSC rate it gives);
+ * the tracker refines the rate at every re-anchor after that. Each retry keeps the kernel backend 1 ms longer
+ * (START_BASELINE_NS). A counter that did not move (hz 0) is measured again without limit. */
 #define START_RETRIES 3
 
 static void start_step(struct fc_clock *c);
@@ -92,33 +97,33 @@ static void start_step(struct fc_clock *c)
 				    (const char *)0);
 		else
 			fc__copy_str(c->reason, sizeof(c->reason), why[0] ? why : "counter trusted by the caller");
-		if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &c->start_s0) != 0) {
+		if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &c->start_rate_first) != 0) {
 			c->reason[0] = 0;
 			fc__str_cat(c->reason, sizeof(c->reason), "the kernel's clock could not be sampled against the counter",
 				    (const char *)0);
 			start_done(c);
 			return;
 		}
-		c->start_anchor = c->start_s0; /* never rewritten: conversions of start-up captures (convert.c) */
-		__atomic_store_n(&c->start_due, c->start_s0.mono + START_BASELINE_NS, __ATOMIC_RELAXED);
+		c->start_anchor = c->start_rate_first; /* never rewritten: conversions of start-up captures (convert.c) */
+		__atomic_store_n(&c->start_due, c->start_rate_first.mono + START_BASELINE_NS, __ATOMIC_RELAXED);
 		/* release: pairs with fc__clock_capture_unit's and convert.c's acquire, which then read start_anchor */
 		__atomic_store_n(&c->start_phase, FC_START_RATE, __ATOMIC_RELEASE);
 		return;
 	}
-	if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0 || s.mono - c->start_s0.mono < START_BASELINE_NS)
+	if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0 || s.mono - c->start_rate_first.mono < START_BASELINE_NS)
 		return;
-	hz = (uint64_t)((unsigned __int128)((s.c_mid - c->start_s0.c_mid) & c->src.mask) * NS_PER_SEC /
-			(uint64_t)(s.mono - c->start_s0.mono));
+	hz = (uint64_t)((unsigned __int128)((s.c_mid - c->start_rate_first.c_mid) & c->src.mask) * NS_PER_SEC /
+			(uint64_t)(s.mono - c->start_rate_first.mono));
 	hint = c->src.mask == ~(uint64_t)0 ? fc__counter_freq_hint(&hint_src) : 0;
 	if (hz == 0 || (hint && (hz > hint + hint / START_HINT_TOL_DIV || hz < hint - hint / START_HINT_TOL_DIV) &&
 			++c->start_retries < START_RETRIES)) {
 		/* Disturbed (or a counter that did not move): measure again from this sample. */
-		c->start_s0 = s;
+		c->start_rate_first = s;
 		__atomic_store_n(&c->start_due, s.mono + START_BASELINE_NS, __ATOMIC_RELAXED);
 		return;
 	}
 	c->start_retries = 0;
-	fc__clock_first_hand_locked(c, &c->start_s0, &s, hz);
+	fc__clock_first_hand_locked(c, &c->start_rate_first, &s, hz);
 	start_done(c);
 }
 

@@ -92,8 +92,8 @@ void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_
 	if (c->bounder_reopen) { /* first use, or a fork child: parse the environment read at start-up, open */
 		struct fc_bound_config cfg;
 		char err[sizeof(c->config_error)] = "";
-		if (fc__bound_config_parse(c->bound_env[0], c->bound_env[1], c->bound_env[2], c->bound_env[3], &cfg, err,
-					  sizeof(err)) && !strstr(c->config_error, err))
+		if (fc__bound_config_parse(c->bound_env.source, c->bound_env.clockbound_path, c->bound_env.chrony_socket,
+					  c->bound_env.vmclock_path, &cfg, err, sizeof(err)) && !strstr(c->config_error, err))
 			fc__str_cat(c->config_error, sizeof(c->config_error), c->config_error[0] ? "; " : "", err, NULL);
 		fc__bounder_close(c->bounder);
 		fc__bounder_init(c->bounder, &cfg, now);
@@ -111,7 +111,7 @@ void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_
 }
 
 /* Stamp the hand with the bound vs UTC over its lifetime (valid until P + P/8), and the tracker's verdict. */
-static void set_ntp_fields(struct fc_clock *c, struct fc_hand *p, int64_t now)
+static void stamp_utc_bound(struct fc_clock *c, struct fc_hand *p, int64_t now)
 {
 	struct fc_ntp n;
 	fc__clock_bound_fields_locked(c, p, now, c->period_ns + c->period_ns / 8);
@@ -192,7 +192,7 @@ void fc__clock_first_hand_locked(struct fc_clock *c, const struct fc_sample *s0,
 	long_rate_update(c, s0);
 	long_rate_update(c, s);
 	c->have_ntp = 0;
-	set_ntp_fields(c, &p, s->mono);
+	stamp_utc_bound(c, &p, s->mono);
 	fc__hands_publish(c->pub, &p);
 	__atomic_store_n(&c->backend, FC_BACKEND_COUNTER, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
@@ -232,14 +232,14 @@ static void windup_locked(struct fc_clock *c)
 	t_a = s.c_mid;
 	/* The kernel's NTP state at every re-anchor, at most every NTP_TICK_EVERY_NS (adjtimex, modes 0: a read):
 	 * its tick decides the tracker's allowance for a kernel rate change (track.c, kernel_swing).
-	 * set_ntp_fields uses the same read. */
+	 * stamp_utc_bound uses the same read. */
 	if (c->have_ntp && s.mono - c->ntp_at >= NTP_TICK_EVERY_NS)
 		c->have_ntp = 0;
 	fc__clock_refresh_ntp_locked(c, s.mono);
 	fc__track_note_ntp(&c->track, &c->ntp);
 	fc__track_update(&c->track, cur, &s, t_a, &p);
 	long_rate_update(c, &s);
-	set_ntp_fields(c, &p, s.mono);
+	stamp_utc_bound(c, &p, s.mono);
 	fc__hands_publish(c->pub, &p);
 	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
 }
@@ -307,7 +307,7 @@ int fc__clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sour
 	t_a = s.c_mid; /* as in windup_locked */
 	fc__track_update(&c->track, NULL, &s, t_a, &p);
 	c->have_ntp = 0;
-	set_ntp_fields(c, &p, s.mono);
+	stamp_utc_bound(c, &p, s.mono);
 	fc__hands_publish(pub, &p);
 	c->reanchors = 1;
 	return 0;

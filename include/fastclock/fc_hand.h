@@ -67,7 +67,8 @@ struct fc_hand {
 	uint64_t mono_subsec; /* mono_ns - mono_sec * 10^9, and frac, in 32.32 fixed point */
 	int64_t mono_err_ns;  /* tracking error bound (vs the kernel) at the anchor, ns */
 	uint64_t err_mult;    /* growth of the bound per tick, 32.32 fixed point ns */
-	int64_t ntp_err_ns;   /* the bound source's half-width vs UTC over this hand's life (src/bound) */
+	int64_t ntp_err_ns;   /* the bound source's half-width vs UTC over this hand's life (src/bound: any source,
+			       * not only NTP; the name is in the ABI fingerprint, cmake/abi-layout.txt) */
 	int64_t utc_corr_ns;  /* the bound's centre: UTC ~ CLOCK_REALTIME + this (bounded reads only; fc_real_ns
 			       * stays on the kernel's CLOCK_REALTIME) */
 	int32_t sync_status;  /* FC_SYNC_* for bounded reads */
@@ -219,7 +220,7 @@ FC__ALWAYS_INLINE int fc__hand_moved(const struct fc_pub *pub, const struct fc_h
 /* Error-bound fields, copied under the same protocol by bounded reads (fc_real_bounded). */
 struct fc__bound {
 	int64_t track_err_ns; /* |fastclock - kernel| bound at this read */
-	int64_t ntp_err_ns;   /* the bound source's half-width vs UTC */
+	int64_t ntp_err_ns;   /* the bound source's half-width vs UTC (any source; named as in struct fc_hand) */
 	int64_t utc_corr_ns;  /* its centre, relative to CLOCK_REALTIME */
 	int32_t sync_status;  /* enum fc_sync */
 };

@@ -82,7 +82,7 @@ void Run::stall_writer(long double stall_ns)
 	const fc_hand *cur = __atomic_load_n(&SIM_PUB.current, __ATOMIC_RELAXED);
 	fc_hand p;
 	fc__track_update(&SIM_CLOCK.track, cur, &s, ta, &p);
-	p.ntp_err_ns = cur->ntp_err_ns; // set_ntp_fields is clock.c's; the NTP state did not change
+	p.ntp_err_ns = cur->ntp_err_ns; // stamp_utc_bound is windup.c's; the NTP state did not change
 	p.sync_status = fc__track_sync(&SIM_CLOCK.track, &p, &SIM_CLOCK.ntp);
 	M.async.push_back(Machine::Async{M.t + stall_ns, [p]() {
 						 fc__hands_publish(&SIM_PUB, &p);
