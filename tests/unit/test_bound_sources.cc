@@ -2,6 +2,7 @@
 // the kernel's state decided without process names, files others could write, FIFOs, truncation while read,
 // out-of-range segments, VMClock disruptions that end, a set-user-ID copy with a hostile environment, and the
 // number of files a first bounded read opens. Each test states the attack and the verdict.
+#include <atomic>
 #include <gtest/gtest.h>
 
 #include <errno.h>
@@ -439,7 +440,7 @@ struct Truncator {
 	std::string seg, vm;
 	const fc_cb_segment *s;
 	const uint8_t *page;
-	volatile bool stop = false;
+	std::atomic<bool> stop{false}; // read by the truncating thread (TSan: a volatile flag is a race)
 	static void *loop(void *p)
 	{
 		auto *t = (Truncator *)p;
