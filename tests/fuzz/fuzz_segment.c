@@ -19,15 +19,8 @@
 
 #include "bound/bound.h"
 
-#define CHECK(cond, ...)                                                                                       \
-	do {                                                                                                   \
-		if (!(cond)) {                                                                                 \
-			fprintf(stderr, "fuzz_segment: %s: ", #cond);                                          \
-			fprintf(stderr, __VA_ARGS__);                                                          \
-			fputc('\n', stderr);                                                                   \
-			abort();                                                                               \
-		}                                                                                              \
-	} while (0)
+#define FUZZ_NAME "fuzz_segment"
+#include "fuzz_check.h"
 
 #define SEC 1000000000LL
 
