@@ -253,14 +253,18 @@ static int refused(const struct fc_chrony_tracking *t, const struct fc_chrony_so
  * outliers to its regression) while its newest measurement of the selected source (source data: latest_meas,
  * the local clock's offset from the source, positive when ahead) already shows the step: the source's time is
  * clock + c - latest_meas within latest_meas_err. The interval also covers that point, so it widens at the
- * first measurement after a step instead of staying wrong until tracking moves. In steady state latest_meas is
- * within the noise of 0 and adds nothing. Every value is inside refused()'s limits, so no sum below overflows
+ * first measurement after a step instead of staying wrong until tracking moves. When the two disagree by more than
+ * their combined claimed errors (|latest_meas| > root distance + latest_meas_err) the report is UNKNOWN: chronyd's
+ * filter may hand on a mix of samples from both sides of a step (a +30 ms step read as +13.8 ms in one fleet run),
+ * which no interval from this report is sure to hold. In steady state latest_meas is within the noise of 0 and
+ * adds nothing. Every value is inside refused()'s limits, so no sum below overflows
  * and half_ns >= 0 (earliest <= latest). */
 int fc__chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_source *sd, int64_t at,
 		   struct fc_bound *b)
 {
 	const struct fc_chrony_source *use = sd && sd->reachability != 0 ? sd : NULL;
 	int64_t c, dist, lo, hi;
+	int disagree = 0;
 	double rate_ppm;
 	b->as_of_ns = at;
 	if (refused(t, use, b))
@@ -275,6 +279,8 @@ int fc__chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_s
 			lo = m - e;
 		if (m + e > hi)
 			hi = m + e;
+		/* the estimate (c within dist) and the measurement (c - latest_meas within e) cannot both hold */
+		disagree = sec_to_ns_up(use->latest_meas < 0 ? -use->latest_meas : use->latest_meas) > dist + e;
 	}
 	/* centre rounded down, half rounded up: [centre - half, centre + half] covers [lo, hi] */
 	b->center_ns = lo + (hi - lo) / 2;
@@ -292,6 +298,13 @@ int fc__chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_s
 		/* chronyd's first report after a start has no update yet (ClockBound's Unknown with as_of 0) */
 		b->status = FC_SYNC_UNKNOWN;
 		fc__bfmt(b->reason, sizeof(b->reason), "chronyd has not updated the clock yet");
+	} else if (disagree) {
+		/* chronyd's filter may hand on a mix of samples from before and after a step (a median of 8 here):
+		 * the point measured need not be where the source is now, so covering it promises nothing */
+		b->status = FC_SYNC_UNKNOWN;
+		fc__bfmt(b->reason, sizeof(b->reason),
+			 "%s %d measured %.6f s from chronyd's estimate (errors %.6f + %.6f s): untracked step",
+			 use->state == FC_CHRONY_SELECTED ? "selected source" : "last selected source", use->index, -use->latest_meas, t->root_delay / 2 + t->root_dispersion, use->latest_meas_err);
 	} else {
 		b->status = FC_SYNC_SYNCHRONIZED;
 		fc__bfmt(b->reason, sizeof(b->reason), "chronyd stratum %d, corr %.6f s, dist %.6f s; %s %d meas %.6f s",

@@ -206,8 +206,46 @@ TEST(Chrony, interval_covers_the_uncorrected_and_corrected_clock_and_the_root_di
 	EXPECT_LE(b.half_ns, 25 * MS + 20000 + 4);
 	// the newest measurement says the source is 30 ms further ahead: the interval reaches it
 	fc_chrony_source sd{0, 0377, 1, -0.030, 0.0001, 0, {}};
-	fc__chrony_eval(&t, &sd, 0, &b);
+	EXPECT_EQ(fc__chrony_eval(&t, &sd, 0, &b), FC_SYNC_UNKNOWN) << b.reason;
 	EXPECT_GE(b.center_ns + b.half_ns, 80 * MS + 100000);
+}
+
+// A measurement that disagrees with the tracking estimate by more than root distance + its own error is a step
+// chronyd has not tracked yet: its filter may hand on a mix of both sides, so nothing is promised from that
+// reply on, and the promise is back once they agree again.
+TEST(Chrony, a_measurement_beyond_the_estimates_errors_stops_the_synchronized_claim)
+{
+	uint8_t buf[512];
+	char err[160];
+	fc_chrony_tracking t;
+	fc_bound b{};
+	tracking_reply(buf, 5, 0.050, 0.000020, 0.000010, 0); // root distance 20 us / 2 + 10 us = 20 us
+	ASSERT_EQ(fc__chrony_decode(buf, 104, 5, &t, err, sizeof(err)), 0) << err;
+	struct {
+		double meas, meas_err;
+		int want;
+	} cases[] = {
+		{0.0, 0.000001, FC_SYNC_SYNCHRONIZED},       // steady
+		{0.000015, 0.000004, FC_SYNC_SYNCHRONIZED},  // 15 us within 20 + 4 us
+		{-0.000023, 0.000004, FC_SYNC_SYNCHRONIZED}, // either sign
+		{0.000026, 0.000004, FC_SYNC_UNKNOWN},       // 26 us beyond 20 + 4 us
+		{-0.000026, 0.000004, FC_SYNC_UNKNOWN},
+		{-0.0138, 0.000001, FC_SYNC_UNKNOWN}, // a +30 ms step seen as 13.8 ms through chronyd's median filter
+		{0.0138, 0.02, FC_SYNC_SYNCHRONIZED}, // a measurement that claims 20 ms of error agrees
+	};
+	for (auto &c : cases) {
+		fc_chrony_source sd{0, 0377, 1, c.meas, c.meas_err, 0, {}};
+		EXPECT_EQ(fc__chrony_eval(&t, &sd, 0, &b), c.want) << c.meas << " " << b.reason;
+		// covered either way: the estimate and the measured point
+		EXPECT_LE(b.center_ns - b.half_ns, 50 * MS - (int64_t)(c.meas * 1e9) - (int64_t)(c.meas_err * 1e9) + 2);
+		EXPECT_GE(b.center_ns + b.half_ns, 50 * MS - (int64_t)(c.meas * 1e9) + (int64_t)(c.meas_err * 1e9) - 2);
+		if (c.want == FC_SYNC_UNKNOWN) {
+			EXPECT_NE(strstr(b.reason, "untracked step"), nullptr) << b.reason;
+		}
+	}
+	// an unreachable source's stale measurement says nothing about now
+	fc_chrony_source gone{0, 0, 1, -0.030, 0.000001, 0, {}};
+	EXPECT_EQ(fc__chrony_eval(&t, &gone, 0, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
 }
 
 TEST(Chrony, unsynchronised_or_not_yet_updated_chronyd_is_unknown)
