@@ -120,6 +120,25 @@ static int source_open(const struct fc_bounder *bd)
 					       : 1;
 }
 
+/* Auto mode's order. ClockBound's segment is built from chronyd's tracking report alone (bound = root distance +
+ * |correction|, centred on the uncorrected clock), so chronyd asked directly knows everything the segment does
+ * and more: its estimate (half the width or less) and its newest measurement (a step seen at chronyd's first
+ * sample of it). chronyd comes first, the segment where chronyd cannot be asked, the kernel last. Except beside a
+ * VMClock: the segment's daemon watches its disruption marker (ClockBound's VMClock rules: a segment behind the
+ * marker is UNKNOWN), which a report of chronyd's knows nothing of; there the segment comes first. */
+static int prefer_chrony(const struct fc_bounder *bd)
+{
+	return bd->cfg.mode < 0 && !bd->have_vm;
+}
+
+/* chronyd has said nothing for ClockBound's grace (or never): the chrony source ages, a live segment may not */
+static int chrony_silent(const struct fc_chrony *ch, int64_t mono)
+{
+	return ch->last_reply == 0 || mono - ch->last_reply >= CHRONY_GRACE_NS;
+}
+
+static int segment_stale(const struct fc_cb *cb, int64_t mono_coarse);
+
 static void choose(struct fc_bounder *bd, int64_t now)
 {
 	bd->chosen_at = now;
@@ -134,10 +153,15 @@ static void choose(struct fc_bounder *bd, int64_t now)
 				 bd->kind == FC_BOUND_CHRONY ? ")" : "");
 		return;
 	}
-	if (try_source(bd, FC_BOUND_CLOCKBOUND, now) == 0) {
+	if (prefer_chrony(bd) && try_source(bd, FC_BOUND_CHRONY, now) == 0) {
+		bd->kind = FC_BOUND_CHRONY;
+		fc__bfmt(bd->why, sizeof(bd->why), "auto: chronyd asked directly (%s), narrower than a segment built from it",
+			 bd->ch.via_name);
+	} else if (try_source(bd, FC_BOUND_CLOCKBOUND, now) == 0) {
 		bd->kind = FC_BOUND_CLOCKBOUND;
-		fc__bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment at %.80s", bd->cfg.clockbound);
-	} else if (try_source(bd, FC_BOUND_CHRONY, now) == 0) {
+		fc__bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment at %.60s (%s)", bd->cfg.clockbound,
+			 prefer_chrony(bd) ? "chronyd cannot be asked" : "it watches VMClock");
+	} else if (!prefer_chrony(bd) && try_source(bd, FC_BOUND_CHRONY, now) == 0) {
 		bd->kind = FC_BOUND_CHRONY;
 		fc__bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment; chronyd (%s)", bd->ch.via_name);
 	} else {
@@ -154,15 +178,22 @@ static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 	struct fc_cb cb;
 	struct fc_chrony ch;
 	uint64_t marker = bd->vm.snap.disruption_marker;
-	int to = FC_BOUND_NONE;
+	int to = FC_BOUND_NONE, was;
 	bd->chosen_at = now;
-	if (fc__cb_open(&cb, bd->cfg.clockbound, &scratch, now) == 0) {
+	if (prefer_chrony(bd) && bd->kind == FC_BOUND_KERNEL && fc__chrony_present(bd->cfg.chrony) &&
+	    fc__chrony_open(&ch, bd->cfg.chrony, &scratch, now) == 0) {
+		to = FC_BOUND_CHRONY;
+	} else if (prefer_chrony(bd) && bd->kind == FC_BOUND_CHRONY && !chrony_silent(&bd->ch, now)) {
+		return; /* chronyd answers: nothing better */
+	} else if (fc__cb_open(&cb, bd->cfg.clockbound, &scratch, now) == 0) {
 		/* only to a segment that vouches for the time now, by the rules it is served under (VMClock's marker
 		 * included: a segment behind it is UNKNOWN, and going back to it would flap): not a dead daemon's
 		 * (fall_back left it) */
 		if (fc__cb_poll(&cb, now_coarse, bd->have_vm && bd->vm.have_snap ? &marker : NULL, &scratch) ==
 			    FC_SYNC_SYNCHRONIZED &&
-		    !(bd->have_vm && bd->vm.disrupted))
+		    !(bd->have_vm && bd->vm.disrupted) &&
+		    /* from a silent chronyd only to a segment its daemon still updates (one chronyd feeds both) */
+		    !(prefer_chrony(bd) && segment_stale(&cb, now_coarse)))
 			to = FC_BOUND_CLOCKBOUND;
 		else
 			fc__cb_close(&cb);
@@ -177,9 +208,11 @@ static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 		bd->cb = cb;
 	else
 		bd->ch = ch;
+	was = bd->kind;
 	bd->kind = to;
-	fc__bfmt(bd->why, sizeof(bd->why), "auto: %s appeared", to == FC_BOUND_CLOCKBOUND ? "a ClockBound segment"
-	         : ch.via == FC_CHRONY_VIA_UNIX ? "chronyd's unix socket" : "chronyd's command port");
+	fc__bfmt(bd->why, sizeof(bd->why), "auto: %s", to == FC_BOUND_CLOCKBOUND
+	         ? (was == FC_BOUND_CHRONY ? "chronyd silent for 5 s, ClockBound's segment live" : "a ClockBound segment appeared")
+	         : ch.via == FC_CHRONY_VIA_UNIX ? "chronyd's unix socket appeared" : "chronyd's command port appeared");
 	bd->cur = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "source changed; no report yet"};
 }
 
@@ -234,11 +267,11 @@ static int segment_stale(const struct fc_cb *cb, int64_t mono_coarse)
 static void fall_back(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 {
 	const struct fc_bound *b = &bd->cur;
-	int better;
-	if (b->status == FC_SYNC_SYNCHRONIZED || b->status == FC_SYNC_DISRUPTED || !segment_stale(&bd->cb, mono_coarse) ||
+	int better, eager = prefer_chrony(bd);
+	if (!eager && (b->status == FC_SYNC_SYNCHRONIZED || b->status == FC_SYNC_DISRUPTED || !segment_stale(&bd->cb, mono_coarse) ||
 	    (bd->have_vm && bd->vm.disrupted) ||
 	    (bd->have_vm && bd->vm.have_snap && bd->cb.snap.disruption_support &&
-	     bd->cb.snap.disruption_marker != bd->vm.snap.disruption_marker)) {
+	     bd->cb.snap.disruption_marker != bd->vm.snap.disruption_marker))) {
 		probe_close(bd); /* live again, or a verdict of the daemon's (or VMClock's) that chronyd cannot overrule */
 		return;
 	}
@@ -254,12 +287,19 @@ static void fall_back(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 		bd->probing = 1;
 	}
 	chrony_poll(&bd->probe, bd->cfg.chrony, mono, &bd->probe_b);
+	/* eager (no VMClock): chronyd's own report, whatever it says, once it answers (its UNKNOWN over an untracked
+	 * step is truer than the segment's SYNCHRONIZED from the same chronyd's older estimate) */
 	better = bd->probe_b.status == FC_SYNC_SYNCHRONIZED ||
-		 (bd->probe_b.status == FC_SYNC_FREE_RUNNING && b->status == FC_SYNC_UNKNOWN);
+		 (bd->probe_b.status == FC_SYNC_FREE_RUNNING && b->status == FC_SYNC_UNKNOWN) ||
+		 (eager && !chrony_silent(&bd->probe, mono));
 	if (!better)
 		return;
-	fc__bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment %s (%.50s): fell back to chronyd (%s)",
-		 b->status == FC_SYNC_UNKNOWN ? "unknown" : "free-running", b->reason, bd->probe.via_name);
+	if (eager && b->status == FC_SYNC_SYNCHRONIZED)
+		fc__bfmt(bd->why, sizeof(bd->why), "auto: chronyd answers (%s), narrower than ClockBound's segment",
+			 bd->probe.via_name);
+	else
+		fc__bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment %s (%.50s): fell back to chronyd (%s)",
+			 b->status == FC_SYNC_UNKNOWN ? "unknown" : "free-running", b->reason, bd->probe.via_name);
 	fc__cb_close(&bd->cb);
 	bd->ch = bd->probe;
 	bd->probing = 0;
