@@ -171,8 +171,11 @@ static inline int64_t fc_real_ns_relaxed(void)
  *       median ~2.2 us at the default 1 ms period, ~60 ns at 1 us, ~2.3 ms at 1 s);
  *   (b) for fc_real_bounded only, the error of CLOCK_REALTIME against UTC, from a bound source polled by the
  *       writer (never per read; src/bound, docs/ACCURACY.md "Bound sources"), chosen by
- *       FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none (auto: in this order, the first
- *       present):
+ *       FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none (auto: a VMClock that gives the time
+ *       of the counter; then chronyd wherever it can be asked, before ClockBound's segment, which is built from
+ *       chronyd's report alone, twice as wide and blind to its newest measurement; the segment first beside a
+ *       VMClock, whose disruption marker its daemon watches; the segment where chronyd cannot be asked or falls
+ *       silent while the segment lives; the kernel last; fc_status().bound_why says which and why):
  *       - vmclock: a VMClock (/dev/vmclock0, FASTCLOCK_VMCLOCK_PATH) whose host publishes the time of this
  *         CPU's counter (counter_id, UTC or TAI with its offset, maximum errors flagged valid, SYNCHRONIZED or
  *         FREERUNNING), sampled at each re-anchor between two CLOCK_REALTIME reads: its maximum error plus
@@ -190,7 +193,9 @@ static inline int64_t fc_real_ns_relaxed(void)
  *         datagrams arrive; fc_status().bound_reason names the one in use. Asked at
  *         most once a second without blocking: the interval covers the clock as it is and as chronyd's
  *         correction would make it, plus chronyd's root distance, and reaches a newer measurement of the
- *         selected source that disagrees (a reference step); sources chronyd does not select never count;
+ *         selected source; a measurement that disagrees with chronyd's estimate by more than root distance +
+ *         its own error (a reference step chronyd has not tracked yet) makes it UNKNOWN from that reply until
+ *         they agree again; sources chronyd does not select never count;
  *       - kernel: adjtimex maxerror, grown at 500 ppm, SYNCHRONIZED only when the kernel's state shows a
  *         daemon's bound: 0 < esterror <= maxerror < 16 s, STA_UNSYNC clear (chronyd's and ntpd's; timesyncd
  *         writes 0s, OpenNTPD maxerror 0, busybox nothing: UNKNOWN with the reason); never process names;

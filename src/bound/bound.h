@@ -399,9 +399,9 @@ struct fc_bounder {
 	int64_t (*realtime)(void *ctx);
 	void *clk_ctx;
 };
-/* Choose a source per cfg (auto: a ClockBound segment that opens, else chronyd's socket if it exists, else
- * the kernel; a VMClock that gives the time of the counter before them all, while it does). now:
- * CLOCK_MONOTONIC. */
+/* Choose a source per cfg (auto: chronyd if it can be asked, else a ClockBound segment that opens, else the
+ * kernel; beside a VMClock the segment before chronyd; a VMClock that gives the time of the counter before them
+ * all, while it does: select.c prefer_chrony). now: CLOCK_MONOTONIC. */
 void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now);
 void fc__bounder_close(struct fc_bounder *bd);
 /* Poll the source if due (ClockBound: every call, a memory read; chrony: a request at most once a second,

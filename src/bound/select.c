@@ -1,8 +1,8 @@
 /*
  * fastclock — which bound source stands behind fc_real_bounded, and its polling.
  * FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none (auto: a VMClock while it gives the time of
- * the counter, else a ClockBound segment that opens, else chronyd's command socket if it exists, else the
- * kernel), FASTCLOCK_CLOCKBOUND_PATH, FASTCLOCK_CHRONY_SOCKET, FASTCLOCK_VMCLOCK_PATH override the default
+ * the counter, else chronyd if it can be asked, else a ClockBound segment that opens, else the kernel; beside a
+ * VMClock the segment comes before chronyd: prefer_chrony), FASTCLOCK_CLOCKBOUND_PATH, FASTCLOCK_CHRONY_SOCKET, FASTCLOCK_VMCLOCK_PATH override the default
  * paths. Called by the writer only (under its lock).
  *
  * Owns: struct fc_bounder (the chosen source, its state, the current bound).
@@ -137,8 +137,6 @@ static int chrony_silent(const struct fc_chrony *ch, int64_t mono)
 	return ch->last_reply == 0 || mono - ch->last_reply >= CHRONY_GRACE_NS;
 }
 
-static int segment_stale(const struct fc_cb *cb, int64_t mono_coarse);
-
 static void choose(struct fc_bounder *bd, int64_t now)
 {
 	bd->chosen_at = now;
@@ -191,9 +189,7 @@ static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 		 * (fall_back left it) */
 		if (fc__cb_poll(&cb, now_coarse, bd->have_vm && bd->vm.have_snap ? &marker : NULL, &scratch) ==
 			    FC_SYNC_SYNCHRONIZED &&
-		    !(bd->have_vm && bd->vm.disrupted) &&
-		    /* from a silent chronyd only to a segment its daemon still updates (one chronyd feeds both) */
-		    !(prefer_chrony(bd) && segment_stale(&cb, now_coarse)))
+		    !(bd->have_vm && bd->vm.disrupted))
 			to = FC_BOUND_CLOCKBOUND;
 		else
 			fc__cb_close(&cb);

@@ -41,6 +41,10 @@
 /* chronyd's refclock: poll 1 (a filtered sample every 2 s) of 8 raw samples at dpoll -2; the first filtered
  * sample whose median includes the step comes 1-3 s after it, and our poll reads it within 1 s. */
 #define STEP_BLIND_NS (4 * SEC)
+/* clockbound-*: fastclock's default asks chronyd, whose interval [0, c] + root distance is half ClockBound's
+ * +-(|c| + root distance) under chronyd -x (measured 0.500-0.509 in every scenario); a default that passed the
+ * segment through (1.000) or anything near it fails */
+#define WIDTH_RATIO_MAX 0.6
 /* chrony-decoy: chronyd's interval is [0, 50 ms] + its root distance (tens of us); the decoy would make it
  * [0, 500 ms] */
 #define DECOY_MAX_HALF_NS (30 * MS)
@@ -511,10 +515,12 @@ int main(int argc, char **argv)
 		       "synchronized-and-wrong fastclock %.3f s, ClockBound %.3f s\n",
 		       scen, 100 * contained(&s_lib), (unsigned long long)s_lib.claimed, 100 * contained(&s_cb),
 		       (unsigned long long)s_cb.claimed, ratio, s_lib.wrong_s, s_cb.wrong_s);
-		if (s_lib.claimed == 0 || contained(&s_lib) < contained(&s_cb) || ratio > 1.0 || s_lib.wrong_s > s_cb.wrong_s) {
+		if (s_lib.claimed == 0 || contained(&s_lib) < contained(&s_cb) || ratio > WIDTH_RATIO_MAX ||
+		    s_lib.wrong_s > s_cb.wrong_s) {
 			printf("FAIL: fastclock's default %s\n", s_lib.claimed == 0 ? "never claimed anything"
 			       : contained(&s_lib) < contained(&s_cb) ? "contains the reference less often than ClockBound"
-			       : ratio > 1.0 ? "is wider than ClockBound" : "is synchronized and wrong longer than ClockBound");
+			       : ratio > WIDTH_RATIO_MAX ? "is not narrower than ClockBound (mean ratio above 0.6)"
+			       : "is synchronized and wrong longer than ClockBound");
 			return 1;
 		}
 	}
