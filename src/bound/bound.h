@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "../internal.h"
+#include "slew.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -224,7 +225,16 @@ struct fc_chrony {
 	uint32_t req_index[FC_CHRONY_MAX_SOURCES]; /* the index each source-data request asked for */
 	struct fc_chrony_source round_src; /* the best source of the round so far (round_rank > 0) */
 	int round_rank;      /* 2 selected, 1 the one selected last, 0 none */
+	/* chronyd's slew followed (slew.c): the kernel read right before this round's tracking request was sent
+	 * (round_k_ok), and the one before the request the tracking report held answered, with the REALTIME at
+	 * which that reply arrived (slew_ok: both read) */
+	struct fc_slew_kernel round_k, slew_k;
+	int round_k_ok, slew_ok;
+	int64_t slew_reply_rt;
 };
+/* The kernel's state as slew.c wants it (adjtimex modes 0 between CLOCK_MONOTONIC reads, CLOCK_REALTIME right
+ * after it): 0, or -1. Replaced by tests (a kernel that slews, or one with the PLL on); NULL: the real one. */
+extern int (*fc__chrony_kernel_read)(struct fc_slew_kernel *k);
 /* Build a tracking request (its padded length, as chronyd requires) into buf; returns its length. Pure. */
 size_t fc__chrony_request(uint32_t seq, uint8_t *buf, size_t len);
 /* Decode a reply to request seq: 0, or -1 with a reason in err (naming the bad field and value). Pure. */

@@ -13,7 +13,7 @@
  * Owns: struct fc_chrony (the socket, our private socket directory, the outstanding round, the last report),
  * the candm encoding, the table of this process's socket directories (removed at exit).
  * May call: async-signal-safe libc only (socket, bind, connect, mkdirat, openat, fchmodat, flock, unlinkat,
- * getdents64, getrandom, sendto, recv, getpid), bound.c, fmt.c.
+ * getdents64, getrandom, sendto, recv, getpid, adjtimex with modes 0, clock_gettime), bound.c, fmt.c, slew.c.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/timex.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -313,6 +314,113 @@ int fc__chrony_eval(const struct fc_chrony_tracking *t, const struct fc_chrony_s
 			 use ? use->index : -1, use ? use->latest_meas : 0.0);
 	}
 	return b->status;
+}
+
+/* adjtimex(modes 0) writes nothing; the REALTIME read right after it, between two MONOTONIC reads, is the
+ * instant slew.c follows the clock from */
+static int kernel_read(struct fc_slew_kernel *k)
+{
+	struct timex tx;
+	struct timespec m0, r, m1;
+	memset(&tx, 0, sizeof(tx));
+	if (adjtimex(&tx) < 0)
+		return -1;
+	/* the bracket is tight (vDSO reads, tens of ns): slew.c tells a step from REALTIME - MONOTONIC moving by
+	 * more than 1 us between two readings */
+	clock_gettime(CLOCK_MONOTONIC, &m0);
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m1);
+	k->rt_ns = (int64_t)r.tv_sec * NS_PER_SEC + r.tv_nsec;
+	k->mono_lo = (int64_t)m0.tv_sec * NS_PER_SEC + m0.tv_nsec;
+	k->mono_hi = (int64_t)m1.tv_sec * NS_PER_SEC + m1.tv_nsec;
+	k->freq = tx.freq;
+	k->tick = tx.tick;
+	k->offset = tx.offset;
+	k->status = tx.status;
+	return 0;
+}
+
+int (*fc__chrony_kernel_read)(struct fc_slew_kernel *k);
+
+static int read_kernel(struct fc_slew_kernel *k)
+{
+	return fc__chrony_kernel_read ? fc__chrony_kernel_read(k) : kernel_read(k);
+}
+
+static int64_t realtime_now(void)
+{
+	struct fc_slew_kernel k;
+	struct timespec r;
+	if (fc__chrony_kernel_read) /* a test's clock */
+		return fc__chrony_kernel_read(&k) == 0 ? k.rt_ns : 0;
+	clock_gettime(CLOCK_REALTIME, &r);
+	return (int64_t)r.tv_sec * NS_PER_SEC + r.tv_nsec;
+}
+
+/* chronyd's slew followed (slew.c, docs/ACCURACY.md 4b): a SYNCHRONIZED report becomes chronyd's estimate within
+ * its root distance, where the kernel shows the slew chronyd set is the one running since before the request
+ * (TRACKED, or one change as chronyd's timer or update makes it); between reports the centre may move at the
+ * slew's rate, folded into the growth. The newest measurement's point (shifted by the slew achieved) stays in
+ * the interval. DISAGREE (chronyd slews towards an offset its report did not hold: a step): UNKNOWN, and the
+ * next round is asked at once. FALLBACK (the PLL on, a reply older than 2 s, a stepped clock, ...): the report's
+ * own interval, widened by what chronyd's slews overshoot. Fail closed: any doubt keeps the wider one.
+ * now: CLOCK_MONOTONIC of this poll, taken before the kernel is read (the half-width holds from it on). */
+static void slew_follow(struct fc_chrony *ch, int64_t now, struct fc_bound *b)
+{
+	const struct fc_chrony_tracking *t = &ch->last;
+	struct fc_slew_in in;
+	struct fc_slew_out out, fb;
+	int64_t lo, hi;
+	if (!ch->slew_ok || b->status != FC_SYNC_SYNCHRONIZED)
+		return;
+	memset(&in, 0, sizeof(in));
+	in.t.correction = t->correction;
+	in.t.last_offset = t->last_offset;
+	in.t.rms_offset = t->rms_offset;
+	in.t.freq_ppm = t->freq_ppm;
+	in.t.resid_freq_ppm = t->resid_freq_ppm;
+	in.t.skew_ppm = t->skew_ppm;
+	in.t.root_delay = t->root_delay;
+	in.t.root_dispersion = t->root_dispersion;
+	in.t.ref_time_ns = t->ref_time_sec * NS_PER_SEC;
+	in.at_req = ch->slew_k;
+	in.reply_rt_ns = ch->slew_reply_rt;
+	if (read_kernel(&in.now) != 0)
+		return;
+	fc__slew_eval(&in, &out);
+	if (out.status == FC_SLEW_DISAGREE) {
+		b->status = FC_SYNC_UNKNOWN;
+		fc__bfmt(b->reason, sizeof(b->reason), "via %s: %.90s", ch->via_name, out.why);
+		ch->last_sent = now - 1000 * NS_PER_SEC; /* the next poll asks again */
+		return;
+	}
+	if (out.status == FC_SLEW_FALLBACK) {
+		fc__slew_fallback(&in.t, in.now.rt_ns - in.reply_rt_ns, &fb);
+		if (out.half_ns > fb.half_ns)
+			b->half_ns += out.half_ns - fb.half_ns;
+		fc__bfmt(b->reason, sizeof(b->reason), "via %s: corr %.6f s, dist %.6f s; slew not followed: %.60s",
+			 ch->via_name, t->correction, t->root_delay / 2 + t->root_dispersion, out.why);
+		return;
+	}
+	lo = out.center_ns - out.half_ns;
+	hi = out.center_ns + out.half_ns;
+	if (ch->have_src && ch->src.reachability != 0) {
+		/* the measured point, moved with the estimate by the slew achieved since the reply */
+		int64_t m = out.center_ns - sec_to_ns_up(ch->src.latest_meas), e = sec_to_ns_up(ch->src.latest_meas_err);
+		if (m - e < lo)
+			lo = m - e;
+		if (m + e > hi)
+			hi = m + e;
+	}
+	if (hi - lo >= 2 * b->half_ns) /* never wider than the report's own interval */
+		return;
+	b->center_ns = lo + (hi - lo) / 2;
+	b->half_ns = (hi - lo) - (hi - lo) / 2;
+	b->as_of_ns = now;
+	b->drift_ppb = out.drift_ppb + (out.rate_ppb < 0 ? -out.rate_ppb : out.rate_ppb);
+	fc__bfmt(b->reason, sizeof(b->reason), "via %s: chronyd's estimate, slew %s: corr %.6f s, half %.6f s", ch->via_name,
+		 out.status == FC_SLEW_TRACKED ? "tracked" : out.status == FC_SLEW_ENDED ? "ended" : "updated",
+		 t->correction, (double)b->half_ns / 1e9);
 }
 
 void fc__chrony_report(const struct fc_chrony *ch, int64_t at, struct fc_bound *b)
@@ -778,6 +886,9 @@ static int take(struct fc_chrony *ch, const uint8_t *buf, size_t n, int64_t now,
 		ch->last = t;
 		ch->last_reply = now;
 		ch->tracking_at = ch->sent_at;
+		ch->slew_k = ch->round_k;
+		ch->slew_reply_rt = realtime_now();
+		ch->slew_ok = ch->round_k_ok && ch->slew_reply_rt != 0;
 		ch->got |= 1;
 		return 1;
 	}
@@ -862,8 +973,10 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 			continue;
 		if (ch->got == 3 && ch->got_src == ch->want_src)
 			end_round(ch);
-		if (ch->last_reply)
+		if (ch->last_reply) {
 			fc__chrony_report(ch, ch->tracking_at, b);
+			slew_follow(ch, now, b);
+		}
 		updated = 1;
 	}
 	if (ch->sent_at && now - ch->sent_at >= FC_CHRONY_TIMEOUT_NS) {
@@ -896,6 +1009,7 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 		ch->src_got = 0;
 		ch->round_rank = 0;
 		plan_round(ch);
+		ch->round_k_ok = read_kernel(&ch->round_k) == 0; /* before the request: chronyd answers after it */
 		len = fc__chrony_request(ch->seq, buf, sizeof(buf));
 		if (send_req(ch, buf, len) != 0) {
 			/* chronyd restarted (unix: its old socket is gone), or an ICMP error from an earlier request
