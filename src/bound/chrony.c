@@ -357,10 +357,10 @@ static int64_t realtime_now(void)
 	return (int64_t)r.tv_sec * NS_PER_SEC + r.tv_nsec;
 }
 
-/* chronyd's slew followed (slew.c, docs/ACCURACY.md 4b): a SYNCHRONIZED report becomes chronyd's estimate within
- * its root distance, where the kernel shows the slew chronyd set is the one running since before the request
- * (TRACKED, or one change as chronyd's timer or update makes it); between reports the centre may move at the
- * slew's rate, folded into the growth. The newest measurement's point (shifted by the slew achieved) stays in
+/* chronyd's slew followed (slew.c, docs/ACCURACY.md 4b): where the kernel shows the slew chronyd set is the one
+ * running since before the request (TRACKED, or one change as chronyd's timer or update makes it), a
+ * SYNCHRONIZED report covers [0, the correction still pending now] (not the one at the reply) within the root
+ * distance; between reports the centre may move at the slew's rate, folded into the growth. The newest measurement's point (shifted by the slew achieved) stays in
  * the interval. DISAGREE (chronyd slews towards an offset its report did not hold: a step): UNKNOWN, and the
  * next round is asked at once. FALLBACK (the PLL on, a reply older than 2 s, a stepped clock, ...): the report's
  * own interval, widened by what chronyd's slews overshoot. Fail closed: any doubt keeps the wider one.
@@ -402,8 +402,12 @@ static void slew_follow(struct fc_chrony *ch, int64_t now, struct fc_bound *b)
 			 ch->via_name, t->correction, t->root_delay / 2 + t->root_dispersion, out.why);
 		return;
 	}
-	lo = out.center_ns - out.half_ns;
-	hi = out.center_ns + out.half_ns;
+	/* the clock as it is (0) stays in, as in the report's own interval: chronyd's root distance alone does not
+	 * hold a reference step that its median filter hides for up to two of its polls (fleet clockbound-step
+	 * with [centre +- half] alone: SYNCHRONIZED and wrong 7.0 s against ClockBound's 2.2 s, docs/ACCURACY.md);
+	 * what the slew gives is the correction still pending now instead of the one at the reply */
+	lo = (out.center_ns < 0 ? out.center_ns : 0) - out.half_ns;
+	hi = (out.center_ns > 0 ? out.center_ns : 0) + out.half_ns;
 	if (ch->have_src && ch->src.reachability != 0) {
 		/* the measured point, moved with the estimate by the slew achieved since the reply */
 		int64_t m = out.center_ns - sec_to_ns_up(ch->src.latest_meas), e = sec_to_ns_up(ch->src.latest_meas_err);
