@@ -406,17 +406,22 @@ static void slew_follow(struct fc_chrony *ch, int64_t now, struct fc_bound *b)
 	 * hold a reference step that its median filter hides for up to two of its polls (fleet clockbound-step
 	 * with [centre +- half] alone: SYNCHRONIZED and wrong 7.0 s against ClockBound's 2.2 s, docs/ACCURACY.md);
 	 * what the slew gives is the correction still pending now instead of the one at the reply */
-	lo = (out.center_ns < 0 ? out.center_ns : 0) - out.half_ns;
-	hi = (out.center_ns > 0 ? out.center_ns : 0) + out.half_ns;
+	lo = out.center_ns < 0 ? out.center_ns : 0;
+	hi = out.center_ns > 0 ? out.center_ns : 0;
 	if (ch->have_src && ch->src.reachability != 0) {
-		/* the measured point, moved with the estimate by the slew achieved since the reply */
+		/* the measured point, moved with the estimate by the slew achieved since the reply (widened by the
+		 * half-width too, as in fc__chrony_eval) */
 		int64_t m = out.center_ns - sec_to_ns_up(ch->src.latest_meas), e = sec_to_ns_up(ch->src.latest_meas_err);
 		if (m - e < lo)
 			lo = m - e;
 		if (m + e > hi)
 			hi = m + e;
 	}
-	if (hi - lo >= 2 * b->half_ns) /* never wider than the report's own interval */
+	lo -= out.half_ns;
+	hi += out.half_ns;
+	/* taken only where it is narrower (never wider than the report's own interval; under chronyd -x, nothing
+	 * slewed, it is that interval give or take rounding, and the report's reason stays) */
+	if (hi - lo >= 2 * b->half_ns - 2000)
 		return;
 	b->center_ns = lo + (hi - lo) / 2;
 	b->half_ns = (hi - lo) - (hi - lo) / 2;

@@ -998,6 +998,71 @@ struct FakeChronyd {
 	}
 };
 
+// The kernel the chrony source reads for chronyd's slew (fc__chrony_kernel_read): the real clocks, and a tick,
+// freq and status the test sets, as chronyd's sys_linux.c set_frequency would (tick 10000 - x: x * 100 ppm slower).
+struct FakeKernel {
+	static long tick, freq;
+	static int status;
+	static int read(fc_slew_kernel *k)
+	{
+		timespec m0, r, m1;
+		clock_gettime(CLOCK_MONOTONIC, &m0);
+		clock_gettime(CLOCK_REALTIME, &r);
+		clock_gettime(CLOCK_MONOTONIC, &m1);
+		k->rt_ns = r.tv_sec * SEC + r.tv_nsec;
+		k->mono_lo = m0.tv_sec * SEC + m0.tv_nsec;
+		k->mono_hi = m1.tv_sec * SEC + m1.tv_nsec;
+		k->tick = tick, k->freq = freq, k->offset = 0, k->status = status;
+		return 0;
+	}
+	FakeKernel() { tick = 10000, freq = 0, status = 0, fc__chrony_kernel_read = read; }
+	~FakeKernel() { fc__chrony_kernel_read = nullptr; }
+};
+long FakeKernel::tick, FakeKernel::freq;
+int FakeKernel::status;
+
+// chronyd's slew followed, fail closed: the kernel untouched as chronyd left it (-x, or nothing to slew) keeps the
+// report's interval; a kernel that began slewing 30000 ppm after the request (chronyd found a 30 ms offset its
+// reply did not hold: a step) is UNKNOWN from that reply, and the next round is asked at the next poll; a kernel
+// with its PLL on (not chronyd's slew) keeps the report's interval and says the slew is not followed.
+TEST(Chrony, the_kernels_slew_is_followed_and_a_slew_the_reply_did_not_hold_is_unknown)
+{
+	std::string d = tmpdir();
+	FakeChronyd chronyd(d);
+	FakeKernel k;
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__chrony_open(&ch, chronyd.path.c_str(), &b, 0), 0) << b.last_error;
+	fc__chrony_poll(&ch, 1 * SEC, SEC, &b);
+	ASSERT_EQ(chronyd.answer(), 1);
+	fc__chrony_poll(&ch, 1 * SEC + MS, SEC, &b);
+	ASSERT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
+	fc_bound plain{};
+	fc__chrony_eval(&ch.last, nullptr, ch.tracking_at, &plain);
+	EXPECT_EQ(b.center_ns, plain.center_ns);
+	EXPECT_EQ(b.half_ns, plain.half_ns); // -x: nothing slewed, [c, 0] + root distance as before
+	// the next round is due 1 s on; chronyd slews 30 ms at 30000 ppm by the time it answers
+	fc__chrony_poll(&ch, 2 * SEC + 2 * MS, SEC, &b);
+	k.tick = 10000 - 300;
+	ASSERT_EQ(chronyd.answer(), 1);
+	fc__chrony_poll(&ch, 2 * SEC + 3 * MS, SEC, &b);
+	EXPECT_EQ(b.status, FC_SYNC_UNKNOWN) << b.reason;
+	chronyd.answer();
+	// the round ends (the fake answers no source data: at its timeout) and the next is sent at once, not after
+	// the interval between rounds (5 s here)
+	fc__chrony_poll(&ch, 2 * SEC + 4 * MS, 5 * SEC, &b);
+	fc__chrony_poll(&ch, 2 * SEC + 4 * MS + FC_CHRONY_TIMEOUT_NS, 5 * SEC, &b);
+	fc__chrony_poll(&ch, 2 * SEC + 5 * MS + FC_CHRONY_TIMEOUT_NS, 5 * SEC, &b);
+	EXPECT_EQ(chronyd.answer(), 1) << "asked again at once";
+	// the PLL on: not chronyd's slew; the report's interval, never narrower
+	k.tick = 10000, k.status = 0x0001; // STA_PLL
+	fc__chrony_poll(&ch, 2 * SEC + 6 * MS + FC_CHRONY_TIMEOUT_NS, SEC, &b);
+	EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
+	EXPECT_NE(strstr(b.reason, "slew not followed"), nullptr) << b.reason;
+	EXPECT_GE(b.half_ns, plain.half_ns);
+	fc__chrony_close(&ch);
+}
+
 // A bounder with FASTCLOCK_BOUND_SOURCE=mode (nullptr: auto) over the segment and the fake chronyd, no VMClock.
 void start_bounder(fc_bounder *bd, const char *mode, const Segment &g, const FakeChronyd &chronyd, const std::string &d,
 		   const char *vm = nullptr)
