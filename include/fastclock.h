@@ -191,7 +191,7 @@ static inline int64_t fc_real_ns_relaxed(void)
  *         it (root, chronyd's user), else its command port 127.0.0.1:323 or [::1]:323 (its monitoring
  *         commands are open to every local process); either socket connected, so that only chronyd's
  *         datagrams arrive; fc_status().bound_reason names the one in use. Asked at
- *         most once a second without blocking: the interval covers the clock as it is and as chronyd's
+ *         most every 100 ms without blocking: the interval covers the clock as it is and as chronyd's
  *         correction would make it, plus chronyd's root distance, and reaches a newer measurement of the
  *         selected source; a measurement that disagrees with chronyd's estimate by more than root distance +
  *         its own error (a reference step chronyd has not tracked yet) makes it UNKNOWN from that reply until

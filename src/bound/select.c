@@ -18,7 +18,7 @@
 #include "bound.h"
 #include "../units.h"
 
-/* chronyd and adjtimex are asked at most once a second (a syscall each; never on the read path). */
+/* adjtimex (the kernel source) is asked at most once a second (a syscall; never on the read path). */
 #define POLL_EVERY_NS NS_PER_SEC
 /* chronyd's rounds: every 100 ms, ClockBound's daemon's cadence, so that a step chronyd has measured reaches the
  * interval no later than it reaches ClockBound's segment (at 1 s: 0.27 s later in a fleet clockbound-step run).
@@ -216,7 +216,7 @@ static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 	bd->cur = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "source changed; no report yet"};
 }
 
-/* Poll chronyd (a request at most once a second, the reply collected without blocking) and age its report
+/* Poll chronyd (a round at most every 100 ms, the reply collected without blocking) and age its report
  * as ClockBound's client ages a segment. */
 static void chrony_poll(struct fc_chrony *ch, const char *path, int64_t mono, struct fc_bound *b)
 {
