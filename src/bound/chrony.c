@@ -373,6 +373,10 @@ static void slew_follow(struct fc_chrony *ch, int64_t now, struct fc_bound *b)
 	int64_t lo, hi;
 	if (!ch->slew_ok || b->status != FC_SYNC_SYNCHRONIZED)
 		return;
+	/* the reference time is chronyd's 64-bit seconds: one past an int64 of ns is no time to follow a slew from
+	 * (fuzz_chrony: the product overflowed); the report's own interval stands */
+	if (t->ref_time_sec <= 0 || t->ref_time_sec > INT64_MAX / NS_PER_SEC)
+		return;
 	memset(&in, 0, sizeof(in));
 	in.t.correction = t->correction;
 	in.t.last_offset = t->last_offset;
