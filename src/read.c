@@ -13,8 +13,12 @@
 #include <errno.h>
 #include <sched.h>
 
-#include "internal.h"
+#include "init.h"
+#include "ntp.h"
+#include "read.h"
 #include "start.h"
+#include "state.h"
+#include "windup.h"
 
 /* Busy-spins (fc__cpu_relax: x86 PAUSE, arm64 YIELD) before a waiting reader (its hand expired while another
  * thread re-anchors) starts yielding the CPU. A re-anchor takes ~0.5 us (a few bracketed kernel reads,

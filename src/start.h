@@ -4,7 +4,7 @@
 #ifndef FASTCLOCK_START_H
 #define FASTCLOCK_START_H
 
-#include "internal.h"
+#include "state.h"
 
 /* Start a clock over `src` without waiting: its first hand is a kernel hand; unless `want` is
  * FC_BACKEND_KERNEL, the next slow paths check the counter (trust.c; skipped when `want` forces the
