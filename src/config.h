@@ -1,6 +1,6 @@
 /*
  * fastclock — config.c: the environment's values parsed, with clear errors (pure).
- * Floor 0. Owns struct fc_config and the re-anchor period's limits. Calls str.c.
+ * Floor 0. Owns: struct fc_config, the re-anchor period's default and limits (FC_*_PERIOD_NS). May call: str.c.
  */
 #ifndef FASTCLOCK_CONFIG_H
 #define FASTCLOCK_CONFIG_H

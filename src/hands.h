@@ -1,6 +1,7 @@
 /*
  * fastclock — hands.c: the writer side of the publication protocol (W1..W4), generation wrap.
- * Floor 0. Owns struct fc_hands (the ring). Calls nothing of the library.
+ * Floor 0. Owns: struct fc_hands (the ring and the boot hand), the writer's interleaving points FC__WP_*.
+ * May call: nothing of the library.
  */
 #ifndef FASTCLOCK_HANDS_H
 #define FASTCLOCK_HANDS_H

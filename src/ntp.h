@@ -1,7 +1,7 @@
 /*
  * fastclock — ntp.c: the kernel's NTP state (adjtimex, modes = 0) and its classification; and the clock's cached
- * copy of it (fc__clock_refresh_ntp_locked, which only reads and writes the clock object's fields).
- * Floor 0. Owns struct fc_ntp. Calls nothing of the library.
+ * copy of it (fc__clock_refresh_ntp_locked only reads and writes fields of the clock object: no call upward).
+ * Floor 0. Owns: struct fc_ntp, FC_NTP_TICK_NOMINAL_US. May call: nothing of the library (libc adjtimex).
  */
 #ifndef FASTCLOCK_NTP_H
 #define FASTCLOCK_NTP_H

@@ -1,6 +1,7 @@
 /*
  * fastclock — read.c: the slow path, the kernel backend, the bounded slow path.
- * Floor 4 (an entry point). Calls init.c, start.c, windup.c, ntp.c, state.c.
+ * Floor 4 (entry points). Owns: fc__clock_slow, fc__clock_read. May call: init.c, start.c, windup.c, state.c,
+ * ntp.c.
  */
 #ifndef FASTCLOCK_READ_H
 #define FASTCLOCK_READ_H

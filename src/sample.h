@@ -4,8 +4,8 @@
  * The seam that makes the algorithm testable: track.c, hands.c and sample.c never touch the hardware or the
  * kernel themselves; they take a struct fc_source. state.c builds the real one (fc__real_source) from the
  * counter hooks and clock_gettime; tests/sim builds simulated ones.
- * Floor 0. Owns struct fc_source, struct fc_sample, struct fc_offset. Calls nothing of the library (only the
- * source it is given).
+ * Floor 0. Owns: struct fc_source, struct fc_sample, struct fc_offset, FC_SAMPLE_TRIES, FC_KERNEL_TRIES.
+ * May call: nothing of the library (only the source it is given).
  */
 #ifndef FASTCLOCK_SAMPLE_H
 #define FASTCLOCK_SAMPLE_H

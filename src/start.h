@@ -1,5 +1,7 @@
 /*
- * fastclock — start-up (src/start.c): from the first kernel hand to the first counter hand, no call waiting.
+ * fastclock — start.c: start-up, from the first kernel hand to the first counter hand, no call waiting.
+ * Floor 3. Owns: the start-up's state machine (c->start_step), a capture's unit (FC_CAPTURE_*).
+ * May call: windup.c, state.c; floor 0: hands.c, sample.c, trust.c, str.c, counter/freq.c.
  */
 #ifndef FASTCLOCK_START_H
 #define FASTCLOCK_START_H

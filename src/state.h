@@ -8,7 +8,8 @@
  *   3. start.c    start-up: kernel hand -> trust check -> rate -> first counter hand (start.h)
  *      init.c     lazy initialisation of the global clock and the process's fork handler (init.h)
  *   4. read.c (read.h), convert.c, dropin.c, status.c, truetime.c, updater.c: public entry points
- * Floor 1. Owns struct fc_clock. Calls floor 0: sample.c, ntp.c.
+ * Floor 1. Owns: struct fc_clock, FC_START_*, fc__in_writer, fc__real_source, the coarse store.
+ * May call: floor 0: sample.c, ntp.c.
  */
 #ifndef FASTCLOCK_STATE_H
 #define FASTCLOCK_STATE_H

@@ -1,6 +1,6 @@
 /*
  * fastclock — str.c: async-signal-safe string building (no malloc, no stdio, no locale).
- * Floor 0. Calls nothing of the library.
+ * Floor 0. Owns: fc__str_cat. May call: nothing of the library.
  */
 #ifndef FASTCLOCK_STR_H
 #define FASTCLOCK_STR_H

@@ -1,7 +1,7 @@
 /*
  * fastclock — track.c: samples in, next hand's parameters out (pure: no I/O, no globals).
- * Floor 0. Owns struct fc_track. Calls nothing of the library; uses the types of sample.h, ntp.h and the hand
- * layout (fc_hand.h).
+ * Floor 0. Owns: struct fc_track, FC_TRACK_HIST, fc__hand_value_fx. May call: nothing of the library (uses the
+ * types of sample.h and ntp.h, and the hand layout of fc_hand.h).
  */
 #ifndef FASTCLOCK_TRACK_H
 #define FASTCLOCK_TRACK_H

@@ -1,6 +1,6 @@
 /*
  * fastclock — trust.c: may the counter be trusted (the kernel's clocksource, an invariant counter).
- * Floor 0. Calls str.c.
+ * Floor 0. Owns: the fail-closed rule and the clocksource file's path. May call: str.c.
  */
 #ifndef FASTCLOCK_TRUST_H
 #define FASTCLOCK_TRUST_H

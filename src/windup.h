@@ -1,8 +1,9 @@
 /*
  * fastclock — windup.c: the writer (sample -> track -> bound source -> publish), the writer lock, the switch to a
  * kernel hand and back.
- * Floor 2. Calls state.c and floor 0 (sample, track, hands, trust, ntp, str, the bound sources); start-up only
- * through c->start_step (a callback set by start.c, not a call upward).
+ * Floor 2. Owns: the writer lock's protocol, the bound fields' stamping, fc__clock_setup (tests' clocks).
+ * May call: state.c; floor 0: hands.c, track.c, sample.c, trust.c, ntp.c, str.c, bound/ (bound.c, select.c).
+ * Start-up only through c->start_step (a callback set by start.c, not a call upward).
  */
 #ifndef FASTCLOCK_WINDUP_H
 #define FASTCLOCK_WINDUP_H

@@ -1,6 +1,6 @@
 /*
- * fastclock — counter/freq.c: the counter's frequency hints (CPUID, the kernel, the architected register).
- * Floor 0. Calls nothing of the library.
+ * fastclock — counter/freq.c: the CPU's own statement of the counter's frequency (CPUID, CNTFRQ_EL0).
+ * Floor 0. Owns: fc__counter_freq_hint. May call: nothing of the library.
  */
 #ifndef FASTCLOCK_COUNTER_FREQ_H
 #define FASTCLOCK_COUNTER_FREQ_H
