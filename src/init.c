@@ -12,8 +12,8 @@
  * the fork handler is registered by a constructor, before any thread can be initialising.
  *
  * Owns: g_state (not initialised / initialising / ready), reading the environment, the fork handler.
- * May call: state.c, windup.c, config.c, trust.c. The bound source (src/bound) is only named here: the writer
- * opens it on first use (windup.c), so the first call stays one kernel read.
+ * May call: start.c, state.c, config.c, trust.c (test seams). The bound source (src/bound) is only named here:
+ * the writer opens it on first use (windup.c), so the first call stays one kernel read.
  */
 #include <pthread.h>
 #include <sched.h>

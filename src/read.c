@@ -7,7 +7,7 @@
  * each value for bounded reads.
  *
  * Owns: the slow path's rules past a hand's stale point, the kernel backend's read rule.
- * May call: state.c, windup.c, init.c.
+ * May call: state.c, windup.c, start.c (a capture's unit), ntp.c (the cached NTP state), init.c.
  * Async-signal-safe: clock_gettime, adjtimex and what windup.c calls; errno is preserved.
  */
 #include <errno.h>
