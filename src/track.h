@@ -78,7 +78,7 @@ void fc__track_update(struct fc_track *t, const struct fc_hand *old, const struc
 int fc__track_sync(const struct fc_track *t, const struct fc_hand *h, const struct fc_ntp *ntp);
 
 /* The value of a hand at counter t, in 32.32 fixed point (exactly what readers compute, before the shift),
- * with deltas clamped to the hand's validity window [0, valid_ticks]. Shared by track.c and clock.c. */
+ * with deltas clamped to the hand's validity window [0, valid_ticks]. Shared by track.c and windup.c. */
 __int128 fc__hand_value_fx(const struct fc_hand *h, uint64_t t);
 
 #ifdef __cplusplus
