@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "config.h"
+#include "fastclock.h"
+#include "str.h"
 
 /* Append "pre'VALUE'post" to err ("; "-separated), the value cut to 40 bytes. Async-signal-safe (the
  * environment is parsed by the initialisation, which a signal handler's first read may run). */

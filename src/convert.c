@@ -17,7 +17,10 @@
  */
 #include <errno.h>
 
-#include "internal.h"
+#include "init.h"
+#include "sample.h"
+#include "state.h"
+#include "windup.h"
 
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now: the realtime read between two monotonic reads, best of 2. */
 static int64_t kernel_offset(const struct fc_clock *c)

@@ -11,7 +11,7 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "internal.h"
+#include "fastclock.h"
 
 /* What the inline fc_clock_gettime does not serve itself: NULL, the coarse clocks, every other id. */
 int fc__clock_gettime_other(clockid_t id, struct timespec *ts)

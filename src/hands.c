@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "internal.h"
+#include "hands.h"
 
 /* Interleaving points for deterministic tests (tests/interleave compiles this file with its own
  * FC__WRITER_POINT and pauses the writer there while readers run). Empty in the library. */

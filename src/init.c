@@ -12,8 +12,8 @@
  * the fork handler is registered by a constructor, before any thread can be initialising.
  *
  * Owns: g_state (not initialised / initialising / ready), reading the environment, the fork handler.
- * May call: state.c, windup.c, config.c, trust.c. The bound source (src/bound) is only named here: the writer
- * opens it on first use (windup.c), so the first call stays one kernel read.
+ * May call: start.c, state.c, config.c, trust.c (test seams). The bound source (src/bound) is only named here:
+ * the writer opens it on first use (windup.c), so the first call stays one kernel read.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -21,9 +21,12 @@
 #include <sys/auxv.h>
 #include <time.h>
 
-#include "bound/bound.h"
-#include "internal.h"
+#include "config.h"
+#include "init.h"
 #include "start.h"
+#include "state.h"
+#include "trust.h"
+#include "bound/bound.h"
 
 /* Re-check the kernel's clocksource every 1024 re-anchors: about once a second at the default period; a
  * sysfs read costs a few us under the writer lock, which readers never wait on. */

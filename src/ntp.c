@@ -5,7 +5,8 @@
  */
 #include <sys/timex.h>
 
-#include "internal.h"
+#include "ntp.h"
+#include "state.h"
 
 /* The kernel resets maxerror to NTP_PHASE_LIMIT (16 s) when it is not disciplined (kernel/time/ntp.c). */
 #define UNSYNC_MAXERROR_US 16000000L

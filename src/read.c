@@ -7,14 +7,18 @@
  * each value for bounded reads.
  *
  * Owns: the slow path's rules past a hand's stale point, the kernel backend's read rule.
- * May call: state.c, windup.c, init.c.
+ * May call: state.c, windup.c, start.c (a capture's unit), ntp.c (the cached NTP state), init.c.
  * Async-signal-safe: clock_gettime, adjtimex and what windup.c calls; errno is preserved.
  */
 #include <errno.h>
 #include <sched.h>
 
-#include "internal.h"
+#include "init.h"
+#include "ntp.h"
+#include "read.h"
 #include "start.h"
+#include "state.h"
+#include "windup.h"
 
 /* Busy-spins (fc__cpu_relax: x86 PAUSE, arm64 YIELD) before a waiting reader (its hand expired while another
  * thread re-anchors) starts yielding the CPU. A re-anchor takes ~0.5 us (a few bracketed kernel reads,

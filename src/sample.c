@@ -9,7 +9,7 @@
  */
 #include <limits.h>
 
-#include "internal.h"
+#include "sample.h"
 
 int fc__sample_take(const struct fc_source *src, int tries, struct fc_sample *out)
 {

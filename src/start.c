@@ -14,9 +14,15 @@
  */
 #include <sched.h>
 
-#include "internal.h"
+#include "hands.h"
+#include "sample.h"
 #include "start.h"
+#include "state.h"
+#include "str.h"
+#include "trust.h"
 #include "units.h"
+#include "windup.h"
+#include "counter/freq.h"
 
 /* The first counter hand's rate is measured against CLOCK_MONOTONIC over this baseline: two brackets of
  * ~40 ns (lfence;rdtsc + vDSO here) give ~40 ppm, well inside the tracker's 1000 ppm continuity tolerance,

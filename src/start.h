@@ -1,10 +1,12 @@
 /*
- * fastclock — start-up (src/start.c): from the first kernel hand to the first counter hand, no call waiting.
+ * fastclock — start.c: start-up, from the first kernel hand to the first counter hand, no call waiting.
+ * Floor 3. Owns: the start-up's state machine (c->start_step), a capture's unit (FC_CAPTURE_*).
+ * May call: windup.c, state.c; floor 0: hands.c, sample.c, trust.c, str.c, counter/freq.c.
  */
 #ifndef FASTCLOCK_START_H
 #define FASTCLOCK_START_H
 
-#include "internal.h"
+#include "state.h"
 
 /* Start a clock over `src` without waiting: its first hand is a kernel hand; unless `want` is
  * FC_BACKEND_KERNEL, the next slow paths check the counter (trust.c; skipped when `want` forces the

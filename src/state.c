@@ -9,7 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "ntp.h"
+#include "sample.h"
+#include "state.h"
 #include "units.h"
 
 
@@ -43,7 +45,7 @@ __thread int fc__in_writer;
 
 struct fc_clock *fc__global_clock(void) { return &g_clock; }
 
-/* FC_KERNEL_TRIES (internal.h): why a kernel read is retried. */
+/* FC_KERNEL_TRIES (sample.h): why a kernel read is retried. */
 int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id)
 {
 	int64_t ns = 0;

@@ -8,9 +8,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "bound/bound.h"
-#include "internal.h"
+#include "config.h"
+#include "init.h"
+#include "state.h"
 #include "units.h"
+#include "windup.h"
+#include "bound/bound.h"
 
 
 int fc_set_period_ns(int64_t period_ns)

@@ -8,7 +8,7 @@
  */
 #include <stdarg.h>
 
-#include "internal.h"
+#include "str.h"
 
 char *fc__str_cat(char *dst, size_t n, ...)
 {

@@ -31,7 +31,9 @@
  */
 #include <sys/timex.h>
 
-#include "internal.h"
+#include "ntp.h"
+#include "sample.h"
+#include "track.h"
 #include "units.h"
 
 typedef __int128 i128;

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <time.h>
 
-#include "internal.h"
+#include "fastclock.h"
 #include "units.h"
 
 /* While the bound makes no promise (UNKNOWN, DISRUPTED) look again every 10 ms: the writer refreshes the

@@ -21,7 +21,8 @@
 #include <cpuid.h>
 #endif
 
-#include "internal.h"
+#include "str.h"
+#include "trust.h"
 
 #define CLOCKSOURCE_PATH "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 

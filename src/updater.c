@@ -40,8 +40,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "config.h"
+#include "init.h"
+#include "state.h"
 #include "units.h"
+#include "windup.h"
 
 /* The thread wakes at most this often: at a 1 us period it would otherwise wake every 750 ns and burn a CPU
  * (readers re-anchor by themselves at such periods anyway). Coarse values are thus at most about

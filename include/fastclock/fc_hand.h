@@ -387,7 +387,7 @@ static inline const struct fc_hand *fc__hand_snapshot(const struct fc_pub *pub, 
 
 /* Carries a timespec's nanoseconds (unit 10^9) or a timeval's microseconds (unit 10^6) from a FC__HR_TS_* /
  * FC__HR_TV_REAL read into its seconds. The anchor's remainder is below one second and the fast path's scaled
- * delta below stale_ticks, one period (at most 1 s, FC_MAX_PERIOD_NS in src/internal.h), so the sum stays
+ * delta below stale_ticks, one period (at most 1 s, FC_MAX_PERIOD_NS in src/config.h), so the sum stays
  * below about 2 s: a read pays one compare, and about period / 1 s of reads carry once. The division is by a
  * constant (a multiply), in the rare branch only, and keeps any hand correct (the fuzzers build hands with
  * any fields). */

@@ -25,7 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../internal.h"
+#include "../ntp.h"
+#include "fastclock.h"
 #include "slew.h"
 
 #ifdef __cplusplus

@@ -10,7 +10,10 @@
  * re-anchor; a measurement far from this figure was disturbed and is taken again.
  * Async-signal-safe (CPUID / a system register read).
  */
-#include "../internal.h"
+#include <stddef.h>
+
+#include "fastclock.h"
+#include "freq.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>

@@ -14,7 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "config.h"
+#include "fastclock.h"
 
 #define CHECK(cond, ...)                                                                                       \
 	do {                                                                                                   \

@@ -16,7 +16,8 @@
 #include <string.h>
 
 #include "bigref.h"
-#include "internal.h"
+#include "hands.h"
+#include "track.h"
 
 static uint64_t g_counter;
 static uint64_t fuzz_counter(void) { return g_counter; }

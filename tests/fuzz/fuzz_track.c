@@ -20,7 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "config.h"
+#include "read.h"
+#include "sample.h"
+#include "state.h"
+#include "track.h"
+#include "windup.h"
 
 struct sim {
 	uint64_t counter; /* unmasked */

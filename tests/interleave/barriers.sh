@@ -15,7 +15,7 @@ od=$(command -v aarch64-linux-gnu-objdump || true)
 [[ -n $cc && -n $od ]] || { echo "skip: no aarch64-linux-gnu-gcc/objdump"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/reader.c" <<'C'
-#include "internal.h"
+#include "fastclock.h"
 extern uint64_t ext_counter(void);
 int reader(const struct fc_pub *p, int64_t *m) { return fc__hand_read(p, ext_counter, FC__HR_NS, m, (int64_t *)0, 0); }
 C

@@ -25,7 +25,11 @@
 
 /* hooks.h (force-included by the build into this file and into its own copy of the library's sources) defines
  * FC__TEST_POINT(n) / FC__WRITER_POINT(n) as calls of fc_test_point / fc_test_writer_point below. */
-#include "internal.h"
+#include "hands.h"
+#include "read.h"
+#include "sample.h"
+#include "state.h"
+#include "windup.h"
 #include "start.h"
 
 /* ---- the simulated machine: a counter the test sets by hand, a kernel clock on the same line ------------- */

@@ -1,12 +1,21 @@
 #!/usr/bin/env python3
-"""The library's files call each other one way only (issue 13; the module map in docs/DESIGN.md).
+"""The library's files call each other one way only, down docs/DESIGN.md's floor table (issues 13, 24).
 
 Reads the object files of the library (nm), builds the graph "A calls B" (A has an undefined symbol that B
 defines) and fails (exit 1) on any cycle, naming it. Prints the graph floor by floor.
+With SOURCE_ROOT it also reads the floor table of SOURCE_ROOT/docs/DESIGN.md (the rows between the
+"floor table: begin/end" markers: | floor | `file` | `header` | owns |) and fails on
+  - an object file with no row, or a row whose file or header does not exist;
+  - a header under src/ that no row names (MACRO_HEADERS excepted: macros only, any floor includes them);
+  - floors that go down the table;
+  - a call that does not go down the table: A may call B only if B's row is above A's (a lower floor, or the
+    same floor and an earlier row).
 Usage: check_layering.py OBJECT_DIR [SOURCE_ROOT]   (e.g. build/dev/CMakeFiles/fastclock_obj.dir .): with
 SOURCE_ROOT, objects whose source no longer exists (a stale build directory) are left out. Standard library only.
 """
+import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -16,6 +25,53 @@ def objects(root):
         for f in fs:
             if f.endswith(".o"):
                 yield os.path.join(d, f)
+
+
+MACRO_HEADERS = {"src/units.h"}
+ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*`([^`]+)`\s*\|\s*`([^`]+)`\s*\|")
+
+
+def floor_table(src):
+    """[(floor, file, header)] in table order, from docs/DESIGN.md; exits if the markers are missing."""
+    path = os.path.join(src, "docs", "DESIGN.md")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"<!-- floor table: begin -->(.*?)<!-- floor table: end -->", text, re.S)
+    if not m:
+        sys.exit(f"check_layering: no floor table (<!-- floor table: begin/end -->) in {path}")
+    rows = [(int(r.group(1)), r.group(2), r.group(3)) for r in map(ROW.match, m.group(1).splitlines()) if r]
+    if not rows:
+        sys.exit(f"check_layering: the floor table in {path} has no rows")
+    return rows
+
+
+def check_floors(src, graph):
+    """Problems (strings) with the graph against the floor table."""
+    rows = floor_table(src)
+    bad = []
+    pos = {}
+    for i, (fl, f, h) in enumerate(rows):
+        if f in pos:
+            bad.append(f"{f}: two rows in the floor table")
+        pos[f] = (i, fl)
+        for p in (f, h):
+            if not os.path.exists(os.path.join(src, p)):
+                bad.append(f"{p}: in the floor table, not in the source tree")
+        if i and fl < rows[i - 1][0]:
+            bad.append(f"{f}: floor {fl} below the row above it (floor {rows[i - 1][0]}): the table goes up")
+    named = {h for _, _, h in rows} | MACRO_HEADERS
+    for h in sorted(glob.glob(os.path.join(src, "src", "**", "*.h"), recursive=True)):
+        h = os.path.relpath(h, src)
+        if h not in named:
+            bad.append(f"{h}: a module header the floor table does not name")
+    for f in sorted(graph):
+        if f not in pos:
+            bad.append(f"{f}: no row in the floor table")
+            continue
+        for g in graph[f]:
+            if g in pos and pos[g][0] >= pos[f][0]:
+                bad.append(f"{f} (floor {pos[f][1]}) calls {g} (floor {pos[g][1]}), not above it in the floor table")
+    return bad
 
 
 def main():
@@ -63,11 +119,15 @@ def main():
             visit(f)
     for f in sorted(graph, key=lambda x: (len(graph[x]), x)):
         print(f"{f:28} -> {', '.join(graph[f]) or '(nothing)'}")
-    if cycles:
-        for c in cycles:
-            print("check_layering: cycle: " + " -> ".join(c), file=sys.stderr)
+    bad = check_floors(src, graph) if src is not None else []
+    for b in bad:
+        print("check_layering: floor: " + b, file=sys.stderr)
+    for c in cycles:
+        print("check_layering: cycle: " + " -> ".join(c), file=sys.stderr)
+    if cycles or bad:
         return 1
-    print(f"check_layering: {len(graph)} files, calls run one way (no cycle)")
+    floors = "down docs/DESIGN.md's floor table" if src is not None else "one way (floors not checked: no SOURCE_ROOT)"
+    print(f"check_layering: {len(graph)} files, calls run {floors}, no cycle")
     return 0
 
 

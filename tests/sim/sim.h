@@ -22,7 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "internal.h"
+#include "read.h"
+#include "sample.h"
+#include "state.h"
+#include "windup.h"
 
 namespace sim {
 

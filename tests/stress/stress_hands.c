@@ -17,7 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "state.h"
+#include "windup.h"
 
 static long long g_reads = 10000000, g_rounds = 0;
 static int g_threads = 0, g_force_us = 3;

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "first_calls.h"
-#include "internal.h"
+#include "state.h"
 
 /* Files a first call may open: the clocksource (trust step), and the bound source's (a ClockBound segment, a
  * VMClock device; chronyd is a socket): a fixed handful, whatever runs on the machine. */

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <random>
 
-#include "internal.h"
+#include "track.h"
 
 namespace {
 

@@ -4,7 +4,10 @@
 #include <string>
 #include <sys/timex.h>
 
-#include "internal.h"
+#include "config.h"
+#include "fastclock.h"
+#include "ntp.h"
+#include "str.h"
 
 namespace {
 

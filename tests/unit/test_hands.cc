@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <set>
 
-#include "internal.h"
+#include "hands.h"
 
 namespace {
 

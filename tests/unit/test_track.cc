@@ -9,7 +9,12 @@
 #include <cmath>
 #include <cstdint>
 
-#include "internal.h"
+#include "ntp.h"
+#include "read.h"
+#include "sample.h"
+#include "state.h"
+#include "track.h"
+#include "windup.h"
 
 namespace {
 

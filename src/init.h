@@ -1,0 +1,24 @@
+/*
+ * fastclock — init.c: lazy initialisation of the global clock; the process's fork handler.
+ * Floor 3, beside start.c and above it. Owns: fc__ensure_init. May call: start.c, state.c, config.c, trust.c
+ * (the tests' seams only); it names the bound source (bound/bound.h: the global clock's struct fc_bounder)
+ * without calling it.
+ */
+#ifndef FASTCLOCK_INIT_H
+#define FASTCLOCK_INIT_H
+
+
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Initialise the global clock if needed. Returns 1 when it is ready, 0 in a signal handler that interrupted
+ * its own thread's initialisation: the caller then serves the kernel's clock directly. */
+int fc__ensure_init(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FASTCLOCK_INIT_H */

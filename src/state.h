@@ -1,0 +1,127 @@
+/*
+ * fastclock — state.c: the clock object (one global; tests make their own over simulated sources), the thread's
+ * writer mark, the real source, kernel-clock reads, the coarse store.
+ *
+ * The clock core, in floors: a file uses only the floors below it (docs/DESIGN.md, "Module map").
+ *   1. state.c    the clock object and its globals, kernel-clock reads, the coarse store (this header)
+ *   2. windup.c   the writer: sample -> track -> next hand -> publish; the switch to a kernel hand (windup.h)
+ *   3. start.c    start-up: kernel hand -> trust check -> rate -> first counter hand (start.h)
+ *      init.c     lazy initialisation of the global clock and the process's fork handler (init.h)
+ *   4. read.c (read.h), convert.c, dropin.c, status.c, truetime.c, updater.c: public entry points
+ * Floor 1. Owns: struct fc_clock, FC_START_*, fc__in_writer, fc__real_source, the coarse store.
+ * May call: floor 0: sample.c, ntp.c.
+ */
+#ifndef FASTCLOCK_STATE_H
+#define FASTCLOCK_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "fastclock.h"
+#include "hands.h"
+#include "ntp.h"
+#include "sample.h"
+#include "track.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct fc_bounder; /* src/bound/bound.h */
+
+struct fc_clock {
+	struct fc_pub *pub;
+	struct fc_hands hands;
+	struct fc_source src;
+	struct fc_track track;
+	int lock;        /* writer try-lock: 0 free, 1 held */
+	int backend;     /* enum fc_backend */
+	int64_t period_ns;
+	uint64_t counter_hz_initial;
+	int freq_source;
+	int forced;      /* FASTCLOCK_SOURCE forced a backend */
+	unsigned trust_every; /* re-check the clocksource every this many re-anchors (0: never, in tests) */
+	unsigned since_trust;
+	char reason[160];
+	char clocksource[32];
+	char config_error[160];
+	struct fc_bounder *bounder; /* the UTC bound's source (src/bound); NULL: the kernel's NTP state via src.ntp */
+	int bounder_reopen;  /* (re-)open the source on the writer's next bound: at start, and in a fork child */
+	struct { /* the bound source's environment, read at start-up (init.c), parsed by the writer (windup.c) */
+		const char *source;          /* FASTCLOCK_BOUND_SOURCE */
+		const char *clockbound_path; /* FASTCLOCK_CLOCKBOUND_PATH */
+		const char *chrony_socket;   /* FASTCLOCK_CHRONY_SOCKET */
+		const char *vmclock_path;    /* FASTCLOCK_VMCLOCK_PATH */
+	} bound_env;
+	/* The kernel backend's bound vs UTC (half-width, centre, status) at the last refresh, for readers that find
+	 * the writer lock taken (read.c; relaxed atomics). */
+	int64_t kernel_utc_err_ns, kernel_utc_corr_ns;
+	int32_t kernel_sync_status;
+	struct fc_ntp ntp;   /* last NTP state read */
+	int64_t ntp_at;      /* kernel CLOCK_MONOTONIC when it was read */
+	int have_ntp;
+	/* counters (relaxed atomics; slow path only) */
+	uint64_t reanchors, slow_paths, waits, trust_checks;
+	/* Start-up without a wait (windup.c): the first hand is a kernel hand; the slow path then checks the
+	 * counter's trust and measures its rate against the kernel over START_BASELINE, and publishes the first
+	 * counter hand. start_phase (atomic) is FC_START_*; start_due (atomic) the kernel CLOCK_MONOTONIC time
+	 * at which the next step is due; start_rate_first the rate measurement's first sample. */
+	int start_phase;
+	int64_t start_due;
+	void (*start_step)(struct fc_clock *c); /* start.c's state machine, called by the writer while starting */
+	struct fc_sample start_rate_first;
+	struct fc_sample start_anchor; /* the trust step's sample, written once before start_phase becomes RATE
+					* (release): converts captures taken before the first counter hand */
+	unsigned start_retries;
+	/* The kernel's rate against the counter over a long baseline (>= LONG_RATE_MIN_NS between two samples;
+	 * windup.c), 32.32 ns per tick, 0 until known; published for conversions of captures in no hand's window,
+	 * which a hand's steering slope (up to 1/16 off at short periods) or the tracker's 8-period rate (0.5 %
+	 * noise at a 1 us period) would carry over the capture's whole age. long_s: the baseline's first sample. */
+	uint64_t rate_long;
+	struct fc_sample long_s;
+	int have_long_s;
+	/* Published by the updater thread (a client of the clock), read by status and the drop-ins. */
+	int updater_auto;     /* the first coarse read may start the updater (FASTCLOCK_UPDATER) */
+	int updater_running;
+	int step_notifier;
+	uint64_t step_notifications;
+};
+enum { FC_START_DONE = 0, FC_START_TRUST = 1, FC_START_RATE = 2 };
+
+/* The library's own clock and the thread's writer mark: non-zero while this thread holds (or is taking) the
+ * writer lock, so a signal handler that reads the clock on the same thread never waits on it. */
+struct fc_clock *fc__global_clock(void);
+extern __thread int fc__in_writer;
+
+/* The real counter and kernel clocks as an fc_source. */
+extern const struct fc_source fc__real_source;
+
+/* clock_gettime(id) through the clock's source, retried (a failed read would otherwise return 0). */
+int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id);
+
+/* Raise the coarse clocks to (mono, real_off): coarse_mono only ever grows (a compare-and-swap maximum), so
+ * coarse reads, which are plain loads of one location, never go back within a thread whoever stores. A
+ * raise leaves 0 ("not maintained") alone; fc__coarse_first, the keeper's first store, leaves 0. */
+void fc__coarse_raise(struct fc_pub *pub, int64_t mono, int64_t real_off);
+void fc__coarse_first(struct fc_pub *pub, int64_t mono, int64_t real_off);
+/* A value for the coarse clocks now, never waiting, never above a later precise read (state.c). */
+void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off);
+
+/* Bounded string copy (always terminated). */
+void fc__copy_str(char *dst, size_t n, const char *src);
+
+static inline void fc__cpu_relax(void)
+{
+#if defined(__x86_64__)
+	__asm__ __volatile__("pause");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FASTCLOCK_STATE_H */
