@@ -271,8 +271,8 @@ static inline int fc_real_bounded(struct fc_interval *out)
 	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_REAL, &m, NULL, &b)))
 		return fc__slow_bounded(out, FC__REAL);
 	m += b.utc_corr_ns;
-	out->earliest_ns = m - b.track_err_ns - b.ntp_err_ns;
-	out->latest_ns = m + b.track_err_ns + b.ntp_err_ns;
+	out->earliest_ns = m - b.track_err_ns - b.utc_err_ns;
+	out->latest_ns = m + b.track_err_ns + b.utc_err_ns;
 	out->status = b.sync_status;
 	return 0;
 }

@@ -107,7 +107,7 @@ struct fc_hand *fc__hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 	FC__STORE(th->valid_ticks, p->valid_ticks);
 	FC__STORE(th->mono_err_ns, p->mono_err_ns);
 	FC__STORE(th->err_mult, p->err_mult);
-	FC__STORE(th->ntp_err_ns, p->ntp_err_ns);
+	FC__STORE(th->utc_err_ns, p->utc_err_ns);
 	FC__STORE(th->sync_status, p->sync_status);
 	FC__STORE(th->utc_corr_ns, p->utc_corr_ns);
 	FC__STORE(th->floor_ns, p->floor_ns);

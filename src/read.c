@@ -76,20 +76,20 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 		fc__clock_bound_fields_locked(c, &p, now, 0);
 		/* for readers that find the lock taken: three relaxed stores; a reader may pair fields of two
 		 * refreshes a second apart, each a bound of its own, so the error is at most one refresh's growth */
-		__atomic_store_n(&c->kernel_utc_err_ns, p.ntp_err_ns, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->kernel_utc_err_ns, p.utc_err_ns, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->kernel_utc_corr_ns, p.utc_corr_ns, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->kernel_sync_status, p.sync_status, __ATOMIC_RELAXED);
 		fc__clock_unlock(c);
 	} else if (c->bounder) {
-		p.ntp_err_ns = __atomic_load_n(&c->kernel_utc_err_ns, __ATOMIC_RELAXED);
+		p.utc_err_ns = __atomic_load_n(&c->kernel_utc_err_ns, __ATOMIC_RELAXED);
 		p.utc_corr_ns = __atomic_load_n(&c->kernel_utc_corr_ns, __ATOMIC_RELAXED);
 		p.sync_status = __atomic_load_n(&c->kernel_sync_status, __ATOMIC_RELAXED);
 	} else if (c->src.ntp) {
 		c->src.ntp(c->src.ctx, &n);
-		p.ntp_err_ns = n.maxerror_ns;
+		p.utc_err_ns = n.maxerror_ns;
 		p.sync_status = n.sync;
 	}
-	b->ntp_err_ns = p.ntp_err_ns;
+	b->utc_err_ns = p.utc_err_ns;
 	b->utc_corr_ns = p.utc_corr_ns;
 	b->sync_status = p.sync_status;
 }
@@ -135,7 +135,7 @@ int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 			return v;
 		}
 		if (b) {
-			b->ntp_err_ns = h.ntp_err_ns;
+			b->utc_err_ns = h.utc_err_ns;
 			b->utc_corr_ns = h.utc_corr_ns;
 			b->sync_status = h.sync_status;
 		}
@@ -248,7 +248,7 @@ int fc__slow_bounded(struct fc_interval *out, int how)
 	}
 	/* The slow path reports the bound of the very hand (or kernel read) that produced the value. */
 	v = global_read(how, &b);
-	utc_err = (how & FC__REAL) ? b.ntp_err_ns : 0;
+	utc_err = (how & FC__REAL) ? b.utc_err_ns : 0;
 	if (how & FC__REAL)
 		v += b.utc_corr_ns;
 	out->earliest_ns = v - b.track_err_ns - utc_err;

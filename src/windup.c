@@ -90,7 +90,7 @@ void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_
 	int64_t coarse = 0, real = 0;
 	fc__clock_refresh_ntp_locked(c, now); /* once a second: fc_status reports the kernel's state beside the source */
 	if (!c->bounder) { /* simulated clocks: the kernel's NTP state through the source, grown at 500 ppm */
-		p->ntp_err_ns =
+		p->utc_err_ns =
 			c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + life_ns) / NTP_GROWTH_DIV : 0;
 		p->utc_corr_ns = 0;
 		p->sync_status = c->ntp.sync;
@@ -110,9 +110,9 @@ void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_
 	c->src.kernel(c->src.ctx, CLOCK_REALTIME, &real);
 	b = fc__bounder_poll(c->bounder, now, coarse);
 	/* the half-width at the end of the hand's life: it only grows, so it holds for every read of the hand */
-	p->ntp_err_ns = fc__bound_half_at(b, now + life_ns);
+	p->utc_err_ns = fc__bound_half_at(b, now + life_ns);
 	if (b->leap != FC_LEAP_NONE && near_midnight(real, real + life_ns))
-		p->ntp_err_ns += NS_PER_SEC;
+		p->utc_err_ns += NS_PER_SEC;
 	p->utc_corr_ns = b->center_ns;
 	p->sync_status = b->status;
 }

@@ -40,7 +40,7 @@ void fc__clock_lock(struct fc_clock *c);
 void fc__clock_unlock(struct fc_clock *c);
 /* Re-anchor period (caller holds the lock). */
 void fc__clock_set_period_locked(struct fc_clock *c, int64_t period_ns);
-/* Stamp p's bound fields (ntp_err_ns over [now, now + life_ns], utc_corr_ns, sync_status) from the bound source
+/* Stamp p's bound fields (utc_err_ns over [now, now + life_ns], utc_corr_ns, sync_status) from the bound source
  * (or the kernel's NTP state when the clock has none). Caller holds the lock. */
 void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);
 

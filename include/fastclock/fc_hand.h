@@ -67,7 +67,7 @@ struct fc_hand {
 	uint64_t mono_subsec; /* mono_ns - mono_sec * 10^9, and frac, in 32.32 fixed point */
 	int64_t mono_err_ns;  /* tracking error bound (vs the kernel) at the anchor, ns */
 	uint64_t err_mult;    /* growth of the bound per tick, 32.32 fixed point ns */
-	int64_t ntp_err_ns;   /* the bound source's half-width vs UTC over this hand's life (src/bound: any source,
+	int64_t utc_err_ns;   /* the bound source's half-width vs UTC over this hand's life (src/bound: any source,
 			       * not only NTP; the name is in the ABI fingerprint, cmake/abi-layout.txt) */
 	int64_t utc_corr_ns;  /* the bound's centre: UTC ~ CLOCK_REALTIME + this (bounded reads only; fc_real_ns
 			       * stays on the kernel's CLOCK_REALTIME) */
@@ -220,7 +220,7 @@ FC__ALWAYS_INLINE int fc__hand_moved(const struct fc_pub *pub, const struct fc_h
 /* Error-bound fields, copied under the same protocol by bounded reads (fc_real_bounded). */
 struct fc__bound {
 	int64_t track_err_ns; /* |fastclock - kernel| bound at this read */
-	int64_t ntp_err_ns;   /* the bound source's half-width vs UTC (any source; named as in struct fc_hand) */
+	int64_t utc_err_ns;   /* the bound source's half-width vs UTC (any source; named as in struct fc_hand) */
 	int64_t utc_corr_ns;  /* its centre, relative to CLOCK_REALTIME */
 	int32_t sync_status;  /* enum fc_sync */
 };
@@ -301,7 +301,7 @@ FC__ALWAYS_INLINE int64_t fc__hand_tv(const struct fc_hand *th, uint64_t delta, 
 FC__ALWAYS_INLINE void fc__hand_bound(const struct fc_hand *th, uint64_t delta, struct fc__bound *b)
 {
 	b->track_err_ns = FC__LOAD(th->mono_err_ns) + (int64_t)fc__scale(delta, FC__LOAD(th->err_mult), 0);
-	b->ntp_err_ns = FC__LOAD(th->ntp_err_ns);
+	b->utc_err_ns = FC__LOAD(th->utc_err_ns);
 	b->utc_corr_ns = FC__LOAD(th->utc_corr_ns);
 	b->sync_status = FC__LOAD(th->sync_status);
 }
@@ -363,7 +363,7 @@ static inline void fc__hand_copy(const struct fc_hand *th, struct fc_hand *h)
 	h->floor_ns = FC__LOAD(th->floor_ns);
 	h->mono_err_ns = FC__LOAD(th->mono_err_ns);
 	h->err_mult = FC__LOAD(th->err_mult);
-	h->ntp_err_ns = FC__LOAD(th->ntp_err_ns);
+	h->utc_err_ns = FC__LOAD(th->utc_err_ns);
 	h->sync_status = FC__LOAD(th->sync_status);
 	h->utc_corr_ns = FC__LOAD(th->utc_corr_ns);
 }

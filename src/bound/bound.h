@@ -4,7 +4,7 @@
  * A source is polled by the writer (windup.c, under the writer lock, at most once a second for anything that
  * costs a syscall; chronyd's rounds every 100 ms), never by a reader. Each poll yields one struct fc_bound: "true UTC lies within
  * half_ns + drift_ppb * (mono - as_of_ns) / 1e9 of CLOCK_REALTIME + center_ns". The writer folds it into
- * each hand (ntp_err_ns, utc_corr_ns, sync_status); readers only add.
+ * each hand (utc_err_ns, utc_corr_ns, sync_status); readers only add.
  *
  * Sources (one file each, all pure over injected paths, sockets and clock values so tests drive them):
  *   clockbound.c  ClockBound's shared-memory segment (protocol v2), read exactly as ClockBound's client;

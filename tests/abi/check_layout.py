@@ -10,6 +10,11 @@ The fingerprint is BIN's output (layout.c) plus the fc__ names of the api list. 
 for the headers' FASTCLOCK_ABI differs (a layout changed without the bump), when it is missing (a bump without
 its fingerprint: --update appends it), when the library's SONAME or fc_abi() is not FASTCLOCK_ABI.
 --update appends the current block if its ABI has none, and refuses (exit 1) to rewrite an existing one.
+
+A field's name is not part of the binary interface, its offset and size are: a line
+  rename N STRUCT.OLD STRUCT.NEW
+(outside the blocks) says that abi N's recorded field STRUCT.OLD is now called STRUCT.NEW. It renames only a
+recorded "field" line whose offset and size stay exactly as recorded; anything else still fails.
 """
 import argparse
 import difflib
@@ -25,10 +30,16 @@ def fingerprint(layout, api):
 
 
 def blocks(path):
-    res, cur = {}, None
+    res, cur, renames = {}, None, []
     for ln in open(path, encoding="utf-8"):
         ln = ln.rstrip("\n")
         if not ln or ln.startswith("#"):
+            continue
+        if ln.startswith("rename ") and cur is None:
+            w = ln.split()
+            if len(w) != 4 or w[2].split(".")[0] != w[3].split(".")[0]:
+                sys.exit("check_layout: %s: malformed rename line: %s" % (path, ln))
+            renames.append(w[1:])
             continue
         if ln.startswith("abi "):
             cur = ln.split()[1]
@@ -39,6 +50,14 @@ def blocks(path):
             cur = None
         elif cur is not None:
             res[cur].append(ln)
+    for abi, old, new in renames:
+        if abi not in res:
+            sys.exit("check_layout: %s: rename for abi %s, which has no block" % (path, abi))
+        hits = [i for i, ln in enumerate(res[abi]) if ln.split()[:2] == ["field", old]]
+        if len(hits) != 1:
+            sys.exit("check_layout: %s: rename of %s: abi %s records no such field" % (path, old, abi))
+        w = res[abi][hits[0]].split()
+        res[abi][hits[0]] = " ".join(["field", new] + w[2:])  # offset and size unchanged: compared as recorded
     return res
 
 

@@ -23,13 +23,13 @@ int main(int argc, char **argv)
 	S(fc_hand);
 	F(fc_hand, gen); F(fc_hand, flags); F(fc_hand, stale_ticks); F(fc_hand, base_ticks); F(fc_hand, mask);
 	F(fc_hand, mult); F(fc_hand, frac); F(fc_hand, mono_ns); F(fc_hand, real_off_ns); F(fc_hand, valid_ticks);
-	F(fc_hand, mono_err_ns); F(fc_hand, err_mult); F(fc_hand, ntp_err_ns); F(fc_hand, sync_status);
+	F(fc_hand, mono_err_ns); F(fc_hand, err_mult); F(fc_hand, utc_err_ns); F(fc_hand, sync_status);
 	F(fc_hand, pad_); F(fc_hand, floor_ns); F(fc_hand, next); F(fc_hand, utc_corr_ns);
 	F(fc_hand, mono_sec); F(fc_hand, mono_subsec); F(fc_hand, real_sec); F(fc_hand, real_subsec); F(fc_hand, real_ns);
 	S(fc_pub);
 	F(fc_pub, current); F(fc_pub, coarse_mono); F(fc_pub, coarse_real_off);
 	S(fc__bound);
-	F(fc__bound, track_err_ns); F(fc__bound, ntp_err_ns); F(fc__bound, utc_corr_ns); F(fc__bound, sync_status);
+	F(fc__bound, track_err_ns); F(fc__bound, utc_err_ns); F(fc__bound, utc_corr_ns); F(fc__bound, sync_status);
 	S(fc_interval);
 	F(fc_interval, earliest_ns); F(fc_interval, latest_ns); F(fc_interval, status);
 	S(fc_status);

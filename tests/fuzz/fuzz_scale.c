@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h.valid_ticks = take(&p, &n);
 	h.mono_err_ns = (int64_t)take(&p, &n);
 	h.err_mult = take(&p, &n);
-	h.ntp_err_ns = (int64_t)take(&p, &n);
+	h.utc_err_ns = (int64_t)take(&p, &n);
 	h.sync_status = (int32_t)take(&p, &n);
 	t = take(&p, &n);
 	/* short inputs: derive a plausible hand from what there is, so small seeds reach the arithmetic */
@@ -125,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(off == h.real_off_ns, "real_off");
 			CHECK(b.track_err_ns == want_err, "err %lld want %lld", (long long)b.track_err_ns,
 			      (long long)want_err);
-			CHECK(b.ntp_err_ns == h.ntp_err_ns && b.sync_status == h.sync_status, "bound fields");
+			CHECK(b.utc_err_ns == h.utc_err_ns && b.sync_status == h.sync_status, "bound fields");
 		}
 	}
 

@@ -82,7 +82,7 @@ void Run::stall_writer(long double stall_ns)
 	const fc_hand *cur = __atomic_load_n(&SIM_PUB.current, __ATOMIC_RELAXED);
 	fc_hand p;
 	fc__track_update(&SIM_CLOCK.track, cur, &s, ta, &p);
-	p.ntp_err_ns = cur->ntp_err_ns; // stamp_utc_bound is windup.c's; the NTP state did not change
+	p.utc_err_ns = cur->utc_err_ns; // stamp_utc_bound is windup.c's; the NTP state did not change
 	p.sync_status = fc__track_sync(&SIM_CLOCK.track, &p, &SIM_CLOCK.ntp);
 	M.async.push_back(Machine::Async{M.t + stall_ns, [p]() {
 						 fc__hands_publish(&SIM_PUB, &p);
@@ -123,7 +123,7 @@ int64_t Run::read(int how, bool relaxed, long double *instant)
 
 // fc_mono_bounded / fc_real_bounded: the inline read with its bound, else the slow path's (fc__slow_bounded
 // is fc__clock_read on the global clock).
-int Run::bounded(int how, int64_t *v, int64_t *track_err, int64_t *ntp_err, long double *instant)
+int Run::bounded(int how, int64_t *v, int64_t *track_err, int64_t *utc_err, long double *instant)
 {
 	int64_t m;
 	fc__bound b;
@@ -134,7 +134,7 @@ int Run::bounded(int how, int64_t *v, int64_t *track_err, int64_t *ntp_err, long
 	else
 		*v = fc__clock_read(&SIM_CLOCK, how, &b);
 	*track_err = b.track_err_ns;
-	*ntp_err = real ? b.ntp_err_ns : 0;
+	*utc_err = real ? b.utc_err_ns : 0;
 	*instant = value_instant();
 	return b.sync_status;
 }

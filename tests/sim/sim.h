@@ -260,7 +260,7 @@ public:
 private:
 	void sample();
 	int64_t read(int how, bool relaxed, long double *instant);
-	int bounded(int how, int64_t *v, int64_t *track_err, int64_t *ntp_err, long double *instant);
+	int bounded(int how, int64_t *v, int64_t *track_err, int64_t *utc_err, long double *instant);
 	bool in_window(long double t, bool blind, bool mono) const;
 	long double value_instant();
 	struct Window {
