@@ -13,9 +13,9 @@ old, new, targets (what to rebuild), tests (ctest -R regex), and optionally note
 # documented acquire/release all the same.
 
 PROTO_TESTS = r"^interleave_"
-# The bound mutants' tests are fleet_unit's (pure, deterministic, < 1 s); fleet_vmclock (3 s a run) covers the
-# same code end to end outside the gate.
-VM_TARGETS = ["fleet_unit"]
+# The bound mutants' tests are unit tests (tests/unit/test_bound_*.cc: pure, deterministic, < 1 s); fleet_vmclock
+# (3 s a run) covers the same code end to end outside the gate.
+VM_TARGETS = ["fastclock_unit_tests"]
 VM_TESTS = r"^VmClock|^Select\.vmclock"
 HOOK_TARGETS = ["fc_interleave"]
 # The tracker's issue-25 mutants: its unit tests (< 1 s) and the adversarial sim families that exercise them.
@@ -325,19 +325,19 @@ M = [
          file="src/bound/chrony.c",
          old="	if (sd->state == FC_CHRONY_SELECTED)\n		return 2;",
          new="	if (1)\n		return 2;",
-         targets=["fleet_unit"], tests=r"^Chrony\."),
+         targets=["fastclock_unit_tests"], tests=r"^Chrony\."),
     dict(name="chrony: the source selected last dropped while chronyd selects none", set="bound",
          guards="right after a step chronyd may stop calling its source selected: its measurement shows the step",
          file="src/bound/chrony.c",
          old="	return ch->src_index >= 0 && memcmp(sd->addr, ch->src.addr, sizeof(sd->addr)) == 0 ? 1 : 0;",
          new="	return (void)ch, 0;",
-         targets=["fleet_unit"], tests=r"^Chrony\."),
+         targets=["fastclock_unit_tests"], tests=r"^Chrony\."),
     dict(name="chrony: the window never moves past the first sources", set="bound",
          guards="a selected source past FC_CHRONY_MAX_SOURCES is found",
          file="src/bound/chrony.c",
          old="		ch->first = (ch->first + FC_CHRONY_MAX_SOURCES - 1) % ch->n_sources;",
          new="		ch->first += 0;",
-         targets=["fleet_unit"], tests=r"^Chrony\."),
+         targets=["fastclock_unit_tests"], tests=r"^Chrony\."),
     dict(name="vmclock: the sample not checked against a host that rewrote the page meanwhile", set="bound",
          guards="a live migration between the snapshot and the counter read",
          file="src/bound/select.c",
@@ -355,7 +355,7 @@ M = [
          file="src/bound/chrony.c",
          old="	return ch->src_index >= 0 && memcmp(sd->addr, ch->src.addr, sizeof(sd->addr)) == 0 ? 1 : 0;",
          new="	return ch->src_index >= 0 && sd->index == ch->src_index ? 1 : 0;",
-         targets=["fleet_unit"], tests=r"^Chrony\."),
+         targets=["fastclock_unit_tests"], tests=r"^Chrony\."),
     # ---- chronyd's answers, only chronyd's (src/bound/chrony.c, tests/unit/test_bound_chrony.cc) -------------
     dict(name="chrony: sequence numbers predictable (8, 16, ... as before)", set="bound",
          guards="another process cannot name a round's requests",
@@ -422,7 +422,7 @@ M = [
          file="src/bound/chrony.c",
          old="	if (ch->round_rank < 2 && ch->n_sources > FC_CHRONY_MAX_SOURCES)",
          new="	if (ch->round_rank < 1 && ch->n_sources > FC_CHRONY_MAX_SOURCES)",
-         targets=["fleet_unit"], tests=r"^Chrony\."),
+         targets=["fastclock_unit_tests"], tests=r"^Chrony\."),
     # ---- the bound sources against the machine (issue 23: src/bound, src/truetime.c) --------------------------
     dict(name="sources: the kernel's esterror not checked (timesyncd's and OpenNTPD's state taken)", set="bound",
          guards="only a daemon that claims an estimated error and a larger maximum is a bound",
@@ -563,29 +563,29 @@ M = [
          file="src/bound/chrony.c",
          old="	} else if (disagree) {",
          new="	} else if (0 && disagree) {",
-         targets=["fleet_unit"], tests=r"^Chrony\."),
+         targets=["fastclock_unit_tests"], tests=r"^Chrony\."),
     dict(name="select: auto takes ClockBound's segment before chronyd (as before issue 27)", set="bound",
          guards="the default is the best honest source: chronyd asked directly is half as wide and sees a step first",
          file="src/bound/select.c",
          old="	return bd->cfg.mode < 0 && !bd->have_vm;",
          new="	return 0 && bd->cfg.mode < 0 && !bd->have_vm;",
-         targets=["fleet_unit"], tests=r"^Select\."),
+         targets=["fastclock_unit_tests"], tests=r"^Select\."),
     dict(name="select: a silent chronyd kept while ClockBound's segment lives", set="bound",
          guards="chronyd unreachable to us but not to clock-bound-d: the live segment vouches for more than an aged report",
          file="src/bound/select.c",
          old="	} else if (prefer_chrony(bd) && bd->kind == FC_BOUND_CHRONY && !chrony_silent(&bd->ch, now)) {",
          new="	} else if (prefer_chrony(bd) && bd->kind == FC_BOUND_CHRONY) {",
-         targets=["fleet_unit"], tests=r"^Select\."),
+         targets=["fastclock_unit_tests"], tests=r"^Select\."),
     dict(name="chrony: a slew the reply did not hold (DISAGREE) still SYNCHRONIZED", set="bound",
          guards="the kernel shows chronyd slewing towards an offset its reply did not hold: a step",
          file="src/bound/chrony.c",
          old="	if (out.status == FC_SLEW_DISAGREE) {",
          new="	if (0) {",
-         targets=["fleet_unit"], tests=r"^Chrony\."),
+         targets=["fastclock_unit_tests"], tests=r"^Chrony\."),
     dict(name="chrony: DISAGREE waits for the next round's time", set="bound",
          guards="a step seen through the kernel is asked about at once, not a poll later",
          file="src/bound/chrony.c",
          old="		ch->last_sent = now - 1000 * NS_PER_SEC; /* the next poll asks again */",
          new="		(void)now;",
-         targets=["fleet_unit"], tests=r"^Chrony\."),
+         targets=["fastclock_unit_tests"], tests=r"^Chrony\."),
 ]

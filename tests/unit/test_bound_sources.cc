@@ -122,6 +122,23 @@ TEST(KernelState, a_correction_the_kernel_is_still_slewing_widens_the_bound)
 	EXPECT_GE(b.half_ns, 120000000) << b.reason;
 }
 
+// The kernel's maxerror decided from the kernel's state alone (KernelState above: each daemon's state).
+TEST(Kernel, timesyncd_style_maxerror_zero_is_never_synchronized)
+{
+	fc_ntp n{FC_SYNC_SYNCHRONIZED, 0, 0, 0, 0, 0};
+	fc_bound b{};
+	EXPECT_EQ(fc__kernel_eval(&n, 0, &b), FC_SYNC_UNKNOWN);
+	EXPECT_NE(strstr(b.reason, "timesyncd"), nullptr) << b.reason;
+	n.maxerror_ns = 5 * MS; // 10 s after timesyncd's write: maxerror grown, esterror still 0
+	EXPECT_EQ(fc__kernel_eval(&n, 0, &b), FC_SYNC_UNKNOWN) << b.reason;
+	n.esterror_ns = 100000; // chronyd's pair: esterror 100 us, maxerror 5 ms
+	EXPECT_EQ(fc__kernel_eval(&n, 0, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
+	EXPECT_EQ(fc__bound_half_at(&b, SEC), 5 * MS + 500000); // + 500 ppm for 1 s, the kernel's rule
+	n.status = STA_INS;
+	fc__kernel_eval(&n, 0, &b);
+	EXPECT_EQ(b.leap, FC_LEAP_INSERT);
+}
+
 fc_ntp g_state;
 int fake_ntp(void *, fc_ntp *out)
 {
