@@ -13,7 +13,9 @@
  *             fc_mono_ns() and fc_ticks() and must see values >= those the previous holder published.
  *             Passing the token through every thread exercises every pair of neighbouring cores. With one
  *             thread there is no ring: that thread brackets only, and the output says causality was not
- *             checked. A run that made no bracketed read fails: it checked nothing.
+ *             checked. A run lasts until one bracketed read was made (and the self-test's perturbation
+ *             applied), however short S: the threads' progress decides, not the wall clock; a run that made no
+ *             bracketed read (no progress for 10 s) fails: it checked nothing.
  * SIGINT ends the run early: the summary of what was checked is printed with a note (exit 130, or 1 on a
  * violation). Calls the shared helpers (cli.h) and the public <fastclock.h> only.
  * Self-test: FASTCLOCK_CHECK_INJECT=backstep|bracket|causality perturbs one observed value (thread 0's
@@ -128,7 +130,7 @@ static void pingpong(struct tstate *t, uint64_t turn)
 	uint64_t tk = fc_ticks();
 	if (C.inject == INJ_CAUSALITY && turn == INJECT_AT_ROUND) {
 		v = seen - INJECT_NS;
-		C.injected = 1;
+		__atomic_store_n(&C.injected, 1, __ATOMIC_RELAXED); /* check_run polls it */
 	}
 	if (turn > 0 && v < seen)
 		violation(t, V_CAUSALITY, v, seen);
@@ -184,10 +186,10 @@ static void *checker(void *arg)
 		if (t->idx == 0 && t->iters == INJECT_AT_ITER) {
 			if (C.inject == INJ_BACKSTEP) {
 				b.f = (last_mono > INT64_MIN ? last_mono : b.f) - INJECT_NS;
-				C.injected = 1;
+				__atomic_store_n(&C.injected, 1, __ATOMIC_RELAXED);
 			} else if (C.inject == INJ_BRACKET) {
 				b.f += INJECT_NS;
-				C.injected = 1;
+				__atomic_store_n(&C.injected, 1, __ATOMIC_RELAXED);
 			}
 		}
 		fc_mono_bounded(&iv);
@@ -419,6 +421,8 @@ static int check_run(struct tstate *ts)
 {
 	int started = 0;
 	int64_t end;
+	unsigned long long last_progress = ~0ull;
+	int64_t progress_at = 0;
 	for (int i = 0; i < C.nthreads; i++) {
 		memset(&ts[i], 0, sizeof(ts[i]));
 		ts[i].idx = i;
@@ -432,16 +436,27 @@ static int check_run(struct tstate *ts)
 	end = C.t0 + (int64_t)(C.duration_s * 1e9);
 	if (started == C.nthreads)
 		__atomic_store_n(&C.go, 1, __ATOMIC_RELEASE);
-	for (int64_t now = C.t0; started == C.nthreads && now < end && !cli_interrupted;
-	     now = cli_ns(CLOCK_MONOTONIC)) {
+	for (int64_t now = C.t0; started == C.nthreads && !cli_interrupted; now = cli_ns(CLOCK_MONOTONIC)) {
 		int64_t left = end - now;
-		struct timespec d = {0, left > 1000000000 ? 999999999 : (long)left}; /* a progress line a second */
-		unsigned long long reads = 0, bad = 0;
+		/* a progress line a second; past the duration (the self-test's wait, below) a look every 10 ms */
+		struct timespec d = {0, left > 1000000000 ? 999999999 : left > 0 ? (long)left : 10000000};
+		unsigned long long reads = 0, bad = 0, progress;
 		for (int i = 0; i < started; i++) {
 			reads += __atomic_load_n(&ts[i].iters, __ATOMIC_RELAXED);
 			for (int k = 0; k < V_N; k++)
 				bad += __atomic_load_n(&ts[i].v[k], __ATOMIC_RELAXED);
 		}
+		/* What a run must have done is counted in the threads' own progress, which a busy machine may delay
+		 * past the duration: one bracketed read at least (else nothing was checked), and the self-test's
+		 * perturbation, due at thread 0's INJECT_AT_ITER-th bracketed read or the INJECT_AT_ROUND-th token
+		 * handoff. The run goes on until they are done, as long as the threads make progress (10 s without a
+		 * read or a handoff: hung, and the run fails for what was not done). */
+		progress = reads + __atomic_load_n(&C.turn, __ATOMIC_RELAXED);
+		if (progress != last_progress)
+			last_progress = progress, progress_at = now;
+		if (left <= 0 && ((reads > 0 && (!C.inject || __atomic_load_n(&C.injected, __ATOMIC_RELAXED))) ||
+				  now - progress_at > 10 * (int64_t)1000000000))
+			break;
 		cli_progress(C.t0, C.duration_s, "check: %llu bracketed reads, %llu violations", reads, bad);
 		nanosleep(&d, NULL);
 	}
