@@ -23,6 +23,7 @@
  *                 monotonicity and cross-thread causality
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -30,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -704,24 +706,78 @@ static int mode_fork_stop_updater(void)
 }
 
 /* ---- the updater keeps readers off the slow path -------------------------------------------------------- */
-/* One measurement: the share of periods in which a reader entered the slow path while the updater ran. */
-static double slow_path_share(long ms)
+/* The updater's waits for a CPU, from the scheduler's own accounting: /proc/self/task/TID/schedstat's second
+ * field (ns spent runnable but not running) of every thread but this one (fc_updater_start's: nothing else runs
+ * in this mode). The kernel adds a wait when the thread gets the CPU, whole, so a single wait longer than x
+ * shows as a step longer than x between two reads of the sum. */
+#define MAX_OTHERS 8
+static int other_fd[MAX_OTHERS], n_others;
+
+static void open_others(void)
+{
+	const long self = syscall(SYS_gettid);
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL && n_others < MAX_OTHERS) {
+		char path[64];
+		long tid = strtol(e->d_name, NULL, 10);
+		if (tid <= 0 || tid == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%ld/schedstat", tid);
+		if ((other_fd[n_others] = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
+			n_others++;
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The others' summed waits for a CPU (ns); -1: not readable here (no schedstat). */
+static int64_t others_waited(void)
+{
+	int64_t sum = 0;
+	if (n_others == 0)
+		return -1;
+	for (int i = 0; i < n_others; i++) {
+		char buf[96];
+		unsigned long long run, wait;
+		ssize_t n = pread(other_fd[i], buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			return -1;
+		buf[n] = 0;
+		if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
+			return -1;
+		sum += (int64_t)wait;
+	}
+	return sum;
+}
+
+/* One measurement of ms milliseconds: the share of periods in which a reader entered the slow path while the
+ * updater ran, and (*longest) the updater's longest single wait for a CPU meanwhile (-1: not known). */
+static double slow_path_share(long ms, int64_t *longest)
 {
 	struct fc_status a, b;
-	int64_t t0, t1;
+	int64_t t0, t1, w = others_waited(), w2;
 	double periods, share;
+	*longest = w < 0 ? -1 : 0;
 	fc_status(&a);
 	t0 = kns(CLOCK_MONOTONIC);
-	while (kns(CLOCK_MONOTONIC) - t0 < ms * 1000000LL)
-		for (int i = 0; i < 100; i++)
+	while (kns(CLOCK_MONOTONIC) - t0 < ms * 1000000LL) {
+		for (int i = 0; i < 1000; i++)
 			fc_mono_ns();
+		if (w >= 0 && (w2 = others_waited()) >= 0) { /* every ~20 us of reads: one wait per step, mostly */
+			if (w2 - w > *longest)
+				*longest = w2 - w;
+			w = w2;
+		}
+	}
 	t1 = kns(CLOCK_MONOTONIC);
 	fc_status(&b);
 	periods = (double)(t1 - t0) / (double)a.period_ns;
 	share = (double)(b.slow_paths - a.slow_paths) / periods;
-	printf("updater-slow-paths: period %lld us, %llu slow paths in %.0f periods (%.1f %%), %llu re-anchors\n",
-	       (long long)a.period_ns / 1000, (unsigned long long)(b.slow_paths - a.slow_paths), periods, 100 * share,
-	       (unsigned long long)(b.reanchors - a.reanchors));
+	printf("updater-slow-paths: period %lld us, %llu slow paths in %.0f periods (%.1f %%), %llu re-anchors; the "
+	       "updater's longest wait for a CPU %lld us\n", (long long)a.period_ns / 1000,
+	       (unsigned long long)(b.slow_paths - a.slow_paths), periods, 100 * share,
+	       (unsigned long long)(b.reanchors - a.reanchors), (long long)(*longest < 0 ? -1 : *longest / 1000));
 	return share;
 }
 
@@ -729,16 +785,38 @@ static int mode_updater_slow_paths(int argc, char **argv)
 {
 	long ms = arg_long(argc, argv, "--ms", 1000);
 	double share = 1e9;
+	int64_t longest = -1, period;
+	struct fc_status st;
 	if (fc_updater_start(0) != 0)
 		return fail("fc_updater_start", errno, 0);
+	fc_status(&st);
+	period = st.period_ns;
+	open_others();
 	/* Without absolute deadlines the thread woke past the period and readers re-anchored ~90 % of periods, in
 	 * every measurement; with them, 0-3 % here. Slow paths are counted per read, so one preemption of the
 	 * updater thread by a busy machine (CI shares 2 cores among parallel tests) lets every read of that stretch
-	 * in: a single 3 ms gap at 1 ms made 550 % here. The defect is systematic, a busy machine is not: the best
-	 * of up to five measurements is judged (a late-waking updater fails all five). */
-	for (int round = 0; round < 5 && share > 0.25; round++)
-		share = slow_path_share(round ? ms / 2 : ms);
+	 * in: a single 3 ms gap at 1 ms made 550 % here. So a measurement above the limit judges the updater only
+	 * if it never waited for a CPU as long as a quarter period at once (it wakes a quarter period before its
+	 * hand goes stale: a wait that long is the machine's doing, not the updater's); otherwise it is measured
+	 * again, up to 10 times, and a run with no measurement to judge is skipped, saying so. A late-waking
+	 * updater fails wherever it gets its CPU when it asks. Where the waits cannot be read (no schedstat), the
+	 * best of five is judged. */
+	for (int round = 0; round < 10; round++) {
+		share = slow_path_share(round ? ms / 2 : ms, &longest);
+		if (share <= 0.25)
+			break;
+		if (longest >= 0 && longest < period / 4)
+			break; /* the updater had its CPU: judged */
+		if (longest < 0 && round == 4)
+			break;
+	}
 	fc_updater_stop();
+	if (share > 0.25 && longest >= period / 4) {
+		printf("skip: the updater waited for a CPU up to %lld us at once in each of 10 measurements (period "
+		       "%lld us): the machine, not the updater, decided the slow paths\n", (long long)longest / 1000,
+		       (long long)period / 1000);
+		return 77;
+	}
 	return share > 0.25 ? fail("readers took the slow path although the updater runs", (long long)(100 * share), 25) : 0;
 }
 
