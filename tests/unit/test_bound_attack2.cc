@@ -1,0 +1,119 @@
+// fastclock unit tests — attacks on the bound sources that landed after issue 23's round (docs/THREATS.md): who
+// could have put chronyd's unix socket where the process is told to ask it (src/bound/chrony.c unix_open).
+// Tests that need files of another user (nobody) run as root and skip otherwise.
+#include <gtest/gtest.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "bound/bound.h"
+
+namespace {
+
+constexpr uid_t NOBODY = 65534;
+
+// A directory made by mkdtemp from `templ` with `mode`, owned by uid:gid; removed (with its one socket or link)
+// when the test ends.
+struct Dir {
+	std::string path;
+	Dir(const char *templ, mode_t mode, uid_t uid, gid_t gid) : path(templ)
+	{
+		EXPECT_NE(mkdtemp(&path[0]), nullptr) << strerror(errno);
+		EXPECT_EQ(chmod(path.c_str(), mode), 0);
+		EXPECT_EQ(chown(path.c_str(), uid, gid), 0);
+	}
+	~Dir()
+	{
+		unlink((path + "/chronyd.sock").c_str());
+		rmdir(path.c_str());
+	}
+};
+
+// A datagram socket bound at path, owned by uid: where a chronyd (or someone else) would answer. Nothing answers:
+// the open alone decides whether the process would ask it.
+struct Listener {
+	int fd;
+	Listener(const std::string &path, uid_t uid)
+	{
+		sockaddr_un a{};
+		a.sun_family = AF_UNIX;
+		snprintf(a.sun_path, sizeof(a.sun_path), "%s", path.c_str());
+		fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+		EXPECT_EQ(bind(fd, (sockaddr *)&a, sizeof(a)), 0) << path << ": " << strerror(errno);
+		EXPECT_EQ(chown(path.c_str(), uid, uid), 0);
+	}
+	~Listener() { close(fd); }
+};
+
+// 0 if the chrony source opens on chronyd's socket at path (it would be asked, its word taken); else -1 with
+// the error in *err.
+int opens(const std::string &path, std::string *err)
+{
+	fc_chrony ch;
+	fc_bound b{};
+	int r = fc__chrony_open(&ch, path.c_str(), &b, 0);
+	fc__chrony_close(&ch);
+	*err = b.last_error;
+	return r;
+}
+
+// chronyd's socket is its daemon's word only where no one but root and chronyd's user could have put it: in a
+// directory that no other user could have made theirs (nobody's mkdir in /tmp), that no other user (a group) may
+// write, as a socket (not a link elsewhere) owned by root or the directory's owner. A root process told
+// FASTCLOCK_CHRONY_SOCKET=/tmp/x/chronyd.sock (an administrator's mistake) used to ask nobody's fake chronyd:
+// SYNCHRONIZED +-2.6 us from a process nobody ran, with the kernel unsynchronised (docs/THREATS.md).
+TEST(ChronySocketTrust, a_socket_no_one_but_root_or_chronyds_user_could_place_is_never_asked)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (files of another user)";
+	std::string err;
+	Dir top("/tmp/fc_attack2_XXXXXX", 0755, 0, 0); // root's, as /run
+
+	{ // nobody's directory in sticky /tmp, nobody's socket: anyone can make these
+		Dir evil("/tmp/fc_attack2_evil_XXXXXX", 0755, NOBODY, NOBODY);
+		Listener l(evil.path + "/chronyd.sock", NOBODY);
+		EXPECT_NE(opens(evil.path + "/chronyd.sock", &err), 0) << "nobody's directory in /tmp was asked";
+		EXPECT_NE(err.find("not trusted"), std::string::npos) << err;
+	}
+	{ // root's directory its group (not root's) may write: a member can replace the socket
+		Dir d((top.path + "/grpXXXXXX").c_str(), 0775, 0, NOBODY);
+		Listener l(d.path + "/chronyd.sock", 0);
+		EXPECT_NE(opens(d.path + "/chronyd.sock", &err), 0) << "a directory group " << NOBODY << " may write was asked";
+		EXPECT_NE(err.find("not trusted"), std::string::npos) << err;
+	}
+	{ // a socket owned by neither root nor the directory's owner
+		Dir d((top.path + "/ownXXXXXX").c_str(), 0750, 0, 0);
+		Listener l(d.path + "/chronyd.sock", NOBODY);
+		EXPECT_NE(opens(d.path + "/chronyd.sock", &err), 0) << "nobody's socket in root's directory was asked";
+		EXPECT_NE(err.find("not trusted"), std::string::npos) << err;
+	}
+	{ // the name a link to nobody's socket elsewhere (connect follows it)
+		Dir evil("/tmp/fc_attack2_evil_XXXXXX", 0755, NOBODY, NOBODY);
+		Listener l(evil.path + "/chronyd.sock", NOBODY);
+		Dir d((top.path + "/lnkXXXXXX").c_str(), 0750, 0, 0);
+		ASSERT_EQ(symlink((evil.path + "/chronyd.sock").c_str(), (d.path + "/chronyd.sock").c_str()), 0);
+		EXPECT_NE(opens(d.path + "/chronyd.sock", &err), 0) << "a link to nobody's socket was followed";
+		EXPECT_NE(err.find("not trusted"), std::string::npos) << err;
+	}
+	// what chronyd makes still opens: root's 0750 directory and socket (chronyd -u root) ...
+	{
+		Dir d((top.path + "/rootXXXXXX").c_str(), 0750, 0, 0);
+		Listener l(d.path + "/chronyd.sock", 0);
+		EXPECT_EQ(opens(d.path + "/chronyd.sock", &err), 0) << err;
+	}
+	{ // ... and its user's directory under root's (/run/chrony, _chrony's 0750), the socket its user's
+		Dir d((top.path + "/userXXXXXX").c_str(), 0750, NOBODY, NOBODY);
+		Listener l(d.path + "/chronyd.sock", NOBODY);
+		EXPECT_EQ(opens(d.path + "/chronyd.sock", &err), 0) << err;
+	}
+}
+
+} // namespace
