@@ -3,7 +3,7 @@
  * the recording of a source's last error, and the opening of a source's file with the checks that say who
  * could have written it (docs/THREATS.md).
  *
- * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_still_trusted.
+ * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_socket_trusted.
  * May call: fmt.c, async-signal-safe libc (open, openat, fstat, close, geteuid).
  */
 #define _GNU_SOURCE /* O_PATH */
@@ -125,6 +125,34 @@ static int dir_chain_owned_by(int dfd, uid_t uid, struct stat *bad)
 	if (fd != dfd)
 		close(fd);
 	return r;
+}
+
+int fc__bound_socket_trusted(int dfd, const char *base, const char *path, struct fc_bound *b, int64_t now)
+{
+	struct stat ds, ss, bad;
+	if (fstat(dfd, &ds) != 0 || fstatat(dfd, base, &ss, AT_SYMLINK_NOFOLLOW) != 0) {
+		fc__bound_error(b, now, "stat %.100s: %s", path, fc__errname(errno));
+		return -1;
+	}
+	if (others_may_write(&ds)) {
+		fc__bound_error(b, now, "not trusted (its directory, uid %u group %u mode 0%o, may be written by %s): %.100s",
+			       (unsigned)ds.st_uid, (unsigned)ds.st_gid, (unsigned)(ds.st_mode & 07777),
+			       (ds.st_mode & S_IWOTH) ? "any user" : "its group", path);
+		return -1;
+	}
+	if (!S_ISSOCK(ss.st_mode) || (ss.st_uid != 0 && ss.st_uid != ds.st_uid)) {
+		fc__bound_error(b, now, "not trusted (%s owned by uid %u in a directory of uid %u): %.100s",
+			       S_ISLNK(ss.st_mode) ? "a symbolic link" : S_ISSOCK(ss.st_mode) ? "a socket" : "no socket",
+			       (unsigned)ss.st_uid, (unsigned)ds.st_uid, path);
+		return -1;
+	}
+	if (ds.st_uid != 0 && ds.st_uid != geteuid() && dir_chain_owned_by(dfd, ds.st_uid, &bad) != 0) {
+		fc__bound_error(b, now, "not trusted (socket directory of uid %u; uid %u group %u mode 0%o on its path lets others in): %.100s",
+			       (unsigned)ds.st_uid, (unsigned)bad.st_uid, (unsigned)bad.st_gid,
+			       (unsigned)(bad.st_mode & 07777), path);
+		return -1;
+	}
+	return 0;
 }
 
 int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_bound *b, int64_t now)

@@ -84,6 +84,12 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_bound *b, int64_t now);
 void fc__bound_writers_error(const struct stat *st, const char *path, struct fc_bound *b, int64_t now,
 			     const char *else_who);
+/* Could no one but root and the owner of the directory open at dfd have put the socket `base` there (chronyd's
+ * socket, `path` for messages)? The directory writable by no one else (group write only for group root), its
+ * owner, unless root or this process's user, one no other user could have made theirs (as for a source file),
+ * and the entry a socket (not a link: connect() would follow it anywhere) owned by root or that owner. 0, or -1
+ * with b->last_error ("... not trusted"). */
+int fc__bound_socket_trusted(int dfd, const char *base, const char *path, struct fc_bound *b, int64_t now);
 
 /* ---- clockbound.c ---------------------------------------------------------------------------------------- */
 #define FC_CLOCKBOUND_PATH "/var/run/clockbound/shm0"

@@ -625,11 +625,10 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 		fc__bound_error(b, now, "chronyd's socket directory %.60s: %s", dir0, fc__errname(e));
 		goto fail;
 	}
-	if (st.st_mode & S_IWOTH) { /* chronyd itself refuses a socket directory others may write */
-		fc__bound_error(b, now, "chronyd's socket directory %.60s is writable by every user (mode %o)", dir0,
-			       (unsigned)(st.st_mode & 07777));
+	/* the socket is chronyd's word only if no one but root and chronyd's user could have put it there (bound.c):
+	 * an administrator's FASTCLOCK_CHRONY_SOCKET into a directory any user can make (/tmp/x) used to be asked */
+	if (fc__bound_socket_trusted(d0, slash ? slash + 1 : path, path, b, now) != 0)
 		goto fail;
-	}
 	sweep(d0);
 	for (int tries = 0;; tries++) {
 		uint64_t r = (uint64_t)rand32(ch) << 32 | rand32(ch);
