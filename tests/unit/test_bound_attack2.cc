@@ -12,6 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <memory>
 #include <string>
 
 #include "bound/bound.h"
@@ -114,6 +115,35 @@ TEST(ChronySocketTrust, a_socket_no_one_but_root_or_chronyds_user_could_place_is
 		Listener l(d.path + "/chronyd.sock", NOBODY);
 		EXPECT_EQ(opens(d.path + "/chronyd.sock", &err), 0) << err;
 	}
+}
+
+// The same rule when chronyd restarts: its old socket gone, the source connects to the name again. An
+// administrator's chmod 0777 of chronyd's directory after the open (chmod -R a+w /run) let any user bind a socket
+// there while chronyd was down, and the reconnect sent it the round (it would have taken its reply): never asked.
+TEST(ChronySocketTrust, a_reconnect_after_a_restart_asks_only_a_socket_still_placed_by_them)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (files of another user)";
+	constexpr int64_t SEC = 1000000000;
+	Dir top("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
+	Dir d((top.path + "/runXXXXXX").c_str(), 0750, 0, 0);
+	std::string path = d.path + "/chronyd.sock";
+	uint8_t buf[512];
+	fc_chrony ch;
+	fc_bound b{};
+	auto chronyd = std::make_unique<Listener>(path, 0);
+	ASSERT_EQ(fc__chrony_open(&ch, path.c_str(), &b, 0), 0) << b.last_error;
+	fc__chrony_poll(&ch, SEC, SEC, &b);
+	EXPECT_GT(recv(chronyd->fd, buf, sizeof(buf), MSG_DONTWAIT), 0) << "chronyd was not asked";
+	chronyd.reset(); // chronyd stops: its socket closed and removed
+	unlink(path.c_str());
+	ASSERT_EQ(chmod(d.path.c_str(), 0777), 0);
+	Listener impostor(path, NOBODY);
+	fc__chrony_poll(&ch, 3 * SEC, SEC, &b); // the round timed out, the next one sent: reconnect
+	fc__chrony_poll(&ch, 5 * SEC, SEC, &b);
+	EXPECT_LT(recv(impostor.fd, buf, sizeof(buf), MSG_DONTWAIT), 0) << "the impostor was asked after the restart";
+	EXPECT_NE(std::string(b.last_error).find("not trusted"), std::string::npos) << b.last_error;
+	fc__chrony_close(&ch);
 }
 
 } // namespace
