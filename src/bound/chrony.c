@@ -606,17 +606,24 @@ void fc__chrony_close(struct fc_chrony *ch)
 
 static int denied(int e) { return e == EACCES || e == EPERM; }
 
+/* chronyd's socket directory (dir0: "." for a bare name, "/" at the root); returns the socket's name in it. */
+static const char *socket_dir(const char *path, char *dir0, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+	fc__bfmt(dir0, n, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
+	return slash ? slash + 1 : path;
+}
+
 /* Our socket in the directory of chronyd's, connected to it. 0, or -1 with b->last_error (ch->denied: this
  * process may not use chronyd's unix socket). */
 static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	const char *slash = strrchr(path, '/');
 	char dir0[sizeof(ch->path)], name[48];
+	const char *base = socket_dir(path, dir0, sizeof(dir0));
 	int d0, e = 0;
 	struct stat st;
 
-	fc__bfmt(dir0, sizeof(dir0), "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
 	fc__bfmt(ch->via_name, sizeof(ch->via_name), "unix socket");
 	d0 = open(dir0, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d0 < 0 || fstat(d0, &st) != 0) {
@@ -627,7 +634,7 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 	}
 	/* the socket is chronyd's word only if no one but root and chronyd's user could have put it there (bound.c):
 	 * an administrator's FASTCLOCK_CHRONY_SOCKET into a directory any user can make (/tmp/x) used to be asked */
-	if (fc__bound_socket_trusted(d0, slash ? slash + 1 : path, path, b, now) != 0)
+	if (fc__bound_socket_trusted(d0, base, path, b, now) != 0)
 		goto fail;
 	sweep(d0);
 	for (int tries = 0;; tries++) {
@@ -804,12 +811,23 @@ int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, 
 }
 
 /* Reconnect to chronyd's unix socket after it restarted (its old socket is gone: ECONNREFUSED, and the kernel
- * disconnected ours). While disconnected anyone who can reach our path could send to it: what came then is
- * dropped unread, so the new round sees only the new chronyd's replies. */
-static int unix_reconnect(struct fc_chrony *ch)
+ * disconnected ours), if what is there now is still placed by root or chronyd's user alone (the open's check
+ * again: the directory may have been opened to others since; -2, the reason recorded). While disconnected
+ * anyone who can reach our path could send to it: what came then is dropped unread, so the new round sees
+ * only the new chronyd's replies. */
+static int unix_reconnect(struct fc_chrony *ch, struct fc_bound *b, int64_t now)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	uint8_t junk[64];
+	char dir0[sizeof(ch->path)];
+	const char *base = socket_dir(ch->path, dir0, sizeof(dir0));
+	int d0 = open(dir0, O_RDONLY | O_DIRECTORY | O_CLOEXEC), trusted;
+	if (d0 < 0)
+		return -1;
+	trusted = fc__bound_socket_trusted(d0, base, ch->path, b, now) == 0;
+	close(d0);
+	if (!trusted)
+		return -2;
 	memcpy(a.sun_path, ch->path, strlen(ch->path) + 1);
 	if (connect(ch->fd, (struct sockaddr *)&a, sizeof(a)) != 0)
 		return -1;
@@ -1026,13 +1044,15 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 		if (send_req(ch, buf, len) != 0) {
 			/* chronyd restarted (unix: its old socket is gone), or an ICMP error from an earlier request
 			 * (udp) is reported now: once more, reconnected */
+			int r = 0;
 			e = errno;
 			if ((e == ECONNREFUSED || e == ENOTCONN) &&
-			    (ch->via != FC_CHRONY_VIA_UNIX || unix_reconnect(ch) == 0) && send_req(ch, buf, len) == 0)
+			    (ch->via != FC_CHRONY_VIA_UNIX || (r = unix_reconnect(ch, b, now)) == 0) && send_req(ch, buf, len) == 0)
 				goto sent;
 			e = errno;
-			fc__bound_error(b, now, "send to chronyd (%s at %.60s): %s", ch->via_name,
-				       ch->via == FC_CHRONY_VIA_UNIX ? ch->path : "the loopback", fc__errname(e));
+			if (r != -2) /* -2: the reconnect recorded why it is not trusted */
+				fc__bound_error(b, now, "send to chronyd (%s at %.60s): %s", ch->via_name,
+					       ch->via == FC_CHRONY_VIA_UNIX ? ch->path : "the loopback", fc__errname(e));
 			if (e == ECONNREFUSED && !ch->last_reply && ch->via != FC_CHRONY_VIA_UNIX)
 				udp_flip(ch, b, now);
 			return updated;
