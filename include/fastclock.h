@@ -208,7 +208,8 @@ static inline int64_t fc_real_ns_relaxed(void)
  * So a source file is used only if root or its directory's owner owns it and no one else may write it (a regular
  * file, in a directory no other user could have made; VMClock's device owned by root), opened without blocking or
  * following a final symbolic link, and read with pread (a regular file), never mapped (a truncation is a refusal,
- * not SIGBUS); the kernel's state is judged by
+ * not SIGBUS); chronyd's unix socket likewise (root's or its directory owner's, not a link, in such a directory,
+ * checked at each connect); the kernel's state is judged by
  * what only a privileged writer can set; a program started with raised privileges (AT_SECURE) reads no FASTCLOCK_*
  * variable and the installed library has no test seams; data out of range is refused or saturated. What cannot be
  * shown gives UNKNOWN with the reason in fc_status().bound_reason / bound_error, never SYNCHRONIZED; bad input
