@@ -4,7 +4,7 @@
  * could have written it (docs/THREATS.md).
  *
  * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_socket_trusted.
- * May call: fmt.c, async-signal-safe libc (open, openat, fstat, close, geteuid).
+ * May call: fmt.c, async-signal-safe libc (open, openat, fstat, fstatat, close, geteuid).
  */
 #define _GNU_SOURCE /* O_PATH */
 #include <errno.h>
