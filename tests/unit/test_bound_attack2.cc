@@ -3,13 +3,21 @@
 // Tests that need files of another user (nobody) run as root and skip otherwise.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <grp.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <memory>
@@ -144,6 +152,58 @@ TEST(ChronySocketTrust, a_reconnect_after_a_restart_asks_only_a_socket_still_pla
 	EXPECT_LT(recv(impostor.fd, buf, sizeof(buf), MSG_DONTWAIT), 0) << "the impostor was asked after the restart";
 	EXPECT_NE(std::string(b.last_error).find("not trusted"), std::string::npos) << b.last_error;
 	fc__chrony_close(&ch);
+}
+
+// Who may bind chronyd's command port is read from net.ipv4.ip_unprivileged_port_start. Where that file cannot be
+// read (a chroot without /proc, systemd's ProcSubset=pid) the source assumed the default 1024, in a network
+// namespace where it is 0 (Docker's default for a container's own namespace): nobody bound 127.0.0.1:323 and
+// received the round (and would have answered it). Who may bind the port is unknown there: not asked.
+TEST(ChronySocketTrust, the_command_port_is_not_trusted_where_who_may_bind_it_cannot_be_read)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (a network and a mount namespace, another user)";
+	Dir closed("/tmp/fc_attack2_XXXXXX", 0700, 0, 0); // chronyd's directory, closed to nobody: the port is asked
+	std::string path = closed.path + "/chronyd.sock";
+	fflush(nullptr);
+	pid_t p = fork();
+	if (p == 0) {
+		int fd, s;
+		ifreq r{};
+		// a namespace where any user may bind 323, then /proc/sys hidden as a chroot or ProcSubset=pid hides it
+		if (unshare(CLONE_NEWNET | CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+			_exit(77);
+		s = socket(AF_INET, SOCK_DGRAM, 0);
+		strcpy(r.ifr_name, "lo");
+		if (ioctl(s, SIOCGIFFLAGS, &r) != 0 || (r.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &r)) != 0)
+			_exit(77);
+		close(s);
+		fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_WRONLY);
+		if (fd < 0 || write(fd, "0\n", 2) != 2 || mount("none", "/proc/sys", "tmpfs", 0, nullptr) != 0)
+			_exit(77);
+		close(fd);
+		if (setgroups(0, nullptr) != 0 || setresgid(NOBODY, NOBODY, NOBODY) != 0 || setresuid(NOBODY, NOBODY, NOBODY) != 0)
+			_exit(77);
+		sockaddr_in a{};
+		a.sin_family = AF_INET, a.sin_port = htons(323), a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		int impostor = socket(AF_INET, SOCK_DGRAM, 0);
+		EXPECT_EQ(bind(impostor, (sockaddr *)&a, sizeof(a)), 0) << "nobody could not bind 323: " << strerror(errno);
+		fc_chrony ch;
+		fc_bound b{};
+		uint8_t buf[512];
+		if (fc__chrony_open(&ch, path.c_str(), &b, 0) == 0) {
+			fc__chrony_poll(&ch, 1000000000, 1000000000, &b);
+			EXPECT_LT(recv(impostor, buf, sizeof(buf), MSG_DONTWAIT), 0) << "nobody's port 323 was asked (" << ch.via_name << ")";
+			fc__chrony_close(&ch);
+		}
+		EXPECT_NE(strstr(b.last_error, "323"), nullptr) << b.last_error;
+		fflush(nullptr);
+		_exit(::testing::Test::HasFailure() ? 1 : 0);
+	}
+	int st = 0;
+	ASSERT_EQ(waitpid(p, &st, 0), p);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+		GTEST_SKIP() << "no namespaces or no other user here";
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "child status " << st;
 }
 
 } // namespace
