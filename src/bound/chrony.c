@@ -715,13 +715,15 @@ static long unprivileged_port_start(void)
 	char buf[16];
 	long v = 0;
 	int fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_RDONLY | O_CLOEXEC), n;
+	/* unreadable: unknown (no /proc/sys: a chroot, systemd's ProcSubset=pid; or Linux < 4.11, fixed at 1024). -1,
+	 * so that the port is not trusted: assuming 1024 trusted anyone's port 323 where the namespace's value is 0 */
 	if (fd < 0)
-		return 1024; /* before Linux 4.11: fixed at 1024 */
+		return -1;
 	n = (int)read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	for (int i = 0; i < n && buf[i] >= '0' && buf[i] <= '9' && v < 100000; i++)
 		v = v * 10 + (buf[i] - '0');
-	return n > 0 ? v : 1024;
+	return n > 0 ? v : -1;
 }
 
 static int udp_open(struct fc_chrony *ch, int v6, struct fc_bound *b, int64_t now)
@@ -732,8 +734,12 @@ static int udp_open(struct fc_chrony *ch, int v6, struct fc_bound *b, int64_t no
 	ch->via = v6 ? FC_CHRONY_VIA_UDP6 : FC_CHRONY_VIA_UDP4;
 	fc__bfmt(ch->via_name, sizeof(ch->via_name), "udp %s:%d", v6 ? "[::1]" : "127.0.0.1", FC_CHRONY_CMDPORT);
 	if (FC_CHRONY_CMDPORT >= start) {
-		fc__bound_error(b, now, "chronyd's %s: any user may bind port %d here (ip_unprivileged_port_start %ld)",
-			       ch->via_name, FC_CHRONY_CMDPORT, start);
+		if (start < 0)
+			fc__bound_error(b, now, "chronyd's %s: who may bind port %d is unknown here (ip_unprivileged_port_start "
+				       "cannot be read)", ch->via_name, FC_CHRONY_CMDPORT);
+		else
+			fc__bound_error(b, now, "chronyd's %s: any user may bind port %d here (ip_unprivileged_port_start %ld)",
+				       ch->via_name, FC_CHRONY_CMDPORT, start);
 		return -1;
 	}
 	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

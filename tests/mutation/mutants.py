@@ -606,4 +606,10 @@ M = [
          old="	trusted = fc__bound_socket_trusted(d0, base, ch->path, b, now) == 0;",
          new="	trusted = fc__bound_socket_trusted(d0, base, ch->path, b, now) == 0 || 1;",
          targets=["fastclock_unit_tests"], tests=r"^ChronySocketTrust\."),
+    dict(name="chrony: an unreadable ip_unprivileged_port_start taken for 1024", set="bound",
+         guards="where who may bind port 323 cannot be read, the command port is not trusted",
+         file="src/bound/chrony.c",
+         old="	if (fd < 0)\n		return -1;\n	n = (int)read(fd, buf, sizeof(buf) - 1);",
+         new="	if (fd < 0)\n		return 1024;\n	n = (int)read(fd, buf, sizeof(buf) - 1);",
+         targets=["fastclock_unit_tests"], tests=r"^ChronySocketTrust\."),
 ]
