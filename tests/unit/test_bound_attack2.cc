@@ -62,16 +62,57 @@ struct Listener {
 	~Listener() { close(fd); }
 };
 
-// 0 if the chrony source opens on chronyd's socket at path (it would be asked, its word taken); else -1 with
-// the error in *err.
-int opens(const std::string &path, std::string *err)
+// Is the listener l asked when the chrony source is opened on chronyd's socket at path and sends its first round?
+// The error is left in *err.
+bool asked(const std::string &path, const Listener &l, std::string *err)
 {
+	constexpr int64_t SEC = 1000000000;
 	fc_chrony ch;
 	fc_bound b{};
-	int r = fc__chrony_open(&ch, path.c_str(), &b, 0);
-	fc__chrony_close(&ch);
+	uint8_t buf[512];
+	if (fc__chrony_open(&ch, path.c_str(), &b, 0) == 0) {
+		fc__chrony_poll(&ch, SEC, SEC, &b);
+		fc__chrony_close(&ch);
+	}
 	*err = b.last_error;
-	return r;
+	return recv(l.fd, buf, sizeof(buf), MSG_DONTWAIT) > 0;
+}
+
+// Runs body in a child process with a network namespace (its loopback up) and a mount namespace of its own; the
+// child's gtest failures are its exit status. Skips where namespaces cannot be made.
+template <class F> void in_namespaces(F body)
+{
+	fflush(nullptr);
+	pid_t p = fork();
+	if (p == 0) {
+		ifreq r{};
+		int s;
+		if (unshare(CLONE_NEWNET | CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+			_exit(77);
+		s = socket(AF_INET, SOCK_DGRAM, 0);
+		strcpy(r.ifr_name, "lo");
+		if (ioctl(s, SIOCGIFFLAGS, &r) != 0 || (r.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &r)) != 0)
+			_exit(77);
+		close(s);
+		body();
+		fflush(nullptr);
+		_exit(::testing::Test::HasFailure() ? 1 : 0);
+	}
+	int st = 0;
+	ASSERT_EQ(waitpid(p, &st, 0), p);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+		GTEST_SKIP() << "no namespaces or no other user here";
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "child status " << st;
+}
+
+// A datagram socket on the loopback's port 323, bound by root: chronyd's command port.
+int udp323()
+{
+	sockaddr_in a{};
+	a.sin_family = AF_INET, a.sin_port = htons(323), a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	EXPECT_EQ(bind(fd, (sockaddr *)&a, sizeof(a)), 0) << "bind 127.0.0.1:323: " << strerror(errno);
+	return fd;
 }
 
 // chronyd's socket is its daemon's word only where no one but root and chronyd's user could have put it: in a
@@ -89,19 +130,19 @@ TEST(ChronySocketTrust, a_socket_no_one_but_root_or_chronyds_user_could_place_is
 	{ // nobody's directory in sticky /tmp, nobody's socket: anyone can make these
 		Dir evil("/tmp/fc_attack2_evil_XXXXXX", 0755, NOBODY, NOBODY);
 		Listener l(evil.path + "/chronyd.sock", NOBODY);
-		EXPECT_NE(opens(evil.path + "/chronyd.sock", &err), 0) << "nobody's directory in /tmp was asked";
+		EXPECT_FALSE(asked(evil.path + "/chronyd.sock", l, &err)) << "nobody's directory in /tmp was asked";
 		EXPECT_NE(err.find("not trusted"), std::string::npos) << err;
 	}
 	{ // root's directory its group (not root's) may write: a member can replace the socket
 		Dir d((top.path + "/grpXXXXXX").c_str(), 0775, 0, NOBODY);
 		Listener l(d.path + "/chronyd.sock", 0);
-		EXPECT_NE(opens(d.path + "/chronyd.sock", &err), 0) << "a directory group " << NOBODY << " may write was asked";
+		EXPECT_FALSE(asked(d.path + "/chronyd.sock", l, &err)) << "a directory group " << NOBODY << " may write was asked";
 		EXPECT_NE(err.find("not trusted"), std::string::npos) << err;
 	}
 	{ // a socket owned by neither root nor the directory's owner
 		Dir d((top.path + "/ownXXXXXX").c_str(), 0750, 0, 0);
 		Listener l(d.path + "/chronyd.sock", NOBODY);
-		EXPECT_NE(opens(d.path + "/chronyd.sock", &err), 0) << "nobody's socket in root's directory was asked";
+		EXPECT_FALSE(asked(d.path + "/chronyd.sock", l, &err)) << "nobody's socket in root's directory was asked";
 		EXPECT_NE(err.find("not trusted"), std::string::npos) << err;
 	}
 	{ // the name a link to nobody's socket elsewhere (connect follows it)
@@ -109,19 +150,19 @@ TEST(ChronySocketTrust, a_socket_no_one_but_root_or_chronyds_user_could_place_is
 		Listener l(evil.path + "/chronyd.sock", NOBODY);
 		Dir d((top.path + "/lnkXXXXXX").c_str(), 0750, 0, 0);
 		ASSERT_EQ(symlink((evil.path + "/chronyd.sock").c_str(), (d.path + "/chronyd.sock").c_str()), 0);
-		EXPECT_NE(opens(d.path + "/chronyd.sock", &err), 0) << "a link to nobody's socket was followed";
+		EXPECT_FALSE(asked(d.path + "/chronyd.sock", l, &err)) << "a link to nobody's socket was followed";
 		EXPECT_NE(err.find("not trusted"), std::string::npos) << err;
 	}
 	// what chronyd makes still opens: root's 0750 directory and socket (chronyd -u root) ...
 	{
 		Dir d((top.path + "/rootXXXXXX").c_str(), 0750, 0, 0);
 		Listener l(d.path + "/chronyd.sock", 0);
-		EXPECT_EQ(opens(d.path + "/chronyd.sock", &err), 0) << err;
+		EXPECT_TRUE(asked(d.path + "/chronyd.sock", l, &err)) << err;
 	}
 	{ // ... and its user's directory under root's (/run/chrony, _chrony's 0750), the socket its user's
 		Dir d((top.path + "/userXXXXXX").c_str(), 0750, NOBODY, NOBODY);
 		Listener l(d.path + "/chronyd.sock", NOBODY);
-		EXPECT_EQ(opens(d.path + "/chronyd.sock", &err), 0) << err;
+		EXPECT_TRUE(asked(d.path + "/chronyd.sock", l, &err)) << err;
 	}
 }
 
@@ -164,29 +205,15 @@ TEST(ChronySocketTrust, the_command_port_is_not_trusted_where_who_may_bind_it_ca
 		GTEST_SKIP() << "needs root (a network and a mount namespace, another user)";
 	Dir closed("/tmp/fc_attack2_XXXXXX", 0700, 0, 0); // chronyd's directory, closed to nobody: the port is asked
 	std::string path = closed.path + "/chronyd.sock";
-	fflush(nullptr);
-	pid_t p = fork();
-	if (p == 0) {
-		int fd, s;
-		ifreq r{};
-		// a namespace where any user may bind 323, then /proc/sys hidden as a chroot or ProcSubset=pid hides it
-		if (unshare(CLONE_NEWNET | CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-			_exit(77);
-		s = socket(AF_INET, SOCK_DGRAM, 0);
-		strcpy(r.ifr_name, "lo");
-		if (ioctl(s, SIOCGIFFLAGS, &r) != 0 || (r.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &r)) != 0)
-			_exit(77);
-		close(s);
-		fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_WRONLY);
+	in_namespaces([&] {
+		// any user may bind 323 here, then /proc/sys is hidden as a chroot or ProcSubset=pid hides it
+		int fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_WRONLY);
 		if (fd < 0 || write(fd, "0\n", 2) != 2 || mount("none", "/proc/sys", "tmpfs", 0, nullptr) != 0)
 			_exit(77);
 		close(fd);
 		if (setgroups(0, nullptr) != 0 || setresgid(NOBODY, NOBODY, NOBODY) != 0 || setresuid(NOBODY, NOBODY, NOBODY) != 0)
 			_exit(77);
-		sockaddr_in a{};
-		a.sin_family = AF_INET, a.sin_port = htons(323), a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		int impostor = socket(AF_INET, SOCK_DGRAM, 0);
-		EXPECT_EQ(bind(impostor, (sockaddr *)&a, sizeof(a)), 0) << "nobody could not bind 323: " << strerror(errno);
+		int impostor = udp323(); // nobody's
 		fc_chrony ch;
 		fc_bound b{};
 		uint8_t buf[512];
@@ -196,14 +223,7 @@ TEST(ChronySocketTrust, the_command_port_is_not_trusted_where_who_may_bind_it_ca
 			fc__chrony_close(&ch);
 		}
 		EXPECT_NE(strstr(b.last_error, "323"), nullptr) << b.last_error;
-		fflush(nullptr);
-		_exit(::testing::Test::HasFailure() ? 1 : 0);
-	}
-	int st = 0;
-	ASSERT_EQ(waitpid(p, &st, 0), p);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
-		GTEST_SKIP() << "no namespaces or no other user here";
-	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "child status " << st;
+	});
 }
 
 } // namespace
