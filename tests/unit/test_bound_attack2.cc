@@ -226,4 +226,26 @@ TEST(ChronySocketTrust, the_command_port_is_not_trusted_where_who_may_bind_it_ca
 	});
 }
 
+// A unix socket that is not trusted is one this process may not use: chronyd's command port is asked instead
+// (only chronyd can answer from port 323 where it is privileged), the reason the socket was refused kept as the
+// last error. Refusing the socket used to drop chronyd altogether: in a directory its group may write (chronyd
+// under a umask of 002) a process no member of that group lost the port it had used before.
+TEST(ChronySocketTrust, a_refused_socket_leaves_chronyds_command_port)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (a network namespace, files of another group)";
+	Dir top("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
+	Dir d((top.path + "/grpXXXXXX").c_str(), 0775, 0, NOBODY);
+	std::string path = d.path + "/chronyd.sock";
+	in_namespaces([&] {
+		Listener l(path, 0);
+		int port = udp323(); // root's: chronyd's command port
+		std::string err;
+		uint8_t buf[512];
+		EXPECT_FALSE(asked(path, l, &err)) << "the socket in a directory group " << NOBODY << " may write was asked";
+		EXPECT_GT(recv(port, buf, sizeof(buf), MSG_DONTWAIT), 0) << "the command port was not asked: " << err;
+		EXPECT_NE(err.find("not trusted"), std::string::npos) << err;
+	});
+}
+
 } // namespace
