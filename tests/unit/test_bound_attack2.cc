@@ -239,6 +239,11 @@ TEST(ChronySocketTrust, a_refused_socket_leaves_chronyds_command_port)
 	std::string path = d.path + "/chronyd.sock";
 	in_namespaces([&] {
 		Listener l(path, 0);
+		fc_chrony ch;
+		fc_bound b{};
+		// nothing on the port: no source (auto mode goes on to the next), not a port that never answers
+		EXPECT_NE(fc__chrony_open(&ch, path.c_str(), &b, 0), 0) << "opened on " << ch.via_name;
+		fc__chrony_close(&ch);
 		int port = udp323(); // root's: chronyd's command port
 		std::string err;
 		uint8_t buf[512];
