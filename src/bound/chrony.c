@@ -634,8 +634,10 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 	}
 	/* the socket is chronyd's word only if no one but root and chronyd's user could have put it there (bound.c):
 	 * an administrator's FASTCLOCK_CHRONY_SOCKET into a directory any user can make (/tmp/x) used to be asked */
-	if (fc__bound_socket_trusted(d0, base, path, b, now) != 0)
+	if (fc__bound_socket_trusted(d0, base, path, b, now) != 0) {
+		ch->denied = 2; /* not ours to use: the command port instead, this reason kept */
 		goto fail;
+	}
 	sweep(d0);
 	for (int tries = 0;; tries++) {
 		uint64_t r = (uint64_t)rand32(ch) << 32 | rand32(ch);
@@ -807,12 +809,16 @@ int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, 
 		return 0;
 	if (!ch->denied) /* not a question of permission: chronyd's socket is broken or gone */
 		return -1;
+	if (ch->denied == 2 && !cmdport_listens()) /* the port only where it listens (as fc__chrony_present) */
+		return -1;
 	/* not root nor chronyd's user: the monitoring commands on its command port (the refusal is how it should
 	 * be for this user, no error) */
 	if (udp_open(ch, 0, b, now) != 0)
 		return -1;
-	memcpy(b->last_error, keep, sizeof(keep));
-	b->last_error_at = keep_at;
+	if (ch->denied != 2) {
+		memcpy(b->last_error, keep, sizeof(keep));
+		b->last_error_at = keep_at;
+	}
 	return 0;
 }
 
