@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -198,6 +201,23 @@ struct FakeChronyd {
 		}
 	}
 };
+
+// In a child process: a network namespace of its own (plus `more` unshare flags, e.g. CLONE_NEWNS) with its
+// loopback up, so a test may bind chronyd's port 323 or talk to a fake chronyd without touching the host's
+// network. false where the kernel or the privileges do not allow it (the caller skips).
+inline bool private_loopback(int more = 0)
+{
+	ifreq r{};
+	int s;
+	if (unshare(CLONE_NEWNET | more) != 0)
+		return false;
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	strcpy(r.ifr_name, "lo");
+	bool up = s >= 0 && ioctl(s, SIOCGIFFLAGS, &r) == 0 && (r.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &r)) == 0;
+	if (s >= 0)
+		close(s);
+	return up;
+}
 
 } // namespace
 

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "bound/bound.h"
+#include "bound_fixtures.h"
 
 namespace {
 
@@ -85,15 +86,8 @@ template <class F> void in_namespaces(F body)
 	fflush(nullptr);
 	pid_t p = fork();
 	if (p == 0) {
-		ifreq r{};
-		int s;
-		if (unshare(CLONE_NEWNET | CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+		if (!private_loopback(CLONE_NEWNS) || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
 			_exit(77);
-		s = socket(AF_INET, SOCK_DGRAM, 0);
-		strcpy(r.ifr_name, "lo");
-		if (ioctl(s, SIOCGIFFLAGS, &r) != 0 || (r.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &r)) != 0)
-			_exit(77);
-		close(s);
 		body();
 		fflush(nullptr);
 		_exit(::testing::Test::HasFailure() ? 1 : 0);

@@ -39,10 +39,10 @@
 
 #include "bound/bound.h"
 #include "fastclock.h"
+#include "bound_fixtures.h"
 
 namespace {
 
-constexpr int64_t MS = 1000000, SEC = 1000000000;
 constexpr uid_t NOBODY = 65534;
 constexpr int SKIP = 77, CANNOT_BECOME = 99;
 
@@ -209,17 +209,8 @@ template <class F> void in_child(bool netns, F body)
 	fflush(nullptr);
 	pid_t p = fork();
 	if (p == 0) {
-		if (netns) {
-			ifreq r{};
-			int s;
-			if (unshare(CLONE_NEWNET) != 0)
-				_exit(SKIP);
-			s = socket(AF_INET, SOCK_DGRAM, 0);
-			strcpy(r.ifr_name, "lo");
-			if (ioctl(s, SIOCGIFFLAGS, &r) != 0 || (r.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &r)) != 0)
-				_exit(SKIP);
-			close(s);
-		}
+		if (netns && !private_loopback())
+			_exit(SKIP);
 		body();
 		fflush(nullptr);
 		_exit(::testing::Test::HasFailure() ? 1 : 0);
