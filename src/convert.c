@@ -11,14 +11,17 @@
  *    the hand anchored nearest to it, forwards or backwards, so the extrapolation is as short as possible;
  *  - a capture taken while the start-up measures the rate (before the first counter hand) converts between
  *    the start-up's first sample and a fresh one, or, once the first counter hand is out, as any other;
+ *  - a capture taken before the start-up's trust step is CLOCK_MONOTONIC ns, told by its value (start.c,
+ *    "early captures");
  *  - on the kernel backend a capture is CLOCK_MONOTONIC ns: mono is the capture itself, real adds the
  *    kernel's REALTIME - MONOTONIC offset now (bracketed), so wall-clock steps are followed.
- * Owns: the search of the ring for a capture's hand. May call: state.c, windup.c, init.c, sample.c.
+ * Owns: the search of the ring for a capture's hand. May call: state.c, windup.c, start.c, init.c, sample.c.
  */
 #include <errno.h>
 
 #include "init.h"
 #include "sample.h"
+#include "start.h"
 #include "state.h"
 #include "windup.h"
 
@@ -93,6 +96,8 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 		uint64_t mult, d;
 		__int128 v, sd;
 
+		if (fc__clock_capture_is_early(c, ticks)) /* kernel ns taken before the trust step (start.c) */
+			return (int64_t)ticks + ((how & FC__REAL) ? kernel_offset(c) : 0);
 		if (FC__LOAD(cur->flags) & FC_HAND_KERNEL) {
 			if (starting) /* a counter capture (fc__clock_capture_unit), no counter hand yet */
 				return convert_starting(c, ticks, how);

@@ -9,8 +9,25 @@
  * is not trusted: the kernel backend). Each step runs under the writer lock: windup.c calls start_step
  * through c->start_step while the phase is not DONE, and publishes the first hand (fc__clock_first_hand_locked).
  *
- * Owns: start_phase, start_due, start_rate_first, start_anchor, start_retries. May call: state.c, hands.c, sample.c,
- * trust.c, counter/freq.c, windup.c.
+ * Early captures (issue 26 goal 1): the trust step (a sysfs read and one CPUID, 20-30 us in a fresh process on a
+ * VM) decides a capture's unit, counter ticks or kernel ns, and an untrusted counter's ticks must never be
+ * converted. So that a process's first fc_ticks need not take it, captures before it are kernel CLOCK_MONOTONIC
+ * reads, and conversions tell them from the counter ticks captured after it by their value: where the counter
+ * runs at 1 GHz or more since boot (every x86-64 TSC), its value is far above CLOCK_MONOTONIC's ns count.
+ *   - start: early_defer only if the counter leads the kernel's ns by FC_EARLY_GAP_NS (x86-64 only: the fences
+ *     below are x86's). Else fc_ticks takes the trust step itself, as before.
+ *   - an early capture: phase TRUST, kernel read k, then the phase again (after lfence and a full fence: the
+ *     counter read inside the kernel read is done before the load). Still TRUST: k was read before the
+ *     trust step's store of RATE, so k <= early_end, read after that store.
+ *   - the trust step: early_c is the counter before its store (every later counter capture is >= it, the
+ *     counter being trusted: synchronised across cores); early_end CLOCK_MONOTONIC after it. It refuses the
+ *     counter if early_c does not lead by FC_EARLY_GAP_NS / 2 (a counter slower than 1 GHz).
+ *   - a conversion: early_from <= t <= early_end (or the kernel's now until early_end is written) and t <
+ *     early_c: kernel ns. A counter that went back below early_c (a reset on resume) voids the window: the
+ *     conversion reads the counter and checks. Captures stay ordered: early ones < early_c <= later ones.
+ *
+ * Owns: start_phase, start_due, start_rate_first, start_anchor, start_retries, early_*. May call: state.c,
+ * hands.c, sample.c, trust.c, counter/freq.c, windup.c.
  */
 #include <sched.h>
 
@@ -43,6 +60,20 @@
  * (START_BASELINE_NS). A counter that did not move (hz 0) is measured again without limit. */
 #define START_RETRIES 3
 
+#if defined(__x86_64__)
+#define EARLY_ARCH 1
+/* Orders a kernel read before the loads and stores after it: RDTSC (inside the vDSO) may run after later
+ * instructions; LFENCE after it waits for it (Intel SDM, RDTSC), and the full fence orders the stores. */
+static void early_fence(void)
+{
+	__asm__ __volatile__("lfence" ::: "memory");
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+#else
+#define EARLY_ARCH 0
+static void early_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+#endif
+
 static void start_step(struct fc_clock *c);
 
 void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
@@ -60,6 +91,7 @@ void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_sou
 	p.floor_ns = INT64_MIN;
 	fc__hands_publish(pub, &p);
 	c->reason[0] = 0;
+	c->early_defer = 0;
 	if (!FC_HAVE_COUNTER) {
 		fc__str_cat(c->reason, sizeof(c->reason), "no user-readable counter on this architecture", (const char *)0);
 	} else if (want == FC_BACKEND_KERNEL) {
@@ -68,8 +100,16 @@ void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_sou
 		fc__str_cat(c->reason, sizeof(c->reason),
 			    "starting: the kernel's clock serves reads until the counter is checked and its rate measured",
 			    (const char *)0);
+		const int64_t k0 = fc__kernel_ns(c, CLOCK_MONOTONIC);
+		const uint64_t c0 = c->src.counter(c->src.ctx);
 		c->start_step = start_step;
-		__atomic_store_n(&c->start_due, fc__kernel_ns(c, CLOCK_MONOTONIC) + START_DEFER_NS, __ATOMIC_RELAXED);
+		c->early_from = k0;
+		c->early_c = 0;
+		__atomic_store_n(&c->early_end, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->early_void, 0, __ATOMIC_RELAXED);
+		c->early_defer = EARLY_ARCH && c->src.mask == ~(uint64_t)0 && k0 > 0 && c0 > (uint64_t)k0 &&
+				 c0 - (uint64_t)k0 >= (uint64_t)FC_EARLY_GAP_NS;
+		__atomic_store_n(&c->start_due, k0 + START_DEFER_NS, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->start_phase, FC_START_TRUST, __ATOMIC_RELEASE);
 	}
 }
@@ -112,8 +152,27 @@ static void start_step(struct fc_clock *c)
 		}
 		c->start_anchor = c->start_rate_first; /* never rewritten: conversions of start-up captures (convert.c) */
 		__atomic_store_n(&c->start_due, c->start_rate_first.mono + START_BASELINE_NS, __ATOMIC_RELAXED);
-		/* release: pairs with fc__clock_capture_unit's and convert.c's acquire, which then read start_anchor */
-		__atomic_store_n(&c->start_phase, FC_START_RATE, __ATOMIC_RELEASE);
+		if (c->early_defer) {
+			const uint64_t cd = c->src.counter(c->src.ctx);
+			if (cd < (uint64_t)c->start_rate_first.mono + (uint64_t)(FC_EARLY_GAP_NS / 2)) {
+				/* early captures (kernel ns) could not be told from counter ticks: fail closed */
+				c->reason[0] = 0;
+				fc__str_cat(c->reason, sizeof(c->reason),
+					    "the counter's value does not lead CLOCK_MONOTONIC's ns count: captures taken before "
+					    "its trust check could not be told from its ticks",
+					    (const char *)0);
+				start_done(c);
+				return;
+			}
+			c->early_c = cd;
+		}
+		/* seq_cst (release and more): pairs with fc__clock_capture_unit's and convert.c's acquire, which then
+		 * read start_anchor and early_c, and with fc__clock_capture_early's fenced re-load of the phase */
+		__atomic_store_n(&c->start_phase, FC_START_RATE, __ATOMIC_SEQ_CST);
+		if (c->early_defer) {
+			early_fence(); /* the store before the kernel read */
+			__atomic_store_n(&c->early_end, fc__kernel_ns(c, CLOCK_MONOTONIC), __ATOMIC_RELAXED);
+		}
 		return;
 	}
 	if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0 || s.mono - c->start_rate_first.mono < START_BASELINE_NS)
@@ -178,4 +237,43 @@ int fc__clock_capture_unit(struct fc_clock *c)
 	return (FC__LOAD(__atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE)->flags) & FC_HAND_KERNEL)
 		       ? FC_CAPTURE_KERNEL
 		       : FC_CAPTURE_COUNTER;
+}
+
+int fc__clock_capture_early(struct fc_clock *c, uint64_t *t)
+{
+	int64_t k;
+	if (!c->early_defer || __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_TRUST)
+		return 0;
+	k = fc__kernel_ns(c, CLOCK_MONOTONIC);
+	early_fence(); /* the kernel read (its counter read) is done before the phase is loaded again */
+	if (__atomic_load_n(&c->start_phase, __ATOMIC_SEQ_CST) != FC_START_TRUST)
+		return 0; /* the trust step was taken meanwhile: k may be after early_end; capture in its unit */
+	*t = (uint64_t)k;
+	/* Due (as for any read: START_DEFER_NS after start): take the step, never waiting for another writer. */
+	if (!fc__in_writer && k >= __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
+		(void)fc__clock_windup(c, NULL);
+	return 1;
+}
+
+int fc__clock_capture_is_early(struct fc_clock *c, uint64_t t)
+{
+	int64_t end;
+	if (!c->early_defer)
+		return 0;
+	if (__atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) == FC_START_TRUST)
+		return 1; /* no counter capture yet: every capture is kernel ns */
+	if (t < (uint64_t)c->early_from || t >= c->early_c) /* early_c: published by the phase's store, acquired */
+		return 0;
+	end = __atomic_load_n(&c->early_end, __ATOMIC_RELAXED);
+	if (end == 0) /* the trust step is between its store and its read: every early capture is <= now */
+		end = fc__kernel_ns(c, CLOCK_MONOTONIC);
+	if (t > (uint64_t)end || __atomic_load_n(&c->early_void, __ATOMIC_RELAXED))
+		return 0;
+	if (c->src.counter(c->src.ctx) < c->early_c) {
+		/* The counter went back (a reset on resume): a counter capture may now be small. Values no longer
+		 * tell; counter captures are the ones still being taken. */
+		__atomic_store_n(&c->early_void, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return 1;
 }

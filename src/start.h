@@ -20,5 +20,13 @@ void fc__clock_start_finish(struct fc_clock *c);
  * ns on the kernel backend. Takes the trust step if it is still due (a few us); never waits for the rate. */
 enum { FC_CAPTURE_KERNEL = 0, FC_CAPTURE_COUNTER = 1 };
 int fc__clock_capture_unit(struct fc_clock *c);
+/* Early captures (x86-64): before the trust step, when the counter's value exceeds CLOCK_MONOTONIC's ns count
+ * by at least FC_EARLY_GAP_NS at start, a capture is a kernel CLOCK_MONOTONIC read (the trust step is not taken
+ * by fc_ticks before it is due, as for any read). 1 with *t: an early capture was taken; 0: capture in the
+ * unit fc__clock_capture_unit gives. */
+#define FC_EARLY_GAP_NS (1LL << 36) /* ~69 s: the counter's lead over the kernel's ns count (see start.c) */
+int fc__clock_capture_early(struct fc_clock *c, uint64_t *t);
+/* 1: `t` is an early capture (kernel ns), by its value; 0: counter ticks, or the clock's usual unit. */
+int fc__clock_capture_is_early(struct fc_clock *c, uint64_t t);
 
 #endif

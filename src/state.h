@@ -74,6 +74,17 @@ struct fc_clock {
 	struct fc_sample start_anchor; /* the trust step's sample, written once before start_phase becomes RATE
 					* (release): converts captures taken before the first counter hand */
 	unsigned start_retries;
+	/* Early captures (start.c, issue 26): before the trust step, fc_ticks returns kernel CLOCK_MONOTONIC ns,
+	 * told from the counter ticks captured after it by their value. early_defer: 1 when this clock does so;
+	 * early_from: the kernel's CLOCK_MONOTONIC at start (every early capture is >= it); early_c: the counter
+	 * read before start_phase left TRUST (every later counter capture is >= it; published by that store);
+	 * early_end (atomic, 0 until read): CLOCK_MONOTONIC read after that store (every early capture is <= it);
+	 * early_void (atomic): the counter was found below early_c (it went back), so values no longer tell. */
+	int early_defer;
+	int early_void;
+	int64_t early_from;
+	int64_t early_end;
+	uint64_t early_c;
 	/* The kernel's rate against the counter over a long baseline (>= LONG_RATE_MIN_NS between two samples;
 	 * windup.c), 32.32 ns per tick, 0 until known; published for conversions of captures in no hand's window,
 	 * which a hand's steering slope (up to 1/16 off at short periods) or the tracker's 8-period rate (0.5 %

@@ -8,6 +8,8 @@
  *
  *   fc_first_check call NAME     the first call of NAME (bench/first_calls.h) is checked
  *   fc_first_check ticks-early   captures taken before the rate is measured convert right, before and after it
+ *   fc_first_check ticks-threads threads capture from the process's start across the trust step (early captures,
+ *                                kernel ns, then counter ticks): every capture converts inside its kernel bracket
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "first_calls.h"
+#include "start.h"
 #include "state.h"
 
 /* Files a first call may open: the clocksource (trust step), and the bound source's (a ClockBound segment, a
@@ -97,10 +100,35 @@ static int counter_hand_current(void)
 	return !(FC__LOAD(h->flags) & FC_HAND_KERNEL);
 }
 
+static int64_t kns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Whether this process's captures before the trust step are early ones (kernel ns, src/start.c): on x86-64,
+ * when the counter leads CLOCK_MONOTONIC's ns count by FC_EARLY_GAP_NS (read here before the library's first
+ * call; the lead only grows). Decided from the machine, not from the library's own flag. */
+static int early_expected(void)
+{
+	const char *forced = getenv("FASTCLOCK_SOURCE");
+	const int64_t k = kns(CLOCK_MONOTONIC);
+	const uint64_t t = fc__counter_ordered();
+#if defined(__x86_64__)
+	return !(forced && !strcmp(forced, "kernel")) && k > 0 && t > (uint64_t)k &&
+	       t - (uint64_t)k >= (uint64_t)FC_EARLY_GAP_NS;
+#else
+	(void)forced, (void)k, (void)t;
+	return 0;
+#endif
+}
+
 static int check_call(const char *name)
 {
 	const struct fcf_fn *f = fcf_find(name);
 	const char *forced = getenv("FASTCLOCK_SOURCE");
+	const int early = early_expected();
 	int bad = 0, phase;
 	if (!f || f->kind != FCF_READ) {
 		fprintf(stderr, "fc_first_check: '%s' is not a read of bench/first_calls.h\n", name);
@@ -138,21 +166,22 @@ static int check_call(const char *name)
 		fprintf(stderr, "fc_first_check: %s returned with a counter hand current: it waited for the rate\n", name);
 		bad = 1;
 	}
-	/* A capture's unit is decided by the trust step, which fc_ticks takes; the rate is still unmeasured. */
-	if (!strncmp(name, "fc_ticks", 8) && !(forced && !strcmp(forced, "kernel")) && FC_HAVE_COUNTER &&
+	/* Early captures (kernel ns before the trust step): the first fc_ticks takes no trust step, so opens
+	 * nothing and leaves the start-up where it was. */
+	if (!strncmp(name, "fc_ticks", 8) && early && (phase != FC_START_TRUST || n_open)) {
+		fprintf(stderr, "fc_first_check: %s took the trust step (phase %d, %d open(s)): its capture should be an "
+			"early one (kernel ns)\n", name, phase, n_open);
+		bad = 1;
+	}
+	/* Otherwise a capture's unit is decided by the trust step, which fc_ticks takes; the rate is still
+	 * unmeasured. */
+	if (!strncmp(name, "fc_ticks", 8) && !early && !(forced && !strcmp(forced, "kernel")) && FC_HAVE_COUNTER &&
 	    phase != FC_START_RATE && !(phase == FC_START_DONE && !counter_hand_current())) {
 		fprintf(stderr, "fc_first_check: %s left the start-up in phase %d (expected the rate's, %d)\n", name, phase,
 			FC_START_RATE);
 		bad = 1;
 	}
 	return bad;
-}
-
-static int64_t kns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* Captures taken from the first call on, before the rate is measured, converted at once (against the start-up's
@@ -165,6 +194,7 @@ static int ticks_early(void)
 	uint64_t t[EARLY];
 	int64_t k1[EARLY], k2[EARLY], now_m[EARLY], now_r[EARLY], worst = 0;
 	int bad = 0, phase_after_first = -1;
+	const int early = early_expected();
 	for (int i = 0; i < EARLY; i++) {
 		/* 50 us apart (the rate's baseline is 1 ms): a conversion with a wrong rate is off in proportion to
 		 * the capture's distance from the start-up's first sample, tens of us here (a halved rate: ~200 us) */
@@ -178,6 +208,22 @@ static int ticks_early(void)
 			phase_after_first = __atomic_load_n(&fc__global_clock()->start_phase, __ATOMIC_ACQUIRE);
 		now_m[i] = fc_ticks_to_mono_ns(t[i]);
 		now_r[i] = fc_ticks_to_real_ns(t[i]) - (kns(CLOCK_REALTIME) - kns(CLOCK_MONOTONIC));
+	}
+	/* fc_ticks is ordered: across the unit's change too (early captures are below every counter capture). */
+	for (int i = 1; i < EARLY; i++)
+		if (t[i] < t[i - 1] && !bad) {
+			fprintf(stderr, "fc_first_check: capture %d (%llu) is below capture %d (%llu)\n", i,
+				(unsigned long long)t[i], i - 1, (unsigned long long)t[i - 1]);
+			bad = 1;
+		}
+	/* Early captures: the first is kernel ns (inside its own kernel bracket), the last counter ticks (the
+	 * trust step is due 50 us after start), so both units are converted below. */
+	if (early && ((int64_t)t[0] < k1[0] || (int64_t)t[0] > k2[0] ||
+		      t[EARLY - 1] < (uint64_t)k2[EARLY - 1] + (uint64_t)(FC_EARLY_GAP_NS / 2))) {
+		fprintf(stderr, "fc_first_check: early captures expected: the first (%llu) kernel ns in [%lld, %lld], the "
+			"last (%llu) counter ticks\n", (unsigned long long)t[0], (long long)k1[0], (long long)k2[0],
+			(unsigned long long)t[EARLY - 1]);
+		bad = 1;
 	}
 	fc_init(); /* the first counter hand */
 	for (int i = 0; i < EARLY; i++) {
@@ -194,9 +240,68 @@ static int ticks_early(void)
 			}
 		}
 	}
-	printf("ticks-early: phase %d after the first fc_ticks; %d captures before the rate, worst %lld ns outside "
+	printf("ticks-early: early captures %s; phase %d after the first fc_ticks; %d captures before the rate, worst %lld ns outside "
 	       "their kernel brackets (converted at once and after the rate)\n",
-	       phase_after_first, EARLY, (long long)worst);
+	       early ? "expected" : "not expected", phase_after_first, EARLY, (long long)worst);
+	return bad;
+}
+
+/* Threads capturing from the process's first call on, across the trust step and the rate: a capture whose unit
+ * is misread (an early capture taken after the step, counter ticks read as ns) converts seconds away. */
+#define T_THREADS 3
+#define T_CAPS 20000
+struct tcap {
+	int64_t k1[T_CAPS], k2[T_CAPS];
+	uint64_t t[T_CAPS];
+};
+static struct tcap tcaps[T_THREADS];
+static int tgo;
+static void *tcapture(void *arg)
+{
+	struct tcap *c = arg;
+	while (!__atomic_load_n(&tgo, __ATOMIC_ACQUIRE))
+		;
+	for (int i = 0; i < T_CAPS; i++) {
+		c->k1[i] = kns(CLOCK_MONOTONIC);
+		c->t[i] = (i & 1) ? fc_ticks_relaxed() : fc_ticks();
+		c->k2[i] = kns(CLOCK_MONOTONIC);
+	}
+	return NULL;
+}
+static int ticks_threads(void)
+{
+	pthread_t th[T_THREADS];
+	int64_t worst = 0;
+	int bad = 0, early = early_expected(), n_early = 0;
+	for (int i = 0; i < T_THREADS; i++)
+		if (pthread_create(&th[i], NULL, tcapture, &tcaps[i]) != 0) {
+			fprintf(stderr, "fc_first_check: pthread_create failed\n");
+			return 2;
+		}
+	__atomic_store_n(&tgo, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < T_THREADS; i++)
+		pthread_join(th[i], NULL);
+	fc_init();
+	for (int i = 0; i < T_THREADS; i++)
+		for (int j = 0; j < T_CAPS; j++) {
+			const int64_t v = fc_ticks_to_mono_ns(tcaps[i].t[j]), k1 = tcaps[i].k1[j], k2 = tcaps[i].k2[j];
+			const int64_t out = v < k1 ? k1 - v : v > k2 ? v - k2 : 0;
+			n_early += (int64_t)tcaps[i].t[j] >= k1 && (int64_t)tcaps[i].t[j] <= k2;
+			if (out > worst)
+				worst = out;
+			if (out > EARLY_BOUND_NS && !bad) {
+				fprintf(stderr, "fc_first_check: thread %d capture %d (%llu) converted %lld ns outside its bracket\n",
+					i, j, (unsigned long long)tcaps[i].t[j], (long long)out);
+				bad = 1;
+			}
+		}
+	printf("ticks-threads: early captures %s; %d threads x %d captures, %d of them kernel ns; worst %lld ns outside "
+	       "their kernel brackets\n",
+	       early ? "expected" : "not expected", T_THREADS, T_CAPS, n_early, (long long)worst);
+	if (early && n_early == 0) {
+		fprintf(stderr, "fc_first_check: no capture was an early one (kernel ns)\n");
+		bad = 1;
+	}
 	return bad;
 }
 
@@ -207,6 +312,8 @@ int main(int argc, char **argv)
 		return check_call(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "ticks-early"))
 		return ticks_early();
-	fprintf(stderr, "usage: fc_first_check call NAME | ticks-early\n");
+	if (argc == 2 && !strcmp(argv[1], "ticks-threads"))
+		return ticks_threads();
+	fprintf(stderr, "usage: fc_first_check call NAME | ticks-early | ticks-threads\n");
 	return 2;
 }
