@@ -11,7 +11,7 @@
  * seams (FASTCLOCK_TEST_*) exist only in the library the tests link (FASTCLOCK_TEST_SEAMS, CMakeLists.txt);
  * the fork handler is registered by a constructor, before any thread can be initialising.
  *
- * Owns: g_state (not initialised / initialising / ready), reading the environment, the fork handler.
+ * Owns: the clock's init_state (g_state: not initialised / initialising / ready), reading the environment, the fork handler.
  * May call: start.c, state.c, config.c, trust.c (test seams). The bound source (src/bound) is only named here:
  * the writer opens it on first use (windup.c), so the first call stays one kernel read.
  */
@@ -32,7 +32,10 @@
  * sysfs read costs a few us under the writer lock, which readers never wait on. */
 #define TRUST_EVERY 1024
 
-static int g_state; /* 0: not initialised, 1: initialising, 2: ready */
+/* 0: not initialised, 1: initialising, 2: ready. A field of the global clock, not a variable of its own: the
+ * first call writes the clock's page anyway, while a variable in .bss would cost that call two page faults of
+ * its own (a read of the zero page, then the write: ~1-2 us each on the VM of docs/PERFORMANCE.md). */
+#define g_state (fc__global_clock()->init_state)
 static struct fc_bounder g_bounder; /* the global clock's bound source (static: no allocation) */
 static __thread int t_initialising; /* this thread runs global_init (a signal handler must not wait for it) */
 
@@ -40,9 +43,21 @@ static __thread int t_initialising; /* this thread runs global_init (a signal ha
  * (set-user-ID, set-group-ID, file capabilities) sees no FASTCLOCK_* variable, so its caller cannot point it at
  * a file of the caller's, stall it, or make it read a file the caller cannot. getauxval reads the auxiliary
  * vector libc keeps: async-signal-safe, as getenv. */
+extern char **environ;
 static const char *env(const char *name)
 {
-	return getauxval(AT_SECURE) ? NULL : getenv(name);
+	/* getenv's scan of environ, done here: getenv and strncmp may lie on libc text pages the process has not
+	 * touched yet, a page fault each (4-8 us of a 12 us first call on the VM of docs/PERFORMANCE.md). */
+	if (getauxval(AT_SECURE))
+		return NULL;
+	for (char **e = environ; e && *e; e++) {
+		const char *p = *e, *n = name;
+		while (*n && *p == *n)
+			p++, n++;
+		if (!*n && *p == '=')
+			return p + 1;
+	}
+	return NULL;
 }
 
 static void global_init(void)

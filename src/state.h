@@ -36,6 +36,7 @@ struct fc_clock {
 	struct fc_source src;
 	struct fc_track track;
 	int lock;        /* writer try-lock: 0 free, 1 held */
+	int init_state;  /* init.c's g_state (atomic): on the page the first call writes anyway */
 	int backend;     /* enum fc_backend */
 	int64_t period_ns;
 	uint64_t counter_hz_initial;
@@ -95,6 +96,10 @@ struct fc_clock {
 	/* Published by the updater thread (a client of the clock), read by status and the drop-ins. */
 	int updater_auto;     /* the first coarse read may start the updater (FASTCLOCK_UPDATER) */
 	int updater_running;
+	/* updater.c's own (its u_running, u_no_auto, u_starting, u_first_coarse): on the page the first call
+	 * writes anyway, not in .bss (a first coarse read's page faults) */
+	int upd_running, upd_no_auto, upd_starting;
+	int64_t upd_first_coarse;
 	int step_notifier;
 	uint64_t step_notifications;
 };

@@ -54,13 +54,17 @@
 static pthread_mutex_t u_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t u_once = PTHREAD_ONCE_INIT;
 static pthread_t u_thread;
-static int u_running;      /* guarded by u_mu; published as clock->updater_running */
+/* What a coarse read's slow path (fc__coarse_init) reads or writes live in the global clock, on the page every
+ * first call writes anyway: here, in .bss, they cost a process's first coarse read two page faults (the zero
+ * page read, then the write; ~1-2 us each on the VM of docs/PERFORMANCE.md). */
+#define u_running (fc__global_clock()->upd_running)           /* guarded by u_mu; published as updater_running */
+#define u_no_auto (fc__global_clock()->upd_no_auto)           /* fc_updater_stop() was called: no auto start */
+#define u_starting (fc__global_clock()->upd_starting)         /* a coarse read is starting the thread */
+#define u_first_coarse (fc__global_clock()->upd_first_coarse) /* CLOCK_MONOTONIC of the first coarse read; 0: none */
 static int u_stop;         /* set under u_mu, read relaxed by the thread */
-static int u_no_auto;      /* fc_updater_stop() was called: coarse reads do not start the thread again */
 static int64_t u_period_ns;
 static int u_test_fd = -1; /* set by tests before fc_updater_start */
 static int u_wake_fd = -1; /* eventfd: fc_updater_stop wakes the thread at once */
-static int u_starting;     /* a coarse read is starting the thread: other first coarse reads wait for it */
 static __thread int t_starting; /* ... and it is this thread (a signal handler here cannot wait) */
 
 void fc__updater_test_step_fd(int fd) { u_test_fd = fd; }
@@ -306,7 +310,6 @@ int fc_updater_stop(void)
  * after the first; that one starts it (once). 1 ms: at most a millisecond of precise reads (~20 ns each)
  * instead of one load, for a program that keeps reading. */
 #define KEEPER_DEFER_NS 1000000
-static int64_t u_first_coarse; /* kernel CLOCK_MONOTONIC of the process's first coarse read; 0: none yet */
 
 static int keeper_due(const struct fc_clock *c)
 {
