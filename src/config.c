@@ -72,3 +72,16 @@ int fc__config_parse_updater(const char *v, int *autostart, char *err, size_t er
 	add_error(err, errlen, "FASTCLOCK_UPDATER=", v, " is not auto or off; using auto");
 	return 1;
 }
+
+int fc__config_parse_updater_rt(const char *v, int *rt, char *err, size_t errlen)
+{
+	*rt = 1;
+	if (v == NULL || *v == 0 || !strcmp(v, "1"))
+		return 0;
+	if (!strcmp(v, "0")) {
+		*rt = 0;
+		return 0;
+	}
+	add_error(err, errlen, "FASTCLOCK_UPDATER_RT=", v, " is not 1 or 0; using 1");
+	return 1;
+}

@@ -26,6 +26,8 @@ struct fc_config {
 int fc__config_parse(const char *source, const char *period_us, struct fc_config *out, char *err, size_t errlen);
 /* FASTCLOCK_UPDATER=auto|off (NULL: auto): *autostart 1 or 0. Returns 1 (and appends to err) if bad. */
 int fc__config_parse_updater(const char *v, int *autostart, char *err, size_t errlen);
+/* FASTCLOCK_UPDATER_RT=1|0 (unset or empty: 1): may the updater thread ask for SCHED_FIFO (updater.c). */
+int fc__config_parse_updater_rt(const char *v, int *rt, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -69,6 +69,8 @@ static void global_init(void)
 	fc__config_parse(env("FASTCLOCK_SOURCE"), env("FASTCLOCK_PERIOD_US"), &cfg, c->config_error,
 			sizeof(c->config_error));
 	fc__config_parse_updater(env("FASTCLOCK_UPDATER"), &c->updater_auto, c->config_error, sizeof(c->config_error));
+	fc__config_parse_updater_rt(env("FASTCLOCK_UPDATER_RT"), &c->updater_rt, c->config_error,
+				    sizeof(c->config_error));
 #ifdef FASTCLOCK_TEST_SEAMS
 	/* Test seams, compiled into the tests' library only (fastclock_testing): tests point this at a file of
 	 * their own to play a machine whose kernel uses another clocksource (never change the host's)... */

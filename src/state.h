@@ -95,6 +95,7 @@ struct fc_clock {
 	int have_long_s;
 	/* Published by the updater thread (a client of the clock), read by status and the drop-ins. */
 	int updater_auto;     /* the first coarse read may start the updater (FASTCLOCK_UPDATER) */
+	int updater_rt;       /* the updater may ask for SCHED_FIFO (FASTCLOCK_UPDATER_RT) */
 	int updater_running;
 	/* updater.c's own (its u_running, u_no_auto, u_starting, u_first_coarse): on the page the first call
 	 * writes anyway, not in .bss (a first coarse read's page faults) */

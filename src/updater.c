@@ -165,13 +165,27 @@ static void short_slice(void)
 	(void)syscall(SYS_sched_setattr, 0, &attr, 0);
 }
 
+/* Where the process may (root, CAP_SYS_NICE, or RLIMIT_RTPRIO >= 1), the keeper runs SCHED_FIFO at the lowest
+ * real-time priority: its wake-ups then preempt every SCHED_OTHER thread, so the coarse clocks stay about one
+ * period old however busy the machine is with ordinary work (docs/PERFORMANCE.md, "Coarse staleness": tens
+ * of ms without it). It works ~1 us per period (a re-anchor's kernel samples and two stores) and sleeps
+ * between; the kernel's real-time throttling (sched_rt_runtime_us) caps it all the same. Elsewhere (EPERM):
+ * the short slice above. FASTCLOCK_UPDATER_RT=0 keeps it SCHED_OTHER. */
+#define KEEPER_RT_PRIORITY 1
+static void keeper_priority(void)
+{
+	const struct sched_param sp = {.sched_priority = KEEPER_RT_PRIORITY};
+	if (!fc__global_clock()->updater_rt || pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
+		short_slice();
+}
+
 static void *updater_main(void *arg)
 {
 	struct fc_clock *c = fc__global_clock();
 	int fd = open_step_fd();
 	int64_t next = mono_now(), slack_for = 0;
 	(void)arg;
-	short_slice();
+	keeper_priority();
 	__atomic_store_n(&c->step_notifier, fd >= 0, __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&u_stop, __ATOMIC_RELAXED)) {
 		const int64_t up = __atomic_load_n(&u_period_ns, __ATOMIC_RELAXED);

@@ -10,8 +10,11 @@
  *   fc_first_check ticks-early   captures taken before the rate is measured convert right, before and after it
  *   fc_first_check ticks-threads threads capture from the process's start across the trust step (early captures,
  *                                kernel ns, then counter ticks): every capture converts inside its kernel bracket
+ *   fc_first_check keeper-policy  the updater thread runs SCHED_FIFO where this process may have a thread do so
+ *                                 (probed with a thread of its own), unless FASTCLOCK_UPDATER_RT=0; else SCHED_OTHER
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -305,6 +308,72 @@ static int ticks_threads(void)
 	return bad;
 }
 
+/* May a thread of this process run SCHED_FIFO (root, CAP_SYS_NICE, RLIMIT_RTPRIO >= 1)? Asked of a thread of
+ * the test's own, not taken from the library. */
+static void *fifo_probe(void *arg)
+{
+	const struct sched_param sp = {.sched_priority = 1};
+	*(int *)arg = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+	return NULL;
+}
+
+static int keeper_policy(void)
+{
+	const char *rt = getenv("FASTCLOCK_UPDATER_RT");
+	int may = 0, policy = -1, n = 0;
+	pthread_t th;
+	DIR *d;
+	struct dirent *e;
+	if (pthread_create(&th, NULL, fifo_probe, &may) != 0 || pthread_join(th, NULL) != 0)
+		return 2;
+	if (fc_updater_start(0) != 0) {
+		perror("fc_first_check: fc_updater_start");
+		return 1;
+	}
+	/* Judged by the keeper's progress, not by time: it sets its policy before its first wake-up's stores, so
+	 * once the coarse value has moved twice it has. */
+	for (int moved = 0; moved < 2;) {
+		const int64_t v = fc_mono_coarse_ns();
+		while (fc_mono_coarse_ns() == v)
+			sched_yield();
+		moved++;
+	}
+	d = opendir("/proc/self/task");
+	while (d && (e = readdir(d)) != NULL) {
+		char path[300], buf[1024], *p;
+		FILE *f;
+		if (e->d_name[0] == '.' || atoi(e->d_name) == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) != NULL) {
+			/* fields after ")": 3 state ... 41 policy */
+			int field = 2;
+			for (char *q = p + 1; *q; q++)
+				if (*q == ' ' && ++field == 41) {
+					policy = atoi(q + 1);
+					break;
+				}
+			n++;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	{
+		const int want = may && !(rt && !strcmp(rt, "0")) ? SCHED_FIFO : SCHED_OTHER;
+		printf("keeper-policy: %d other thread(s); the keeper's policy %d (SCHED_FIFO %d), expected %d (this "
+		       "process %s SCHED_FIFO; FASTCLOCK_UPDATER_RT=%s)\n",
+		       n, policy, SCHED_FIFO, want, may ? "may run" : "may not run", rt ? rt : "unset");
+		if (n != 1 || policy != want) {
+			fprintf(stderr, "fc_first_check: the keeper runs policy %d, expected %d\n", policy, want);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -314,6 +383,8 @@ int main(int argc, char **argv)
 		return ticks_early();
 	if (argc == 2 && !strcmp(argv[1], "ticks-threads"))
 		return ticks_threads();
-	fprintf(stderr, "usage: fc_first_check call NAME | ticks-early | ticks-threads\n");
+	if (argc == 2 && !strcmp(argv[1], "keeper-policy"))
+		return keeper_policy();
+	fprintf(stderr, "usage: fc_first_check call NAME | ticks-early | ticks-threads | keeper-policy\n");
 	return 2;
 }

@@ -36,6 +36,22 @@ TEST(Config, valid_values_are_taken)
 	EXPECT_EQ(c.period_ns, 1000);
 }
 
+TEST(Config, updater_rt_is_one_unless_zero)
+{
+	char err[160] = "";
+	int rt = -1;
+	EXPECT_EQ(fc__config_parse_updater_rt(nullptr, &rt, err, sizeof(err)), 0);
+	EXPECT_EQ(rt, 1);
+	EXPECT_EQ(fc__config_parse_updater_rt("0", &rt, err, sizeof(err)), 0);
+	EXPECT_EQ(rt, 0);
+	EXPECT_EQ(fc__config_parse_updater_rt("1", &rt, err, sizeof(err)), 0);
+	EXPECT_EQ(rt, 1);
+	EXPECT_STREQ(err, "");
+	EXPECT_EQ(fc__config_parse_updater_rt("yes", &rt, err, sizeof(err)), 1);
+	EXPECT_EQ(rt, 1);
+	EXPECT_NE(std::string(err).find("FASTCLOCK_UPDATER_RT='yes'"), std::string::npos);
+}
+
 TEST(Config, bad_values_are_named_and_replaced_by_defaults)
 {
 	fc_config c;
