@@ -60,10 +60,14 @@ echo "| coarse-only program ($STALE_MS ms) | machine | load average (1 min) | st
 echo "|---|---|---|---|"
 for load in "no added load" busy; do
   [ "$load" = busy ] && busy_on
-  for be in counter kernel; do
-    for c in fc_mono_coarse_ns fc_real_coarse_ns; do
-      r=$(FASTCLOCK_SOURCE=$be "$P" stale "$c" --ms "$STALE_MS")
-      echo "| \`$c\`, FASTCLOCK_SOURCE=$be | $load | $(cut -d" " -f1 /proc/loadavg) | $(echo "$r" | sed 's/.*us: //; s/p50 //; s/ p99 / \/ /; s/ p99.9 / \/ /; s/ max / \/ /') us |"
+  # The keeper asks for SCHED_FIFO where the process may (src/updater.c); FASTCLOCK_UPDATER_RT=0 shows what a
+  # process that may not gets (SCHED_OTHER with EEVDF's short slice).
+  for rt in 1 0; do
+    for be in counter kernel; do
+      for c in fc_mono_coarse_ns fc_real_coarse_ns; do
+        r=$(FASTCLOCK_UPDATER_RT=$rt FASTCLOCK_SOURCE=$be "$P" stale "$c" --ms "$STALE_MS")
+        echo "| \`$c\`, FASTCLOCK_SOURCE=$be, FASTCLOCK_UPDATER_RT=$rt | $load | $(cut -d" " -f1 /proc/loadavg) | $(echo "$r" | sed 's/.*us: //; s/p50 //; s/ p99 / \/ /; s/ p99.9 / \/ /; s/ max / \/ /') us |"
+      done
     done
   done
   for c in kernel_mono_coarse kernel_real_coarse; do

@@ -18,11 +18,16 @@
  * over 1 ms; then the counter takes over, never below a value already returned. What each first call of a
  * process costs (docs/PERFORMANCE.md, "Start-up: every function's first call", has the figures):
  *   precise, relaxed, drop-ins, helpers: one kernel read (and the library's initialisation: the environment);
+ *             no system call, no file, no page fault but the vDSO's own (about 1.3x the vDSO's first call);
  *   coarse: one precise read (coarse reads of the first millisecond are precise reads; the first one 1 ms or
  *             more after the first starts the updater thread, once);
- *   fc_ticks, fc_ticks_relaxed: one kernel read and, if still due, the counter's trust check, which decides a
- *             capture's unit (a sysfs read and one CPUID, the process's only one); never the rate's 1 ms;
- *   fc_ticks_to_*_ns of a capture taken before the first counter hand: one bracketed kernel sample;
+ *   fc_ticks, fc_ticks_relaxed: one kernel read on x86-64 (a capture before the counter's trust check is
+ *             CLOCK_MONOTONIC ns, an "early capture", told from the counter ticks captured after it by its value:
+ *             the TSC's count is far above the kernel's ns count, by ~69 s at least or the capture is not early);
+ *             elsewhere, or where the counter does not lead so, also the trust check if still due (a sysfs read
+ *             and one CPUID, which decides a capture's unit); never the rate's 1 ms;
+ *   fc_ticks_to_*_ns of an early capture: nothing more (it is ns); of a counter capture taken before the first
+ *             counter hand: one bracketed kernel sample;
  *   bounded (fc_real_bounded, fc_mono_bounded, fc_real_after/before, fc_commit_wait): one kernel read, the
  *             kernel's NTP state (adjtimex) and opening the bound source (a fixed handful of files);
  *   fc_init() and fc_status(): finish the start-up at once (~1 ms: the rate's measurement).
@@ -35,9 +40,13 @@
  *             never decrease within one thread, but a value may be smaller than one another thread read
  *             before synchronising with this one. Cheapest; use for durations measured in one thread.
  *   coarse    (*_coarse_ns): a recent past value, at most about max(period, 50 us) old, kept by the updater
- *             thread, while that thread gets a CPU (a machine loaded past its cores can hold it off for tens
- *             of ms, where the kernel's coarse clocks stay within a tick: docs/PERFORMANCE.md, "Coarse
- *             staleness"); never decreases within a thread, and never ahead of a precise read made after it (a
+ *             thread. Where the process may (root, CAP_SYS_NICE, RLIMIT_RTPRIO >= 1) that thread runs
+ *             SCHED_FIFO at priority 1, so this holds on a machine busy with ordinary (SCHED_OTHER) work too:
+ *             < 1 ms at worst with both cores of docs/PERFORMANCE.md's VM busy, where the kernel's coarse
+ *             clock was up to 5.8 ms old. Elsewhere, or with FASTCLOCK_UPDATER_RT=0, it holds while that thread
+ *             gets a CPU: a machine loaded past its cores can hold it off for tens of ms (measured: up to 35 ms;
+ *             docs/PERFORMANCE.md, "Coarse staleness"), as real-time threads can in any case. Never decreases
+ *             within a thread, and never ahead of a precise read made after it (a
  *             precise read made before it may be older: mixing the two can look like time going back).
  *             A coarse read 1 ms or more after the process's first starts the updater thread (see
  *             fc_updater_start; until then coarse reads are precise reads); with
@@ -56,7 +65,8 @@
  * Fail closed: when the kernel does not itself use the counter (clocksource not tsc/arch_sys_counter), or
  * the CPU reports no invariant TSC, every clock is served by clock_gettime and fc_status() says why.
  * Environment: FASTCLOCK_SOURCE=auto|counter|kernel, FASTCLOCK_PERIOD_US=1..1000000 (re-anchor period),
- * FASTCLOCK_UPDATER=auto|off (may a coarse read start the updater thread), FASTCLOCK_BOUND_SOURCE and
+ * FASTCLOCK_UPDATER=auto|off (may a coarse read start the updater thread), FASTCLOCK_UPDATER_RT=1|0 (may that
+ * thread ask for SCHED_FIFO where permitted; default 1), FASTCLOCK_BOUND_SOURCE and
  * the bound sources' paths (see fc_real_bounded). Invalid values are reported in fc_status().config_error
  * and the default is used.
  *
@@ -356,11 +366,16 @@ static inline int64_t fc_real_coarse_ns(void)
  * when no re-anchor can run (error ~1e-7 x the distance). On the kernel backend fc_ticks() returns
  * CLOCK_MONOTONIC nanoseconds: mono conversion is the capture itself, real adds the kernel's current
  * REALTIME - MONOTONIC offset. A capture taken on one backend and converted after a run-time demotion to the
- * other converts wrongly: the demotion is counted in fc_status().discontinuities. The first fc_ticks() of a
- * process takes the start-up's trust check if it is still due (a sysfs read and one CPUID), which decides a
- * capture's unit, so start-up never changes it; it never waits for the rate: a capture taken before the first
- * counter hand converts between the trust check's kernel sample and a fresh one (error about two brackets'
- * width, tens of ns).
+ * other converts wrongly: the demotion is counted in fc_status().discontinuities. Start-up never makes a capture
+ * convert wrongly, and no fc_ticks() waits for it: on x86-64, captures taken before the counter's trust check
+ * (due 50 us after the first call) are CLOCK_MONOTONIC ns ("early captures": the first fc_ticks() costs one
+ * kernel read), and conversions tell them from the counter ticks taken after it by value (the counter's count
+ * leads the kernel's ns count by ~69 s or more, or captures are not early); captures stay ordered across the
+ * change (early ones are below every counter capture). A counter that goes back below its value at the trust
+ * check (a reset on resume) makes early captures convert as counter ticks, as any capture across a counter
+ * discontinuity converts wrongly. Elsewhere the first fc_ticks() takes the trust check (a sysfs read and one
+ * CPUID). It never waits for the rate: a counter capture taken before the first counter hand converts between
+ * the trust check's kernel sample and a fresh one (error about two brackets' width, tens of ns).
  */
 FC_API uint64_t fc__ticks_kernel(void);
 

@@ -3,8 +3,8 @@
  * its first kernel hand to its first counter hand without any call waiting (issue 14), and the unit of a
  * capture taken meanwhile (issue 26).
  *
- * States (start_phase): TRUST (the counter's trust check is due START_DEFER_NS after initialisation, or at
- * once for fc_ticks) -> RATE (the counter is trusted; its rate is measured against the kernel over
+ * States (start_phase): TRUST (the counter's trust check is due FC_START_DEFER_NS after initialisation, or at
+ * once for an fc_ticks that cannot take an early capture) -> RATE (the counter is trusted; its rate is measured against the kernel over
  * START_BASELINE_NS, again if CPUID's figure disagrees) -> DONE (the first counter hand is out, or the counter
  * is not trusted: the kernel backend). Each step runs under the writer lock: windup.c calls start_step
  * through c->start_step while the phase is not DONE, and publishes the first hand (fc__clock_first_hand_locked).
@@ -25,6 +25,9 @@
  *   - a conversion: early_from <= t <= early_end (or the kernel's now until early_end is written) and t <
  *     early_c: kernel ns. A counter that went back below early_c (a reset on resume) voids the window: the
  *     conversion reads the counter and checks. Captures stay ordered: early ones < early_c <= later ones.
+ *     Not handled: the thread taking the trust step held off a CPU between reading early_c and its store for
+ *     longer than the counter's lead (69 s or more) while other threads take early captures, which could then
+ *     exceed early_c.
  *
  * Owns: start_phase, start_due, start_rate_first, start_anchor, start_retries, early_*. May call: state.c,
  * hands.c, sample.c, trust.c, counter/freq.c, windup.c.
@@ -46,9 +49,6 @@
  * and it refines from there. Meanwhile the kernel's clock serves every read (FreeBSD and Linux boot the
  * same way: a safe clocksource first, the TSC once it is calibrated). */
 #define START_BASELINE_NS 1000000
-/* The first calls of a short-lived program stay on the cheap path (a kernel read, ~1 us): the trust check
- * (a sysfs read, CPUID) is due this long after initialisation. */
-#define START_DEFER_NS 50000
 /* A measured rate further than this from the CPU's own figure (CPUID 0x15 / 0x40000010, CNTFRQ_EL0), when
  * it has one, is taken again: a suspend or a long preemption fell between the two samples. 1/64 is far
  * beyond a crystal's tolerance (~100 ppm) and the measurement's noise. */
@@ -109,7 +109,7 @@ void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_sou
 		__atomic_store_n(&c->early_void, 0, __ATOMIC_RELAXED);
 		c->early_defer = EARLY_ARCH && c->src.mask == ~(uint64_t)0 && k0 > 0 && c0 > (uint64_t)k0 &&
 				 c0 - (uint64_t)k0 >= (uint64_t)FC_EARLY_GAP_NS;
-		__atomic_store_n(&c->start_due, k0 + START_DEFER_NS, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->start_due, k0 + FC_START_DEFER_NS, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->start_phase, FC_START_TRUST, __ATOMIC_RELEASE);
 	}
 }
@@ -249,7 +249,7 @@ int fc__clock_capture_early(struct fc_clock *c, uint64_t *t)
 	if (__atomic_load_n(&c->start_phase, __ATOMIC_SEQ_CST) != FC_START_TRUST)
 		return 0; /* the trust step was taken meanwhile: k may be after early_end; capture in its unit */
 	*t = (uint64_t)k;
-	/* Due (as for any read: START_DEFER_NS after start): take the step, never waiting for another writer. */
+	/* Due (as for any read: FC_START_DEFER_NS after start): take the step, never waiting for another writer. */
 	if (!fc__in_writer && k >= __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
 		(void)fc__clock_windup(c, NULL);
 	return 1;

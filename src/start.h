@@ -19,6 +19,9 @@ void fc__clock_start_finish(struct fc_clock *c);
  * counter is trusted (from the start-up's trust step on, before its rate is measured), kernel CLOCK_MONOTONIC
  * ns on the kernel backend. Takes the trust step if it is still due (a few us); never waits for the rate. */
 enum { FC_CAPTURE_KERNEL = 0, FC_CAPTURE_COUNTER = 1 };
+/* The first calls of a short-lived program stay on the cheap path (a kernel read, ~1 us): the trust check
+ * (a sysfs read, CPUID) is due this long after initialisation. */
+#define FC_START_DEFER_NS 50000
 int fc__clock_capture_unit(struct fc_clock *c);
 /* Early captures (x86-64): before the trust step, when the counter's value exceeds CLOCK_MONOTONIC's ns count
  * by at least FC_EARLY_GAP_NS at start, a capture is a kernel CLOCK_MONOTONIC read (the trust step is not taken
