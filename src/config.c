@@ -60,28 +60,28 @@ int fc__config_parse(const char *source, const char *period_us, struct fc_config
 	return nerr;
 }
 
-int fc__config_parse_updater(const char *v, int *autostart, char *err, size_t errlen)
+/* A two-valued variable: unset, empty or `yes` -> 1; `no` -> 0; anything else is reported and gives 1. */
+static int parse_two(const char *v, const char *yes, const char *no, int *out, const char *pre, const char *post,
+		     char *err, size_t errlen)
 {
-	*autostart = 1;
-	if (v == NULL || *v == 0 || !strcmp(v, "auto"))
+	*out = 1;
+	if (v == NULL || *v == 0 || !strcmp(v, yes))
 		return 0;
-	if (!strcmp(v, "off")) {
-		*autostart = 0;
+	if (!strcmp(v, no)) {
+		*out = 0;
 		return 0;
 	}
-	add_error(err, errlen, "FASTCLOCK_UPDATER=", v, " is not auto or off; using auto");
+	add_error(err, errlen, pre, v, post);
 	return 1;
+}
+
+int fc__config_parse_updater(const char *v, int *autostart, char *err, size_t errlen)
+{
+	return parse_two(v, "auto", "off", autostart, "FASTCLOCK_UPDATER=", " is not auto or off; using auto", err,
+			 errlen);
 }
 
 int fc__config_parse_updater_rt(const char *v, int *rt, char *err, size_t errlen)
 {
-	*rt = 1;
-	if (v == NULL || *v == 0 || !strcmp(v, "1"))
-		return 0;
-	if (!strcmp(v, "0")) {
-		*rt = 0;
-		return 0;
-	}
-	add_error(err, errlen, "FASTCLOCK_UPDATER_RT=", v, " is not 1 or 0; using 1");
-	return 1;
+	return parse_two(v, "1", "0", rt, "FASTCLOCK_UPDATER_RT=", " is not 1 or 0; using 1", err, errlen);
 }
