@@ -169,13 +169,14 @@ static void short_slice(void)
  * real-time priority: its wake-ups then preempt every SCHED_OTHER thread, so the coarse clocks stay about one
  * period old however busy the machine is with ordinary work (docs/PERFORMANCE.md, "Coarse staleness": tens
  * of ms without it). It works ~1 us per period (a re-anchor's kernel samples and two stores) and sleeps
- * between; the kernel's real-time throttling (sched_rt_runtime_us) caps it all the same. Elsewhere (EPERM):
- * the short slice above. FASTCLOCK_UPDATER_RT=0 keeps it SCHED_OTHER. */
+ * between; the kernel's real-time throttling (sched_rt_runtime_us) caps it all the same. It is created so
+ * (start_locked): a thread that switched itself would first wait for a CPU as an ordinary one (18 ms once
+ * with both cores busy, perf sched timehist). Elsewhere (EPERM): the short slice above, set by the thread.
+ * FASTCLOCK_UPDATER_RT=0 keeps it SCHED_OTHER. */
 #define KEEPER_RT_PRIORITY 1
 static void keeper_priority(void)
 {
-	const struct sched_param sp = {.sched_priority = KEEPER_RT_PRIORITY};
-	if (!fc__global_clock()->updater_rt || pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
+	if (sched_getscheduler(0) != SCHED_FIFO)
 		short_slice();
 }
 
@@ -240,7 +241,19 @@ static int start_locked(int64_t period_ns)
 	__atomic_store_n(&u_stop, 0, __ATOMIC_RELAXED);
 	if (u_wake_fd < 0)
 		u_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	rc = pthread_create(&u_thread, NULL, updater_main, NULL);
+	rc = EPERM;
+	if (c->updater_rt) {
+		pthread_attr_t a;
+		const struct sched_param sp = {.sched_priority = KEEPER_RT_PRIORITY};
+		if (pthread_attr_init(&a) == 0) {
+			if (pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED) == 0 &&
+			    pthread_attr_setschedpolicy(&a, SCHED_FIFO) == 0 && pthread_attr_setschedparam(&a, &sp) == 0)
+				rc = pthread_create(&u_thread, &a, updater_main, NULL);
+			pthread_attr_destroy(&a);
+		}
+	}
+	if (rc != 0) /* not permitted (EPERM), or FASTCLOCK_UPDATER_RT=0: an ordinary thread */
+		rc = pthread_create(&u_thread, NULL, updater_main, NULL);
 	if (rc != 0) {
 		__atomic_store_n(&c->pub->coarse_mono, 0, __ATOMIC_RELAXED);
 		errno = rc;
