@@ -46,8 +46,8 @@
  *   coarse    (*_coarse_ns): a recent past value, at most about max(period, 50 us) old, kept by the updater
  *             thread. Where the process may (root, CAP_SYS_NICE, RLIMIT_RTPRIO >= 1) that thread runs
  *             SCHED_FIFO at priority 1, so this holds on a machine busy with ordinary (SCHED_OTHER) work too:
- *             p99 0.74 ms with both cores of docs/PERFORMANCE.md's VM busy, where the kernel's coarse clock's
- *             was 5.8 ms; the worst of 24 runs of 2 s was 0.7-6.1 ms (once above the kernel's 5.9). Elsewhere, or with FASTCLOCK_UPDATER_RT=0, it holds while that thread
+ *             p99 0.75 ms and worst 0.8-1.7 ms (16 runs of 2 s) with both cores of docs/PERFORMANCE.md's VM
+ *             busy, where the kernel's coarse clock's p99 was 5.8 ms and its worst 5.9 ms. Elsewhere, or with FASTCLOCK_UPDATER_RT=0, it holds while that thread
  *             gets a CPU: a machine loaded past its cores can hold it off for tens of ms (measured: up to 35 ms;
  *             docs/PERFORMANCE.md, "Coarse staleness"), as real-time threads can in any case. Never decreases
  *             within a thread, and never ahead of a precise read made after it (a
