@@ -47,11 +47,12 @@
  *             thread. Where the process may (root, CAP_SYS_NICE, RLIMIT_RTPRIO >= 1) that thread runs
  *             SCHED_FIFO at priority 1, so this holds on a machine busy with ordinary (SCHED_OTHER) work too:
  *             p99 0.75 ms and worst 0.8-1.7 ms (16 runs of 2 s) with both cores of docs/PERFORMANCE.md's VM
- *             busy, where the kernel's coarse clock's p99 was 5.8 ms and its worst 5.9 ms. Elsewhere, or with FASTCLOCK_UPDATER_RT=0, it holds while that thread
- *             gets a CPU: a machine loaded past its cores can hold it off for tens of ms (measured: up to 35 ms;
- *             docs/PERFORMANCE.md, "Coarse staleness"), as real-time threads can in any case. Never decreases
- *             within a thread, and never ahead of a precise read made after it (a
- *             precise read made before it may be older: mixing the two can look like time going back).
+ *             busy, where the kernel's coarse clock's p99 was 5.8 ms and its worst 5.9 ms. Elsewhere, or with
+ *             FASTCLOCK_UPDATER_RT=0, it holds while that thread gets a CPU: a machine loaded past its cores can
+ *             hold it off for tens of ms (measured: 4.6-113 ms at worst in runs of 2 s; docs/PERFORMANCE.md,
+ *             "Coarse staleness"), as real-time threads can in any case. Never decreases within a thread, and
+ *             never ahead of a precise read made after it (a precise read made before it may be older: mixing
+ *             the two can look like time going back).
  *             A coarse read 1 ms or more after the process's first starts the updater thread (see
  *             fc_updater_start; until then coarse reads are precise reads); with
  *             FASTCLOCK_UPDATER=off, or after fc_updater_stop(), coarse reads return precise values instead

@@ -11,7 +11,8 @@
  * seams (FASTCLOCK_TEST_*) exist only in the library the tests link (FASTCLOCK_TEST_SEAMS, CMakeLists.txt);
  * the fork handler is registered by a constructor, before any thread can be initialising.
  *
- * Owns: the clock's init_state (g_state: not initialised / initialising / ready), reading the environment, the fork handler.
+ * Owns: the clock's init_state (g_state: not initialised / initialising / ready), reading the environment,
+ * the fork handler.
  * May call: start.c, state.c, config.c, trust.c (test seams). The bound source (src/bound) is only named here:
  * the writer opens it on first use (windup.c), so the first call stays one kernel read.
  */
