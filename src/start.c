@@ -5,8 +5,8 @@
  *
  * States (start_phase): TRUST (the counter's trust check is due FC_START_DEFER_NS after initialisation, or at
  * once for an fc_ticks that cannot take an early capture) -> RATE (the counter is trusted; its rate is
- * measured against the kernel over START_BASELINE_NS, again if CPUID's figure disagrees) -> DONE (the first counter hand is out, or the counter
- * is not trusted: the kernel backend). Each step runs under the writer lock: windup.c calls start_step
+ * measured against the kernel over START_BASELINE_NS, again if CPUID's figure disagrees) -> DONE (the first
+ * counter hand is out, or the counter is not trusted: the kernel backend). Each step runs under the writer lock: windup.c calls start_step
  * through c->start_step while the phase is not DONE, and publishes the first hand (fc__clock_first_hand_locked).
  *
  * Early captures (issue 26 goal 1): the trust step (a sysfs read and one CPUID, 20-30 us in a fresh process on a
