@@ -275,8 +275,8 @@ static int ticks_early(void)
 			}
 		}
 	}
-	printf("ticks-early: early captures %s; phase %d after the first fc_ticks; %d captures before the rate, worst %lld ns outside "
-	       "their kernel brackets (converted at once and after the rate)\n",
+	printf("ticks-early: early captures %s; phase %d after the first fc_ticks; %d captures before the rate, "
+	       "worst %lld ns outside their kernel brackets (converted at once and after the rate)\n",
 	       early ? "expected" : "not expected", phase_after_first, EARLY, (long long)worst);
 	return bad;
 }
