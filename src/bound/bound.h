@@ -161,11 +161,19 @@ int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bo
 #define FC_CHRONY_DRIFT_PPB 1000
 /* A reply not here this long after the request counts as lost (chronyc waits 1 s before a retry). */
 #define FC_CHRONY_TIMEOUT_NS 1000000000LL
+/* chronyd's rounds (chrony.c, due): every caller's interval (select.c: 100 ms) from shortly before chronyd's next
+ * measurement is due until it is seen (its phase learnt from when chronyd's data last changed, its period from
+ * the followed source's poll); otherwise one every FC_CHRONY_CAP_NS, less a random quarter (so that processes
+ * do not ask in step). The cap: what chronyd does outside its measurements (a reselection onto another source's
+ * phase, a chronyc makestep or settime, a restart) is seen within 1 s, and the report, trusted for 5 s
+ * (select.c), stays fresh through three lost rounds. */
+#define FC_CHRONY_CAP_NS 1000000000LL
 /* chronyd's tracking report, decoded (candm.h RPY_Tracking). */
 struct fc_chrony_tracking {
 	uint32_t ref_id;
 	int stratum, leap_status; /* leap_status: 0 normal, 1 insert, 2 delete, 3 unsynchronised */
 	int64_t ref_time_sec;
+	uint32_t ref_time_nsec; /* with ref_time_sec: the time of chronyd's last clock update (changes at each) */
 	double correction; /* s; > 0: the system clock is slow of NTP time (true time = clock + correction) */
 	double last_offset, rms_offset, freq_ppm, resid_freq_ppm, skew_ppm;
 	double root_delay, root_dispersion, last_update_interval; /* s */
@@ -238,6 +246,15 @@ struct fc_chrony {
 	struct fc_slew_kernel round_k, slew_k;
 	int round_k_ok, slew_ok;
 	int64_t slew_reply_rt;
+	/* the schedule (chrony.c, due): when chronyd's data last changed it was between the send time of the last
+	 * round that carried the old data (seen_sent) and the end of the round that showed the new; the next
+	 * measurement is expected in [window_lo, window_hi] (0: not known), where rounds go every fine_ns */
+	int64_t seen_sent, window_lo, window_hi;
+	int64_t fine_ns; /* the caller's interval (fc__chrony_poll's min_interval) */
+	int64_t cap_ns;  /* the interval to the next round outside the window: FC_CHRONY_CAP_NS less up to a quarter */
+	int round_changed; /* this round's tracking shows a clock update since the last report */
+	int round_poll, poll; /* the source's poll (log2 s: chronyd's interval between its measurements): the best
+			       * of this round so far's, the followed source's */
 };
 /* The kernel's state as slew.c wants it (adjtimex modes 0 between CLOCK_MONOTONIC reads, CLOCK_REALTIME right
  * after it): 0, or -1. Replaced by tests (a kernel that slews, or one with the PLL on); NULL: the real one. */
@@ -266,7 +283,7 @@ int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, 
 int fc__chrony_present(const char *path);
 void fc__chrony_close(struct fc_chrony *ch);
 /* Never blocks: collects the replies waiting (updating *b), then sends a new round of requests if none is out
- * and `now - last request >= min_interval`: tracking, the source count, and the data of each source, of which
+ * and one is due (FC_CHRONY_CAP_NS; never sooner than min_interval after the last): tracking, the source count, and the data of each source, of which
  * the one chronyd selected (or, while none is, the one it selected last) joins the interval. A request
  * unanswered after FC_CHRONY_TIMEOUT_NS is an error; the previous bound stays (growing) until void. Returns 1
  * if *b was updated from a new reply, else 0. */

@@ -187,6 +187,7 @@ int fc__chrony_decode(const uint8_t *buf, size_t len, uint32_t seq, struct fc_ch
 	t->ref_time_sec = (int64_t)((uint64_t)get32(d + 28) << 32 | get32(d + 32));
 	if (get32(d + 28) == 0x7fffffffu) /* TV_NOHIGHSEC: a 32-bit time */
 		t->ref_time_sec = get32(d + 32);
+	t->ref_time_nsec = get32(d + 36);
 	t->correction = get_float(d + 40);
 	t->last_offset = get_float(d + 44);
 	t->rms_offset = get_float(d + 48);
@@ -871,11 +872,58 @@ static int rank(const struct fc_chrony *ch, const struct fc_chrony_source *sd)
 	return ch->src_index >= 0 && memcmp(sd->addr, ch->src.addr, sizeof(sd->addr)) == 0 ? 1 : 0;
 }
 
-/* Every reply of the round is in (or the round timed out): the best source becomes the one in the interval. */
-static void end_round(struct fc_chrony *ch)
+/* The followed source's period between measurements (2^poll s; chronyd's polls run from 2^-7 s to 2^24 s, a
+ * value past them is taken at the limit), else the interval between chronyd's last two clock updates; 0 when
+ * neither is known. */
+static int64_t period_ns(const struct fc_chrony *ch)
 {
+	const double u = ch->last.last_update_interval;
+	if (ch->have_src) {
+		int p = ch->poll < -7 ? -7 : ch->poll > 24 ? 24 : ch->poll;
+		return p >= 0 ? NS_PER_SEC << p : NS_PER_SEC >> -p;
+	}
+	return u > 0 && u <= FC_CHRONY_MAX_SEC ? (int64_t)(u * 1e9) : 0;
+}
+
+/* Has the source's newest measurement changed since the last round (same source: a different value, or a
+ * sample younger than the one before)? */
+static int new_sample(const struct fc_chrony_source *was, const struct fc_chrony_source *now)
+{
+	return memcmp(was->addr, now->addr, sizeof(was->addr)) == 0 &&
+	       (was->latest_meas != now->latest_meas || was->latest_meas_err != now->latest_meas_err ||
+		now->since_sample < was->since_sample);
+}
+
+/* The schedule, at the end of a round that carried a tracking report (now: its end). chronyd's data change
+ * only when it takes a measurement (source data) and updates the clock from it (tracking's ref_time): if
+ * this round shows such a change, it happened after the last round that showed none was sent (seen_sent)
+ * and before now, and the next comes one period later; rounds go every fine_ns from window_lo until it is
+ * seen or window_hi passes (a measurement chronyd dropped; the cap's rounds then find the next). The window
+ * is widened by a 32nd of the period each side (chronyd randomises an NTP source's polls by up to 2 %, a
+ * refclock's are exact) and starts up to fine_ns early at random, so that processes do not ask in step. */
+static void schedule(struct fc_chrony *ch, int changed, int64_t now)
+{
+	int64_t p = period_ns(ch), slack = p / 32;
+	if (changed && ch->seen_sent && p > 0) {
+		ch->window_lo = ch->seen_sent + p - slack - (int64_t)(rand32(ch) % (uint32_t)(ch->fine_ns > 1 ? ch->fine_ns : 1));
+		ch->window_hi = now + p + slack + ch->fine_ns;
+	} else if (changed) {
+		ch->window_lo = ch->window_hi = 0; /* the first report, or no period: learnt at the next change */
+	}
+	ch->seen_sent = ch->sent_at;
+}
+
+/* Every reply of the round is in (or the round timed out): the best source becomes the one in the interval. */
+static void end_round(struct fc_chrony *ch, int64_t now)
+{
+	int changed = ch->round_changed, other = 0;
+	if (ch->round_rank > 0 && ch->have_src && memcmp(ch->src.addr, ch->round_src.addr, sizeof(ch->src.addr)) != 0)
+		other = 1; /* another source followed: its phase is not known */
+	else if (ch->round_rank > 0)
+		changed |= !ch->have_src || new_sample(&ch->src, &ch->round_src);
 	if (ch->round_rank > 0) {
 		ch->src = ch->round_src;
+		ch->poll = ch->round_poll;
 		ch->have_src = 1;
 		ch->src_index = ch->round_src.index;
 	} else {
@@ -886,7 +934,29 @@ static void end_round(struct fc_chrony *ch)
 	 * keeps the one followed) */
 	if (ch->round_rank < 2 && ch->n_sources > FC_CHRONY_MAX_SOURCES)
 		ch->first = (ch->first + FC_CHRONY_MAX_SOURCES - 1) % ch->n_sources;
+	if (ch->got & 1)
+		schedule(ch, changed, now);
+	if (other)
+		ch->window_lo = ch->window_hi = 0;
 	ch->sent_at = 0;
+}
+
+/* Is a round due? The first at once; then one FC_CHRONY_CAP_NS (less its random part, cap_ns) after the last,
+ * or every fine_ns inside the window where chronyd's next measurement is expected; never sooner than fine_ns
+ * after the last. */
+static int due(const struct fc_chrony *ch, int64_t now)
+{
+	int64_t at = ch->last_sent + (ch->cap_ns > ch->fine_ns ? ch->cap_ns : ch->fine_ns);
+	int64_t fine = ch->last_sent + ch->fine_ns;
+	if (ch->rounds == 0)
+		return 1;
+	if (ch->window_hi) {
+		if (fine < ch->window_lo)
+			fine = ch->window_lo;
+		if (fine <= ch->window_hi && fine < at)
+			at = fine;
+	}
+	return now >= at;
 }
 
 /* Is s a sequence number of a recent round (this one after it ended, or one of the FC_CHRONY_PAST before)? */
@@ -925,6 +995,8 @@ static int take(struct fc_chrony *ch, const uint8_t *buf, size_t n, int64_t now,
 			return 0;
 		if (fc__chrony_decode(buf, n, ch->seq, &t, err, errlen) != 0)
 			return -1;
+		ch->round_changed = !ch->last_reply || t.ref_time_sec != ch->last.ref_time_sec ||
+				    t.ref_time_nsec != ch->last.ref_time_nsec;
 		ch->last = t;
 		ch->last_reply = now;
 		ch->tracking_at = ch->sent_at;
@@ -958,6 +1030,7 @@ static int take(struct fc_chrony *ch, const uint8_t *buf, size_t n, int64_t now,
 		if (rank(ch, &sd) > ch->round_rank) {
 			ch->round_src = sd;
 			ch->round_rank = rank(ch, &sd);
+			ch->round_poll = (int16_t)get16(buf + CANDM_RPY_HEAD + 20); /* RPY_Source_Data: poll */
 		}
 		return 1;
 	}
@@ -1014,7 +1087,7 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 		if (r <= 0)
 			continue;
 		if (ch->got == 3 && ch->got_src == ch->want_src)
-			end_round(ch);
+			end_round(ch, now);
 		if (ch->last_reply) {
 			fc__chrony_report(ch, ch->tracking_at, b);
 			slew_follow(ch, now, b);
@@ -1034,14 +1107,17 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 			fc__bound_error(b, now, "our socket %.80s was removed: reopening", ch->local);
 			fc__chrony_close(ch);
 		}
-		end_round(ch); /* what did come counts */
+		end_round(ch, now); /* what did come counts */
 		if (ch->fd < 0)
 			return updated;
 	}
-	if (!ch->sent_at && (ch->rounds == 0 || now - ch->last_sent >= min_interval)) {
+	ch->fine_ns = min_interval;
+	if (!ch->sent_at && due(ch, now)) {
 		size_t len;
 		int e;
 		ch->last_sent = now;
+		ch->cap_ns = FC_CHRONY_CAP_NS - (int64_t)(rand32(ch) % (uint32_t)(FC_CHRONY_CAP_NS / 4));
+		ch->round_changed = 0;
 		if (ch->rounds)
 			ch->past[(ch->rounds - 1) % FC_CHRONY_PAST] = ch->seq;
 		ch->rounds++;

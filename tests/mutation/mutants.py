@@ -27,6 +27,8 @@ SLEW_TESTS = r"^BoundSlew|^sim_slew($|_seed7|_poll1s)"
 # chronyd's transport and report checks: the fake-chronyd tests (pure but for sockets, forks and a namespace; < 2 s)
 CHRONY_TARGETS = ["fastclock_unit_tests"]
 CHRONY_TESTS = r"^BoundChrony\."
+# chronyd's schedule (issue 27): the fake chronyd measuring every 2 s (< 0.1 s)
+SCHEDULE_TESTS = r"^BoundChrony\.(rounds_are_asked|a_step_is_seen)"
 
 M = [
     # ---- the reader protocol (include/fastclock/fc_hand.h): its one copy, which the inline reader and the slow
@@ -656,4 +658,29 @@ M = [
          old="	if (ch->denied == 2 && !cmdport_listens()) /* the port only where it listens (as fc__chrony_present) */",
          new="	if (0)",
          targets=["fastclock_unit_tests"], tests=r"^ChronySocketTrust\."),
+    # ---- chronyd's schedule (issue 27): rounds when chronyd measures, once a second otherwise ----------------
+    dict(name="chrony: a round every 100 ms again (the cap ignored)", set="bound",
+         guards="between chronyd's measurements a process asks once a second, not ten times",
+         file="src/bound/chrony.c",
+         old="	int64_t at = ch->last_sent + (ch->cap_ns > ch->fine_ns ? ch->cap_ns : ch->fine_ns);",
+         new="	int64_t at = ch->last_sent + ch->fine_ns;",
+         targets=CHRONY_TARGETS, tests=SCHEDULE_TESTS),
+    dict(name="chrony: no window before chronyd's next measurement (a round a second only)", set="bound",
+         guards="a step is seen within 100 ms of chronyd's measurement of it, not up to a second later",
+         file="src/bound/chrony.c",
+         old="	if (ch->window_hi) {",
+         new="	if (0 && ch->window_hi) {",
+         targets=CHRONY_TARGETS, tests=SCHEDULE_TESTS),
+    dict(name="chrony: the window's period from chronyd's update interval, not the source's poll", set="bound",
+         guards="the next measurement is expected one poll of the followed source later",
+         file="src/bound/chrony.c",
+         old="	if (ch->have_src) {\n		int p = ch->poll",
+         new="	if (0) {\n		int p = ch->poll",
+         targets=CHRONY_TARGETS, tests=SCHEDULE_TESTS),
+    dict(name="chrony: inside the window, a round at every poll", set="bound",
+         guards="never two rounds within the caller's interval (100 ms)",
+         file="src/bound/chrony.c",
+         old="	int64_t fine = ch->last_sent + ch->fine_ns;",
+         new="	int64_t fine = ch->last_sent;",
+         targets=CHRONY_TARGETS, tests=SCHEDULE_TESTS),
 ]

@@ -32,6 +32,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -102,6 +103,10 @@ struct Be { // big-endian writer into a reply
 struct Report {
 	double corr = 0.0, delay = 0.00002, disp = 0.00001, skew = 0.1, resid = 0.0, interval = 2.0;
 	double meas = 0.0, meas_err = 0.00001;
+	// when chronyd last updated the clock (tracking's ref_time), its source's poll (log2 s) and the age of
+	// the source's newest sample (whole seconds)
+	uint32_t ref_sec = 1700000000, ref_nsec = 0, since = 1;
+	int poll = 0;
 };
 
 struct Request {
@@ -120,14 +125,15 @@ size_t build_reply(uint8_t *buf, const Request &q, const Report &r)
 	buf[0] = 6, buf[1] = 2;
 	w.u16(4, q.cmd), w.u16(6, q.cmd == 33 ? 5 : q.cmd == 14 ? 2 : 3), w.u32(16, q.seq);
 	if (q.cmd == 33) {
-		w.u16(28 + 24, 1), w.u32(28 + 32, 1700000000);
+		w.u16(28 + 24, 1), w.u32(28 + 32, r.ref_sec), w.u32(28 + 36, r.ref_nsec);
 		w.f(28 + 40, r.corr), w.f(28 + 60, r.skew), w.f(28 + 56, r.resid);
 		w.f(28 + 64, r.delay), w.f(28 + 68, r.disp), w.f(28 + 72, r.interval);
 	} else if (q.cmd == 14) {
 		w.u32(28, 1);
 	} else {
 		w.u32(28, 0x0a000001u), w.u16(28 + 16, 1); // 10.0.0.1
-		w.u16(28 + 24, FC_CHRONY_SELECTED), w.u16(28 + 30, 0377), w.u32(28 + 32, 1);
+		w.u16(28 + 20, (uint16_t)r.poll);
+		w.u16(28 + 24, FC_CHRONY_SELECTED), w.u16(28 + 30, 0377), w.u32(28 + 32, r.since);
 		w.f(28 + 40, r.meas), w.f(28 + 44, r.meas_err);
 	}
 	return len;
@@ -889,6 +895,128 @@ TEST(BoundChrony, every_float_chronyd_can_send_gives_an_ordered_interval_or_unkn
 			}
 	EXPECT_GT(synced, 0);
 	EXPECT_GT(refused, 0);
+}
+
+} // namespace
+
+namespace {
+
+// ---- when chronyd is asked -----------------------------------------------------------------------------------
+
+// A chronyd whose source (a refclock at poll 1, as in the fleet) yields a measurement every 2 s at a fixed phase,
+// each one updating the clock (tracking's ref_time moves, the source's sample is new); the one at `step_k` is
+// 30 ms off (a reference step, far beyond the errors), and the one at `skip_k` never comes (a sample chronyd's
+// filter dropped). The source is polled every 1 ms of the test's clock with the library's 100 ms interval, and
+// the fake answers each request with what chronyd knew at that instant.
+struct Schedule {
+	static constexpr int64_t P = 2 * SEC, PHASE = 370 * MS, FINE = 100 * MS, TICK = MS;
+	int step_k = -1, skip_k = -1;
+	std::vector<int64_t> sent;       // send time of each round (its tracking request)
+	std::vector<int64_t> unknown_at; // first tick with the status UNKNOWN after each measurement (or -1)
+	int64_t m(int k) const { return PHASE + k * P; }
+	// chronyd's state at t: the newest measurement taken at or before t
+	int last_k(int64_t t) const
+	{
+		int k = t < PHASE ? -1 : (int)((t - PHASE) / P);
+		if (k == skip_k)
+			k--;
+		return k;
+	}
+	Report at(int64_t t) const
+	{
+		Report r;
+		int k = last_k(t);
+		r.poll = 1;
+		r.interval = 8.0; // not the period: the source's poll is (chronyd's last update interval may be anything)
+		r.ref_sec = 1700000000 + (uint32_t)(k + 1) * 2;
+		r.meas = k == step_k ? 0.030 : 1e-6 * ((k + 1) % 5);
+		r.since = k < 0 ? 100 : (uint32_t)((t - m(k)) / SEC);
+		return r;
+	}
+	void run(int64_t until)
+	{
+		std::string dir = make_dir(0755);
+		Fake f(dir);
+		fc_chrony ch{};
+		fc_bound b{};
+		ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
+		unknown_at.assign((size_t)(until / P + 2), -1);
+		for (int64_t t = TICK; t < until; t += TICK) {
+			fc__chrony_poll(&ch, t, FINE, &b);
+			for (auto &q : f.requests()) {
+				if (q.cmd == 33)
+					sent.push_back(t);
+				f.answer(q, at(t));
+			}
+			int k = last_k(t);
+			if (b.status == FC_SYNC_UNKNOWN && k >= 0 && unknown_at[(size_t)k] < 0)
+				unknown_at[(size_t)k] = t;
+		}
+		fc__chrony_close(&ch);
+	}
+	// Is t where a round may come sooner than the cap: from a 32nd of the period and two intervals (the round
+	// before the measurement was seen, and the random start) before a measurement until the interval after it
+	// (and one tick for the reply)? After a dropped measurement, the next one is found by a cap round, and the
+	// window before the one after is as wide as that round's uncertainty: not judged.
+	bool in_window(int64_t t) const
+	{
+		if (skip_k >= 0 && t > m(skip_k) && t <= m(skip_k + 2) + FINE)
+			return true;
+		for (int k = 0; m(k) - P / 32 - 2 * FINE <= t; k++)
+			if (t <= m(k) + FINE + TICK)
+				return true;
+		return false;
+	}
+};
+
+// No round before one is due: never two within the library's 100 ms, and away from chronyd's next measurement
+// (once its phase is seen) never two within three quarters of the cap. A round sent promptly once due: never
+// more than the cap apart, and one within 100 ms (+ the 1 ms the test polls at) of each measurement chronyd
+// takes. A fraction of the fixed 100 ms cadence's 10 rounds a second.
+TEST(BoundChrony, rounds_are_asked_when_chronyd_measures_and_once_a_second_otherwise)
+{
+	Schedule s;
+	s.skip_k = 12;
+	s.run(40 * SEC);
+	ASSERT_GT(s.sent.size(), 10u);
+	const int64_t learnt = s.m(2) + Schedule::FINE; // the first change seen by a cap round, the next by the window
+	for (size_t i = 1; i < s.sent.size(); i++) {
+		int64_t t = s.sent[i], gap = t - s.sent[i - 1];
+		EXPECT_GE(gap, Schedule::FINE) << "round " << i << " at " << t;
+		EXPECT_LE(gap, FC_CHRONY_CAP_NS + Schedule::TICK) << "round " << i << " at " << t;
+		if (t > learnt && !s.in_window(t)) {
+			EXPECT_GE(gap, FC_CHRONY_CAP_NS - FC_CHRONY_CAP_NS / 4) << "round " << i << " at " << t << ": early";
+		}
+	}
+	for (int k = 3; s.m(k) < 40 * SEC - SEC; k++) {
+		if (k == s.skip_k || k == s.skip_k + 1) // the dropped one, and the next (found by a cap round)
+			continue;
+		auto first = std::lower_bound(s.sent.begin(), s.sent.end(), s.m(k));
+		ASSERT_NE(first, s.sent.end());
+		EXPECT_LE(*first - s.m(k), Schedule::FINE + Schedule::TICK) << "measurement " << k << " at " << s.m(k);
+	}
+	double per_s = (double)s.sent.size() / 40.0;
+	printf("rounds per second: %.2f (chronyd measuring every 2 s; a fixed 100 ms cadence: 10)\n", per_s);
+	EXPECT_LT(per_s, 5.0);
+}
+
+// The step is still seen at the first reply after the measurement that carries it: the status is UNKNOWN
+// within 100 ms (+ a tick) of chronyd taking the 30 ms measurement, and SYNCHRONIZED again after the next.
+TEST(BoundChrony, a_step_is_seen_at_the_first_round_after_chronyds_measurement_of_it)
+{
+	Schedule s;
+	s.step_k = 9;
+	s.run(24 * SEC);
+	for (int k = 3; k < 11; k++) {
+		if (k == s.step_k + 1) // UNKNOWN until the round after the next measurement
+			continue;
+		if (k == s.step_k) {
+			ASSERT_GE(s.unknown_at[(size_t)k], 0) << "the step was never seen";
+			EXPECT_LE(s.unknown_at[(size_t)k] - s.m(k), Schedule::FINE + 2 * Schedule::TICK);
+		} else {
+			EXPECT_EQ(s.unknown_at[(size_t)k], -1) << "measurement " << k;
+		}
+	}
 }
 
 } // namespace
