@@ -2,7 +2,7 @@
  * fastclock — bound sources: where the UTC part of fc_real_bounded comes from.
  *
  * A source is polled by the writer (windup.c, under the writer lock, at most once a second for anything that
- * costs a syscall; chronyd's rounds every 100 ms), never by a reader. Each poll yields one struct fc_bound: "true UTC lies within
+ * costs a syscall; chronyd's rounds when it measures, else once a second), never by a reader. Each poll yields one struct fc_bound: "true UTC lies within
  * half_ns + drift_ppb * (mono - as_of_ns) / 1e9 of CLOCK_REALTIME + center_ns". The writer folds it into
  * each hand (utc_err_ns, utc_corr_ns, sync_status); readers only add.
  *
@@ -438,8 +438,8 @@ struct fc_bounder {
  * all, while it does: select.c prefer_chrony). now: CLOCK_MONOTONIC. */
 void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now);
 void fc__bounder_close(struct fc_bounder *bd);
-/* Poll the source if due (ClockBound: every call, a memory read; chrony: a round at most every 100 ms,
- * replies collected without blocking; kernel: adjtimex once a second). mono: CLOCK_MONOTONIC,
+/* Poll the source if due (ClockBound: every call, a memory read; chrony: a round every 100 ms around chronyd's
+ * next measurement, else once a second, replies collected without blocking; kernel: adjtimex once a second). mono: CLOCK_MONOTONIC,
  * mono_coarse: CLOCK_MONOTONIC_COARSE (ClockBound's time base). Returns &bd->cur. */
 const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse);
 const char *fc__bound_kind_name(int kind);

@@ -20,9 +20,10 @@
 
 /* adjtimex (the kernel source) is asked at most once a second (a syscall; never on the read path). */
 #define POLL_EVERY_NS NS_PER_SEC
-/* chronyd's rounds: every 100 ms, ClockBound's daemon's cadence, so that a step chronyd has measured reaches the
- * interval no later than it reaches ClockBound's segment (at 1 s: 0.27 s later in a fleet clockbound-step run).
- * A round is 2 + up to 6 datagrams each way on the loopback, answered by chronyd in microseconds. */
+/* chronyd's rounds around its next measurement: every 100 ms, ClockBound's daemon's cadence, so that a step
+ * chronyd has measured reaches the interval no later than it reaches ClockBound's segment (at 1 s: 0.27 s later
+ * in a fleet clockbound-step run); between its measurements one a second (chrony.c, FC_CHRONY_CAP_NS). A round
+ * is 2 + up to 6 datagrams each way on the loopback, answered by chronyd in microseconds. */
 #define CHRONY_POLL_EVERY_NS (NS_PER_SEC / 10)
 /* Auto mode looks for a better source (a ClockBound segment, then chronyd) every 10 s: one open() or stat(). */
 #define RESELECT_EVERY_NS (10 * NS_PER_SEC)
@@ -216,7 +217,8 @@ static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 	bd->cur = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "source changed; no report yet"};
 }
 
-/* Poll chronyd (a round at most every 100 ms, the reply collected without blocking) and age its report
+/* Poll chronyd (a round every 100 ms around its next measurement, else once a second; the reply collected
+ * without blocking) and age its report
  * as ClockBound's client ages a segment. */
 static void chrony_poll(struct fc_chrony *ch, const char *path, int64_t mono, struct fc_bound *b)
 {

@@ -588,7 +588,7 @@ int main(int argc, char **argv)
 		printf("half-width fastclock/ClockBound: mean %.3f, samples above 1.5x: %llu of %llu\n", ratio,
 		       (unsigned long long)wider, (unsigned long long)ratio_n);
 		/* the line docs/ACCURACY.md quotes */
-		printf("compare %s: contained fastclock %.4f%% of %llu claims, ClockBound %.4f%% of %llu; width ratio %.3f; "
+		printf("compare %s: contained fastclock %.4f%% of %llu claims, ClockBound %.4f%% of %llu; width ratio %.4f; "
 		       "synchronized-and-wrong fastclock %.3f s, ClockBound %.3f s\n",
 		       scen, 100 * contained(&s_lib), (unsigned long long)s_lib.claimed, 100 * contained(&s_cb),
 		       (unsigned long long)s_cb.claimed, ratio, s_lib.wrong_s, s_cb.wrong_s);
