@@ -163,7 +163,7 @@ int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bo
 #define FC_CHRONY_TIMEOUT_NS 1000000000LL
 /* chronyd's rounds (chrony.c, due): every caller's interval (select.c: 100 ms) from shortly before chronyd's next
  * measurement is due until it is seen (its phase learnt from when chronyd's data last changed, its period from
- * the followed source's poll); otherwise one every FC_CHRONY_CAP_NS, less a random quarter (so that processes
+ * the followed source's poll), every eighth of it within one round's uncertainty of that instant; otherwise one every FC_CHRONY_CAP_NS, less a random quarter (so that processes
  * do not ask in step). The cap: what chronyd does outside its measurements (a reselection onto another source's
  * phase, a chronyc makestep or settime, a restart) is seen within 1 s, and the report, trusted for 5 s
  * (select.c), stays fresh through three lost rounds. */
@@ -250,6 +250,7 @@ struct fc_chrony {
 	 * round that carried the old data (seen_sent) and the end of the round that showed the new; the next
 	 * measurement is expected in [window_lo, window_hi] (0: not known), where rounds go every fine_ns */
 	int64_t seen_sent, window_lo, window_hi;
+	int64_t core_lo, core_hi; /* where it is expected within one round's uncertainty: rounds every fine_ns / 8 */
 	int64_t fine_ns; /* the caller's interval (fc__chrony_poll's min_interval) */
 	int64_t cap_ns;  /* the interval to the next round outside the window: FC_CHRONY_CAP_NS less up to a quarter */
 	int round_changed; /* this round's tracking shows a clock update since the last report */

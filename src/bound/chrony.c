@@ -897,18 +897,25 @@ static int new_sample(const struct fc_chrony_source *was, const struct fc_chrony
 /* The schedule, at the end of a round that carried a tracking report (now: its end). chronyd's data change
  * only when it takes a measurement (source data) and updates the clock from it (tracking's ref_time): if
  * this round shows such a change, it happened after the last round that showed none was sent (seen_sent)
- * and before now, and the next comes one period later; rounds go every fine_ns from window_lo until it is
- * seen or window_hi passes (a measurement chronyd dropped; the cap's rounds then find the next). The window
- * is widened by a 32nd of the period each side (chronyd randomises an NTP source's polls by up to 2 %, a
- * refclock's are exact) and starts up to fine_ns early at random, so that processes do not ask in step. */
+ * and before now, and the next comes one period later, in [core_lo, core_hi]: rounds go every eighth of
+ * fine_ns there (the change is then seen within 12.5 ms, and the next core is that narrow: a few rounds a
+ * period), widened by that much each side (a refclock's timer, re-armed at each firing, creeps by the
+ * scheduler's delays). Around it, from window_lo until the change is seen or window_hi passes (a measurement
+ * chronyd dropped; the cap's rounds then find the next), every fine_ns: the window is widened by a 32nd of the
+ * period each side (chronyd randomises an NTP source's polls by up to 2 %, a refclock's are exact) and starts
+ * up to fine_ns early at random, so that processes do not ask in step. */
 static void schedule(struct fc_chrony *ch, int changed, int64_t now)
 {
-	int64_t p = period_ns(ch), slack = p / 32;
+	int64_t p = period_ns(ch), slack = p / 32, near = ch->fine_ns / 8;
 	if (changed && ch->seen_sent && p > 0) {
 		ch->window_lo = ch->seen_sent + p - slack - (int64_t)(rand32(ch) % (uint32_t)(ch->fine_ns > 1 ? ch->fine_ns : 1));
 		ch->window_hi = now + p + slack + ch->fine_ns;
+		/* a core only where the change was seen within a window's round of the last that did not show it (a
+		 * cap round's second is no place to ask 8 times as often) */
+		ch->core_lo = ch->seen_sent + p - near;
+		ch->core_hi = now - ch->seen_sent <= 2 * ch->fine_ns ? now + p + near : 0;
 	} else if (changed) {
-		ch->window_lo = ch->window_hi = 0; /* the first report, or no period: learnt at the next change */
+		ch->window_lo = ch->window_hi = ch->core_hi = 0; /* the first report, or no period: learnt at the next change */
 	}
 	ch->seen_sent = ch->sent_at;
 }
@@ -937,22 +944,26 @@ static void end_round(struct fc_chrony *ch, int64_t now)
 	if (ch->got & 1)
 		schedule(ch, changed, now);
 	if (other)
-		ch->window_lo = ch->window_hi = 0;
+		ch->window_lo = ch->window_hi = ch->core_hi = 0;
 	ch->sent_at = 0;
 }
 
 /* Is a round due? The first at once; then one FC_CHRONY_CAP_NS (less its random part, cap_ns) after the last,
- * or every fine_ns inside the window where chronyd's next measurement is expected; never sooner than fine_ns
- * after the last. */
+ * or every fine_ns inside the window where chronyd's next measurement is expected, every eighth of it in its
+ * core; never sooner than fine_ns after the last elsewhere. */
 static int due(const struct fc_chrony *ch, int64_t now)
 {
 	int64_t at = ch->last_sent + (ch->cap_ns > ch->fine_ns ? ch->cap_ns : ch->fine_ns);
-	int64_t fine = ch->last_sent + ch->fine_ns;
+	int64_t fine = ch->last_sent + ch->fine_ns, near = ch->last_sent + ch->fine_ns / 8;
 	if (ch->rounds == 0)
 		return 1;
 	if (ch->window_hi) {
 		if (fine < ch->window_lo)
 			fine = ch->window_lo;
+		if (near < ch->core_lo)
+			near = ch->core_lo;
+		if (near <= ch->core_hi && near < fine)
+			fine = near;
 		if (fine <= ch->window_hi && fine < at)
 			at = fine;
 	}
