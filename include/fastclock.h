@@ -206,8 +206,9 @@ static inline int64_t fc_real_ns_relaxed(void)
  *         it (root, chronyd's user), else its command port 127.0.0.1:323 or [::1]:323 (its monitoring
  *         commands are open to every local process); either socket connected, so that only chronyd's
  *         datagrams arrive; fc_status().bound_reason names the one in use. Asked
- *         without blocking every 100 ms from shortly before chronyd's next measurement (its selected source's
- *         poll after its data last changed) until it is seen, else once a second: the interval covers the clock as it is and as chronyd's
+ *         without blocking every 100 ms (every 12.5 ms within one round's uncertainty of the instant) from
+ *         shortly before chronyd's next measurement (its selected source's poll after its data last changed)
+ *         until it is seen, else once a second: the interval covers the clock as it is and as chronyd's
  *         correction would make it, plus chronyd's root distance, and reaches a newer measurement of the
  *         selected source; a measurement that disagrees with chronyd's estimate by more than root distance +
  *         its own error (a reference step chronyd has not tracked yet) makes it UNKNOWN from that reply until

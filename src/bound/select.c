@@ -20,10 +20,11 @@
 
 /* adjtimex (the kernel source) is asked at most once a second (a syscall; never on the read path). */
 #define POLL_EVERY_NS NS_PER_SEC
-/* chronyd's rounds around its next measurement: every 100 ms, ClockBound's daemon's cadence, so that a step
- * chronyd has measured reaches the interval no later than it reaches ClockBound's segment (at 1 s: 0.27 s later
- * in a fleet clockbound-step run); between its measurements one a second (chrony.c, FC_CHRONY_CAP_NS). A round
- * is 2 + up to 6 datagrams each way on the loopback, answered by chronyd in microseconds. */
+/* chronyd's rounds around its next measurement: every 100 ms, ClockBound's daemon's cadence, and every 12.5 ms
+ * (an eighth) within one round's uncertainty of it, so that a step chronyd has measured reaches the interval no
+ * later than it reaches ClockBound's segment (at 1 s: 0.27 s later in a fleet clockbound-step run); between its
+ * measurements one a second (chrony.c, FC_CHRONY_CAP_NS). A round is 2 + up to 6 datagrams each way on the
+ * loopback, answered by chronyd in microseconds. */
 #define CHRONY_POLL_EVERY_NS (NS_PER_SEC / 10)
 /* Auto mode looks for a better source (a ClockBound segment, then chronyd) every 10 s: one open() or stat(). */
 #define RESELECT_EVERY_NS (10 * NS_PER_SEC)
