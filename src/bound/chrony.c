@@ -911,9 +911,10 @@ static void schedule(struct fc_chrony *ch, int changed, int64_t now)
 		ch->window_lo = ch->seen_sent + p - slack - (int64_t)(rand32(ch) % (uint32_t)(ch->fine_ns > 1 ? ch->fine_ns : 1));
 		ch->window_hi = now + p + slack + ch->fine_ns;
 		/* a core only where the change was seen within a window's round of the last that did not show it (a
-		 * cap round's second is no place to ask 8 times as often) */
+		 * cap round's second is no place to ask 8 times as often), and for a period of a second or more (a
+		 * chronyd measuring more often is asked every fine_ns, as before: never 8 times as often) */
 		ch->core_lo = ch->seen_sent + p - near;
-		ch->core_hi = now - ch->seen_sent <= 2 * ch->fine_ns ? now + p + near : 0;
+		ch->core_hi = now - ch->seen_sent <= 2 * ch->fine_ns && p >= FC_CHRONY_CAP_NS ? now + p + near : 0;
 	} else if (changed) {
 		ch->window_lo = ch->window_hi = ch->core_hi = 0; /* the first report, or no period: learnt at the next change */
 	}

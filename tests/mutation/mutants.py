@@ -28,7 +28,7 @@ SLEW_TESTS = r"^BoundSlew|^sim_slew($|_seed7|_poll1s)"
 CHRONY_TARGETS = ["fastclock_unit_tests"]
 CHRONY_TESTS = r"^BoundChrony\."
 # chronyd's schedule (issue 27): the fake chronyd measuring every 2 s (< 0.1 s)
-SCHEDULE_TESTS = r"^BoundChrony\.(rounds_are_asked|a_step_is_seen)"
+SCHEDULE_TESTS = r"^BoundChrony\.(rounds_are_asked|a_step_is_seen|a_chronyd_measuring_more_often)"
 
 M = [
     # ---- the reader protocol (include/fastclock/fc_hand.h): its one copy, which the inline reader and the slow
@@ -692,7 +692,13 @@ M = [
     dict(name="chrony: a core as wide as a cap round's second", set="bound",
          guards="rounds 8 times as often only within a window round's uncertainty, never for a second",
          file="src/bound/chrony.c",
-         old="		ch->core_hi = now - ch->seen_sent <= 2 * ch->fine_ns ? now + p + near : 0;",
-         new="		ch->core_hi = now + p + near;",
+         old="		ch->core_hi = now - ch->seen_sent <= 2 * ch->fine_ns && p >= FC_CHRONY_CAP_NS ? now + p + near : 0;",
+         new="		ch->core_hi = p >= FC_CHRONY_CAP_NS ? now + p + near : 0;",
+         targets=CHRONY_TARGETS, tests=SCHEDULE_TESTS),
+    dict(name="chrony: a core for a chronyd measuring more often than once a second", set="bound",
+         guards="a chronyd polling faster than once a second is asked every 100 ms, never 8 times as often",
+         file="src/bound/chrony.c",
+         old="		ch->core_hi = now - ch->seen_sent <= 2 * ch->fine_ns && p >= FC_CHRONY_CAP_NS ? now + p + near : 0;",
+         new="		ch->core_hi = now - ch->seen_sent <= 2 * ch->fine_ns ? now + p + near : 0;",
          targets=CHRONY_TARGETS, tests=SCHEDULE_TESTS),
 ]

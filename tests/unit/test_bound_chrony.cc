@@ -909,7 +909,9 @@ namespace {
 // filter dropped). The source is polled every 1 ms of the test's clock with the library's 100 ms interval, and
 // the fake answers each request with what chronyd knew at that instant.
 struct Schedule {
-	static constexpr int64_t P = 2 * SEC, PHASE = 370 * MS, FINE = 100 * MS, TICK = MS;
+	static constexpr int64_t PHASE = 370 * MS, FINE = 100 * MS, TICK = MS;
+	int64_t P = 2 * SEC;
+	int poll = 1; // log2 of P in s
 	int step_k = -1, skip_k = -1;
 	std::vector<int64_t> sent;       // send time of each round (its tracking request)
 	std::vector<int64_t> unknown_at; // first tick with the status UNKNOWN after each measurement (or -1)
@@ -926,11 +928,11 @@ struct Schedule {
 	{
 		Report r;
 		int k = last_k(t);
-		r.poll = 1;
-		r.interval = 8.0; // not the period: the source's poll is (chronyd's last update interval may be anything)
-		r.ref_sec = 1700000000 + (uint32_t)(k + 1) * 2;
+		r.poll = poll;
+		r.ref_sec = 1700000000 + (uint32_t)(k + 1) * 2, r.ref_nsec = (uint32_t)((k + 1) % 1000) * 1000000;
 		r.meas = k == step_k ? 0.030 : 1e-6 * ((k + 1) % 5);
 		r.since = k < 0 ? 100 : (uint32_t)((t - m(k)) / SEC);
+		r.interval = (double)P / 1e9 * 4; // not the period: the source's poll is
 		return r;
 	}
 	void run(int64_t until)
@@ -1036,6 +1038,28 @@ TEST(BoundChrony, a_step_is_seen_at_the_first_round_after_chronyds_measurement_o
 			EXPECT_LE(s.unknown_at[(size_t)k] - s.m(k), Schedule::FINE / 8 + 3 * Schedule::TICK);
 		} else {
 			EXPECT_EQ(s.unknown_at[(size_t)k], -1) << "measurement " << k;
+		}
+	}
+}
+
+} // namespace
+
+namespace {
+
+// A chronyd measuring every 2^-5 s (a refclock at poll -5) is asked every 100 ms, as before the schedule, never
+// more often: the 12.5 ms core is for periods of a second or more.
+TEST(BoundChrony, a_chronyd_measuring_more_often_than_once_a_second_is_asked_every_100_ms)
+{
+	Schedule s;
+	s.poll = -5;
+	s.P = SEC / 32;
+	s.run(10 * SEC);
+	ASSERT_GT(s.sent.size(), 10u);
+	for (size_t i = 1; i < s.sent.size(); i++) {
+		int64_t gap = s.sent[i] - s.sent[i - 1];
+		EXPECT_GE(gap, Schedule::FINE) << "round " << i << " at " << s.sent[i];
+		if (s.sent[i - 1] > 2 * SEC) { // and every 100 ms once its phase is seen: a measurement is always due
+			EXPECT_LE(gap, Schedule::FINE + 2 * Schedule::TICK) << "round " << i << " at " << s.sent[i];
 		}
 	}
 }
