@@ -908,7 +908,7 @@ static void schedule(struct fc_chrony *ch, int changed, int64_t now)
 {
 	int64_t p = period_ns(ch), slack = p / 32, near = ch->fine_ns / 8;
 	if (changed && ch->seen_sent && p > 0) {
-		ch->window_lo = ch->seen_sent + p - slack - (int64_t)(rand32(ch) % (uint32_t)(ch->fine_ns > 1 ? ch->fine_ns : 1));
+		ch->window_lo = ch->seen_sent + p - slack - (int64_t)(rand32(ch) % (uint64_t)(ch->fine_ns > 1 ? ch->fine_ns : 1));
 		ch->window_hi = now + p + slack + ch->fine_ns;
 		/* a core only where the change was seen within a window's round of the last that did not show it (a
 		 * cap round's second is no place to ask 8 times as often), and for a period of a second or more (a
