@@ -2,8 +2,9 @@
  * fastclock — bound sources: where the UTC part of fc_real_bounded comes from.
  *
  * A source is polled by the writer (windup.c, under the writer lock, at most once a second for anything that
- * costs a syscall; chronyd's rounds when it measures, else once a second), never by a reader. Each poll yields one struct fc_bound: "true UTC lies within
- * half_ns + drift_ppb * (mono - as_of_ns) / 1e9 of CLOCK_REALTIME + center_ns". The writer folds it into
+ * costs a syscall; chronyd's rounds when it measures, else once a second), never by a reader. Each poll yields
+ * one struct fc_bound: "true UTC lies within half_ns + drift_ppb * (mono - as_of_ns) / 1e9 of CLOCK_REALTIME +
+ * center_ns". The writer folds it into
  * each hand (utc_err_ns, utc_corr_ns, sync_status); readers only add.
  *
  * Sources (one file each, all pure over injected paths, sockets and clock values so tests drive them):
@@ -163,10 +164,11 @@ int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bo
 #define FC_CHRONY_TIMEOUT_NS 1000000000LL
 /* chronyd's rounds (chrony.c, due): every caller's interval (select.c: 100 ms) from shortly before chronyd's next
  * measurement is due until it is seen (its phase learnt from when chronyd's data last changed, its period from
- * the followed source's poll), every eighth of it within one round's uncertainty of that instant; otherwise one every FC_CHRONY_CAP_NS, less a random quarter (so that processes
- * do not ask in step). The cap: what chronyd does outside its measurements (a reselection onto another source's
- * phase, a chronyc makestep or settime, a restart) is seen within 1 s, and the report, trusted for 5 s
- * (select.c), stays fresh through three lost rounds. */
+ * the followed source's poll), every eighth of it within one round's uncertainty of that instant; otherwise one
+ * every FC_CHRONY_CAP_NS, less a random quarter (so that processes do not ask in step). The cap: what chronyd
+ * does outside its measurements (a reselection onto another source's phase, a chronyc makestep or settime, a
+ * restart) is seen within 1 s, and the report, trusted for 5 s (select.c), stays fresh through three lost
+ * rounds. */
 #define FC_CHRONY_CAP_NS 1000000000LL
 /* chronyd's tracking report, decoded (candm.h RPY_Tracking). */
 struct fc_chrony_tracking {
@@ -284,10 +286,10 @@ int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, 
 int fc__chrony_present(const char *path);
 void fc__chrony_close(struct fc_chrony *ch);
 /* Never blocks: collects the replies waiting (updating *b), then sends a new round of requests if none is out
- * and one is due (FC_CHRONY_CAP_NS; never sooner than min_interval after the last): tracking, the source count, and the data of each source, of which
- * the one chronyd selected (or, while none is, the one it selected last) joins the interval. A request
- * unanswered after FC_CHRONY_TIMEOUT_NS is an error; the previous bound stays (growing) until void. Returns 1
- * if *b was updated from a new reply, else 0. */
+ * and one is due (FC_CHRONY_CAP_NS; never sooner than min_interval after the last): tracking, the source count,
+ * and the data of each source, of which the one chronyd selected (or, while none is, the one it selected last)
+ * joins the interval. A request unanswered after FC_CHRONY_TIMEOUT_NS is an error; the previous bound stays
+ * (growing) until void. Returns 1 if *b was updated from a new reply, else 0. */
 int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, struct fc_bound *b);
 
 /* ---- vmclock.c ------------------------------------------------------------------------------------------- */
@@ -440,8 +442,8 @@ struct fc_bounder {
 void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now);
 void fc__bounder_close(struct fc_bounder *bd);
 /* Poll the source if due (ClockBound: every call, a memory read; chrony: a round every 100 ms around chronyd's
- * next measurement, else once a second, replies collected without blocking; kernel: adjtimex once a second). mono: CLOCK_MONOTONIC,
- * mono_coarse: CLOCK_MONOTONIC_COARSE (ClockBound's time base). Returns &bd->cur. */
+ * next measurement, else once a second, replies collected without blocking; kernel: adjtimex once a second).
+ * mono: CLOCK_MONOTONIC, mono_coarse: CLOCK_MONOTONIC_COARSE (ClockBound's time base). Returns &bd->cur. */
 const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse);
 const char *fc__bound_kind_name(int kind);
 /* What the last poll served: the bound, the source's name and why it is the one. */
