@@ -27,7 +27,7 @@
 #include "start.h"
 #include "state.h"
 #include "trust.h"
-#include "bound/bound.h"
+#include "bound/select.h"
 
 /* Re-check the kernel's clocksource every 1024 re-anchors: about once a second at the default period; a
  * sysfs read costs a few us under the writer lock, which readers never wait on. */

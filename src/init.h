@@ -1,7 +1,7 @@
 /*
  * fastclock — init.c: lazy initialisation of the global clock; the process's fork handler.
  * Floor 3, beside start.c and above it. Owns: fc__ensure_init. May call: start.c, state.c, config.c, trust.c
- * (the tests' seams only); it names the bound source (bound/bound.h: the global clock's struct fc_bounder)
+ * (the tests' seams only); it names the bound source (bound/select.h: the global clock's struct fc_bounder)
  * without calling it.
  */
 #ifndef FASTCLOCK_INIT_H

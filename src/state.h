@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-struct fc_bounder; /* src/bound/bound.h */
+struct fc_bounder; /* src/bound/select.h */
 
 struct fc_clock {
 	struct fc_pub *pub;

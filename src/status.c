@@ -13,7 +13,7 @@
 #include "state.h"
 #include "units.h"
 #include "windup.h"
-#include "bound/bound.h"
+#include "bound/select.h"
 
 
 int fc_set_period_ns(int64_t period_ns)

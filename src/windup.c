@@ -25,7 +25,7 @@
 #include "trust.h"
 #include "units.h"
 #include "windup.h"
-#include "bound/bound.h"
+#include "bound/select.h"
 
 /* The kernel's NTP state (ntp.c refreshes it at most once a second) is also read at every re-anchor at most this
  * often, for its tick: adjtimex costs ~1 us here (a syscall on a VM), 1 % of a core at 100 us and 0.1 % at the

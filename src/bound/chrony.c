@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bound.h"
+#include "chrony.h"
 #include "../units.h"
 
 
@@ -1171,3 +1171,83 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 	}
 	return updated;
 }
+
+/* ---- the driver (select.c's table) ------------------------------------------------------------------------ */
+
+static void drv_init(void *s)
+{
+	struct fc_chrony *ch = s;
+	ch->fd = -1;
+	ch->dirfd = -1;
+}
+
+/* Only where chronyd is there to be asked (fc__chrony_present): an absent socket is not a reason to try its
+ * port. */
+static int drv_open(void *s, const char *path, struct fc_bound *b, int64_t now)
+{
+	struct fc_chrony *ch = s;
+	if (!fc__chrony_present(path)) {
+		fc__bound_error(b, now, "no chronyd socket at %.70s", path);
+		drv_init(ch);
+		fc__bfmt(ch->path, sizeof(ch->path), "%s", path);
+		return -1;
+	}
+	return fc__chrony_open(ch, path, b, now);
+}
+
+static void drv_close(void *s) { fc__chrony_close(s); }
+static int drv_is_open(const void *s) { return ((const struct fc_chrony *)s)->fd >= 0; }
+
+/* A round at most every t->every_ns, the replies collected without blocking; the report aged as ClockBound's
+ * client ages a segment (FC_CHRONY_GRACE_NS, FC_CHRONY_VOID_NS). */
+static void drv_poll(void *s, const struct fc_bound_tick *t, struct fc_bound *b)
+{
+	struct fc_chrony *ch = s;
+	int64_t mono = t->mono;
+	fc__chrony_poll(ch, mono, t->every_ns, b);
+	if (ch->last_reply == 0) {
+		b->status = FC_SYNC_UNKNOWN;
+		fc__bfmt(b->reason, sizeof(b->reason), "no tracking report from chronyd (%s) at %.60s yet", ch->via_name,
+			 ch->path);
+	} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= FC_CHRONY_VOID_NS) {
+		b->status = FC_SYNC_UNKNOWN;
+		fc__bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld s",
+			 (long long)((mono - b->as_of_ns) / NS_PER_SEC));
+	} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= FC_CHRONY_GRACE_NS) {
+		b->status = FC_SYNC_FREE_RUNNING;
+		fc__bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld ms",
+			 (long long)((mono - b->as_of_ns) / 1000000));
+	} else if (ch->last_reply && mono - b->as_of_ns < FC_CHRONY_GRACE_NS && b->status == FC_SYNC_FREE_RUNNING) {
+		fc__chrony_report(ch, b->as_of_ns, b); /* fresh again */
+	}
+}
+
+/* chronyd has said nothing for ClockBound's grace (or never) */
+static int drv_silent(const void *s, const struct fc_bound_tick *t)
+{
+	const struct fc_chrony *ch = s;
+	return ch->last_reply == 0 || t->mono - ch->last_reply >= FC_CHRONY_GRACE_NS;
+}
+
+/* The selected source's newest sample: its age is whole seconds at the reply, at the latest the request's send
+ * time; one more second is taken off. */
+static int64_t drv_measured_at(const void *s)
+{
+	const struct fc_chrony *ch = s;
+	return ch->have_src && ch->last_reply ? ch->tracking_at - ((int64_t)ch->src.since_sample + 1) * NS_PER_SEC
+					      : INT64_MIN;
+}
+
+static const char *drv_via(const void *s) { return ((const struct fc_chrony *)s)->via_name; }
+
+const struct fc_bound_driver fc__chrony_driver = {
+	.name = "chrony",
+	.init = drv_init,
+	.open = drv_open,
+	.close = drv_close,
+	.is_open = drv_is_open,
+	.poll = drv_poll,
+	.silent = drv_silent,
+	.measured_at = drv_measured_at,
+	.via = drv_via,
+};

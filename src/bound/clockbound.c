@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bound.h"
+#include "clockbound.h"
 #include "../units.h"
 
 /* ClockBound's client trusts a Synchronized/FreeRunning status for 5 s after as_of (a daemon restart's grace,
@@ -289,3 +289,38 @@ int64_t fc__cb_as_of(const struct fc_cb *cb)
 		return INT64_MIN;
 	return ts_ns(cb->snap.as_of_sec, cb->snap.as_of_nsec);
 }
+
+/* ---- the driver (select.c's table) ------------------------------------------------------------------------ */
+
+static void cb_init(void *s) { ((struct fc_cb *)s)->fd = -1; }
+static int cb_open(void *s, const char *path, struct fc_bound *b, int64_t now) { return fc__cb_open(s, path, b, now); }
+static void cb_close(void *s) { fc__cb_close(s); }
+static int cb_is_open(const void *s) { return ((const struct fc_cb *)s)->fd >= 0; }
+static void cb_poll(void *s, const struct fc_bound_tick *t, struct fc_bound *b)
+{
+	fc__cb_poll(s, t->mono_coarse, t->vm_marker, b);
+}
+
+/* Has the segment's daemon stopped vouching: never written (as_of 0), or not updated for the client's grace?
+ * A segment its daemon keeps updating that says Unknown (a disruption it handles, its chronyd unsynchronised)
+ * is its daemon's verdict, not a dead daemon. */
+static int cb_silent(const void *s, const struct fc_bound_tick *t)
+{
+	int64_t as_of = fc__cb_as_of(s);
+	if (as_of == INT64_MIN)
+		return 0; /* no snapshot, or malformed: UNKNOWN stays */
+	return as_of == 0 || t->mono_coarse - as_of >= CB_GRACE_NS;
+}
+
+static int64_t cb_measured_at(const void *s) { return fc__cb_as_of(s); }
+
+const struct fc_bound_driver fc__cb_driver = {
+	.name = "clockbound",
+	.init = cb_init,
+	.open = cb_open,
+	.close = cb_close,
+	.is_open = cb_is_open,
+	.poll = cb_poll,
+	.silent = cb_silent,
+	.measured_at = cb_measured_at,
+};

@@ -30,7 +30,7 @@
  */
 #include <sys/timex.h>
 
-#include "bound.h"
+#include "kernel.h"
 
 /* The kernel's maxerror grows by 500 us each second (MAXFREQ, kernel/time/ntp.c): 500 ppm. */
 #define KERNEL_GROWTH_PPB 500000
@@ -87,3 +87,51 @@ int fc__kernel_eval(const struct fc_ntp *n, int64_t now, struct fc_bound *b)
 	}
 	return b->status;
 }
+
+/* ---- the driver (select.c's table) ------------------------------------------------------------------------ */
+
+static void drv_init(void *s)
+{
+	struct fc_kernel *k = s;
+	k->at = INT64_MIN / 2;
+	k->max = -1;
+	k->wrote = INT64_MIN;
+}
+
+/* Always there: adjtimex (modes 0) needs nothing opened. */
+static int drv_open(void *s, const char *path, struct fc_bound *b, int64_t now)
+{
+	(void)s, (void)path, (void)b, (void)now;
+	return 0;
+}
+
+static void drv_close(void *s) { (void)s; }
+static int drv_is_open(const void *s) { return (void)s, 1; }
+
+/* adjtimex at most every t->every_ns (a syscall). The kernel only grows maxerror: lower than at the last read,
+ * a daemon wrote it since then. */
+static void drv_poll(void *s, const struct fc_bound_tick *t, struct fc_bound *b)
+{
+	struct fc_kernel *k = s;
+	struct fc_ntp n = {0};
+	if (t->mono - k->at < t->every_ns)
+		return;
+	k->read(k->ctx, &n);
+	fc__kernel_eval(&n, t->mono, b);
+	if (k->max >= 0 && n.sync != FC_SYNC_UNKNOWN && n.maxerror_ns < k->max)
+		k->wrote = k->at;
+	k->max = n.sync != FC_SYNC_UNKNOWN ? n.maxerror_ns : -1;
+	k->at = t->mono;
+}
+
+static int64_t drv_measured_at(const void *s) { return ((const struct fc_kernel *)s)->wrote; }
+
+const struct fc_bound_driver fc__kernel_driver = {
+	.name = "kernel",
+	.init = drv_init,
+	.open = drv_open,
+	.close = drv_close,
+	.is_open = drv_is_open,
+	.poll = drv_poll,
+	.measured_at = drv_measured_at,
+};

@@ -5,20 +5,24 @@
  * VMClock the segment comes before chronyd: prefer_chrony), FASTCLOCK_CLOCKBOUND_PATH, FASTCLOCK_CHRONY_SOCKET, FASTCLOCK_VMCLOCK_PATH override the default
  * paths. Called by the writer only (under its lock).
  *
- * Owns: struct fc_bounder (the chosen source, its state, the current bound).
- * May call: clockbound.c, chrony.c, vmclock.c, kernel.c, bound.c, fmt.c, ntp.c (fc__ntp_read), libc (stat).
+ * Owns: the driver table (one row per enum fc_bound_kind: the source's driver, where its state and path are),
+ * the "none" driver, auto mode's order and fall-backs, struct fc_bounder (the chosen source, every source's
+ * state, the current bound). The per-source work is the drivers' (their own files); here only the policy.
+ * May call: clockbound.c, chrony.c, vmclock.c, kernel.c (their drivers; vmclock.c also as the overlay), bound.c,
+ * fmt.c, ntp.c (fc__ntp_read), libc (clock_gettime).
  * Everything here is async-signal-safe: the writer may run inside a signal handler (a bounded read's slow path).
  */
+#include <stddef.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "fastclock/fc_counter.h"
 
-#include "bound.h"
+#include "select.h"
 #include "../units.h"
 
-/* adjtimex (the kernel source) is asked at most once a second (a syscall; never on the read path). */
+/* adjtimex (the kernel source) is asked at most once a second (a syscall; never on the read path); so is a source
+ * that is not open, and chronyd's socket beside a stale segment (fall_back). */
 #define POLL_EVERY_NS NS_PER_SEC
 /* chronyd's rounds around its next measurement: every 100 ms, ClockBound's daemon's cadence, and every 12.5 ms
  * (an eighth) within one round's uncertainty of it, so that a step chronyd has measured reaches the interval no
@@ -28,21 +32,76 @@
 #define CHRONY_POLL_EVERY_NS (NS_PER_SEC / 10)
 /* Auto mode looks for a better source (a ClockBound segment, then chronyd) every 10 s: one open() or stat(). */
 #define RESELECT_EVERY_NS (10 * NS_PER_SEC)
-/* chronyd's report ages like ClockBound's segment: trusted for 5 s, then FREE_RUNNING, UNKNOWN after 1000 s
- * (ClockBound's grace period and void_after). */
-#define CHRONY_GRACE_NS (5 * NS_PER_SEC)
-#define CHRONY_VOID_NS (1000 * NS_PER_SEC)
+
+/* FASTCLOCK_BOUND_SOURCE=none: nothing opened, nothing promised. */
+static void none_init(void *s) { (void)s; }
+static int none_open(void *s, const char *path, struct fc_bound *b, int64_t now)
+{
+	(void)s, (void)path, (void)b, (void)now;
+	return 0;
+}
+static void none_close(void *s) { (void)s; }
+static int none_is_open(const void *s) { return (void)s, 1; }
+static void none_poll(void *s, const struct fc_bound_tick *t, struct fc_bound *b)
+{
+	(void)s, (void)t;
+	*b = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "FASTCLOCK_BOUND_SOURCE=none"};
+}
+static const struct fc_bound_driver none_driver = {
+	.name = "none", .init = none_init, .open = none_open, .close = none_close, .is_open = none_is_open,
+	.poll = none_poll,
+};
+
+/* The driver table: per enum fc_bound_kind, the source's driver, where its state is in struct fc_bounder and
+ * its path in struct fc_bound_config (0: none), and how often its costly work may run. */
+#define NO_PATH 0
+static const struct row {
+	const struct fc_bound_driver *drv;
+	size_t state, path;
+	int64_t every_ns;
+} table[] = {
+	[FC_BOUND_NONE] = {&none_driver, 0, NO_PATH, 0},
+	[FC_BOUND_CLOCKBOUND] = {&fc__cb_driver, offsetof(struct fc_bounder, cb),
+				 offsetof(struct fc_bound_config, clockbound), 0},
+	[FC_BOUND_CHRONY] = {&fc__chrony_driver, offsetof(struct fc_bounder, ch), offsetof(struct fc_bound_config, chrony),
+			     CHRONY_POLL_EVERY_NS},
+	[FC_BOUND_KERNEL] = {&fc__kernel_driver, offsetof(struct fc_bounder, kern), NO_PATH, POLL_EVERY_NS},
+	[FC_BOUND_VMCLOCK] = {&fc__vmc_driver, offsetof(struct fc_bounder, vm), offsetof(struct fc_bound_config, vmclock),
+			      0},
+};
+#define KINDS ((int)(sizeof(table) / sizeof(table[0])))
+
+static const struct fc_bound_driver *drv(int kind) { return table[kind].drv; }
+/* kind's state (none's: NULL) and its configured path (NULL: none) */
+static void *state(struct fc_bounder *bd, int kind) { return table[kind].state ? (char *)bd + table[kind].state : NULL; }
+static const void *cstate(const struct fc_bounder *bd, int kind)
+{
+	return table[kind].state ? (const char *)bd + table[kind].state : NULL;
+}
+static const char *path(const struct fc_bounder *bd, int kind)
+{
+	return table[kind].path != NO_PATH ? (const char *)&bd->cfg + table[kind].path : NULL;
+}
+static const char *via(const struct fc_bounder *bd, int kind)
+{
+	return drv(kind)->via ? drv(kind)->via(cstate(bd, kind)) : NULL;
+}
+/* A poll's inputs for kind: bd's VMClock marker where the page has been read. */
+static struct fc_bound_tick tick(const struct fc_bounder *bd, int kind, int64_t mono, int64_t mono_coarse)
+{
+	return (struct fc_bound_tick){.mono = mono, .mono_coarse = mono_coarse, .every_ns = table[kind].every_ns,
+				      .vm_marker = bd->have_vm && bd->vm.have_snap ? &bd->vm.snap.disruption_marker
+										 : NULL};
+}
+static int silent(const struct fc_bounder *bd, int kind, const void *st, int64_t mono, int64_t mono_coarse)
+{
+	struct fc_bound_tick t = tick(bd, kind, mono, mono_coarse);
+	return drv(kind)->silent && drv(kind)->silent(st, &t);
+}
 
 const char *fc__bound_kind_name(int kind)
 {
-	switch (kind) {
-	case FC_BOUND_NONE: return "none";
-	case FC_BOUND_CLOCKBOUND: return "clockbound";
-	case FC_BOUND_CHRONY: return "chrony";
-	case FC_BOUND_KERNEL: return "kernel";
-	case FC_BOUND_VMCLOCK: return "vmclock";
-	default: return "?";
-	}
+	return kind >= 0 && kind < KINDS ? drv(kind)->name : "?";
 }
 
 static int set_path(char *dst, size_t n, const char *v, const char *def, const char *var, char *err, size_t errlen)
@@ -63,14 +122,13 @@ static int set_path(char *dst, size_t n, const char *v, const char *def, const c
 int fc__bound_config_parse(const char *mode, const char *cb_path, const char *chrony_path, const char *vm_path,
 			  struct fc_bound_config *out, char *err, size_t errlen)
 {
-	static const char *const names[] = {"none", "clockbound", "chrony", "kernel", "vmclock"};
 	int errors = 0;
 	memset(out, 0, sizeof(*out));
 	out->mode = -1;
 	if (mode && *mode && strcmp(mode, "auto") != 0) {
 		int found = 0;
-		for (int k = 0; k < 5; k++)
-			if (strcmp(mode, names[k]) == 0)
+		for (int k = 0; k < KINDS; k++)
+			if (strcmp(mode, drv(k)->name) == 0)
 				out->mode = k, found = 1;
 		if (!found) {
 			fc__bfmt(err, errlen, "FASTCLOCK_BOUND_SOURCE=%.40s: want auto, vmclock, clockbound, chrony, kernel or none",
@@ -87,194 +145,149 @@ int fc__bound_config_parse(const char *mode, const char *cb_path, const char *ch
 	return errors;
 }
 
-static void close_sources(struct fc_bounder *bd)
+static void close_source(struct fc_bounder *bd)
 {
-	if (bd->kind == FC_BOUND_CLOCKBOUND)
-		fc__cb_close(&bd->cb);
-	if (bd->kind == FC_BOUND_CHRONY)
-		fc__chrony_close(&bd->ch);
+	drv(bd->kind)->close(state(bd, bd->kind));
 }
 
-/* Try one source; 0 if it can be used. */
+/* Open one source (its state, its configured path); 0 if it can be used, else bd->cur's last error says why. */
 static int try_source(struct fc_bounder *bd, int kind, int64_t now)
 {
-	switch (kind) {
-	case FC_BOUND_CLOCKBOUND:
-		return fc__cb_open(&bd->cb, bd->cfg.clockbound, &bd->cur, now);
-	case FC_BOUND_VMCLOCK:
-		if (!bd->have_vm)
-			bd->have_vm = fc__vmc_open(&bd->vm, bd->cfg.vmclock, &bd->cur, now) == 0;
-		return bd->have_vm ? 0 : -1;
-	case FC_BOUND_CHRONY:
-		if (!fc__chrony_present(bd->cfg.chrony)) {
-			fc__bound_error(&bd->cur, now, "no chronyd socket at %.70s", bd->cfg.chrony);
-			bd->ch.fd = -1;
-			bd->ch.dirfd = -1;
-			return -1;
-		}
-		return fc__chrony_open(&bd->ch, bd->cfg.chrony, &bd->cur, now);
-	default:
-		return 0;
-	}
+	int r = drv(kind)->open(state(bd, kind), path(bd, kind), &bd->cur, now);
+	bd->have_vm = fc__vmc_driver.is_open(&bd->vm); /* the VMClock source opens the overlay's page */
+	return r;
 }
 
 static int source_open(const struct fc_bounder *bd)
 {
-	return bd->kind == FC_BOUND_CLOCKBOUND ? bd->cb.fd >= 0
-	       : bd->kind == FC_BOUND_CHRONY   ? bd->ch.fd >= 0
-	       : bd->kind == FC_BOUND_VMCLOCK  ? bd->have_vm
-					       : 1;
+	return drv(bd->kind)->is_open(cstate(bd, bd->kind));
 }
 
-/* Auto mode's order. ClockBound's segment is built from chronyd's tracking report alone (bound = root distance +
- * |correction|, centred on the uncorrected clock), so chronyd asked directly knows everything the segment does
- * and more: its estimate (half the width or less) and its newest measurement (a step seen at chronyd's first
- * sample of it). chronyd comes first, the segment where chronyd cannot be asked, the kernel last. Except beside a
- * VMClock: the segment's daemon watches its disruption marker (ClockBound's VMClock rules: a segment behind the
- * marker is UNKNOWN), which a report of chronyd's knows nothing of; there the segment comes first. */
+/* Auto mode's order, best first, each with the reason fc_status gives when it is the first that opens (pre, then
+ * how the source is reached or its path, then post). ClockBound's segment is built from chronyd's tracking
+ * report alone (bound = root distance + |correction|, centred on the uncorrected clock), so chronyd asked
+ * directly knows everything the segment does and more: its estimate (half the width or less) and its newest
+ * measurement (a step seen at chronyd's first sample of it). chronyd comes first, the segment where chronyd
+ * cannot be asked, the kernel last. Except beside a VMClock: the segment's daemon watches its disruption marker
+ * (ClockBound's VMClock rules: a segment behind the marker is UNKNOWN), which a report of chronyd's knows nothing
+ * of; there the segment comes first. The kernel needs nothing opened: the floor, never an upgrade. */
+struct step {
+	int kind;
+	const char *pre, *post;
+};
+static const struct step chrony_first[] = {
+	{FC_BOUND_CHRONY, "auto: chronyd asked directly (", "), narrower than a segment built from it"},
+	{FC_BOUND_CLOCKBOUND, "auto: ClockBound segment at ", " (chronyd cannot be asked)"},
+	{FC_BOUND_KERNEL, "auto: no ClockBound segment, no chronyd socket; the kernel's maxerror", ""},
+};
+static const struct step segment_first[] = {
+	{FC_BOUND_CLOCKBOUND, "auto: ClockBound segment at ", " (it watches VMClock)"},
+	{FC_BOUND_CHRONY, "auto: no ClockBound segment; chronyd (", ")"},
+	{FC_BOUND_KERNEL, "auto: no ClockBound segment, no chronyd socket; the kernel's maxerror", ""},
+};
+
 static int prefer_chrony(const struct fc_bounder *bd)
 {
 	return bd->cfg.mode < 0 && !bd->have_vm;
 }
 
-/* chronyd has said nothing for ClockBound's grace (or never): the chrony source ages, a live segment may not */
-static int chrony_silent(const struct fc_chrony *ch, int64_t mono)
+static const struct step *auto_order(const struct fc_bounder *bd)
 {
-	return ch->last_reply == 0 || mono - ch->last_reply >= CHRONY_GRACE_NS;
+	return prefer_chrony(bd) ? chrony_first : segment_first;
 }
 
 static void choose(struct fc_bounder *bd, int64_t now)
 {
+	const struct step *o = auto_order(bd);
+	const char *v, *p;
 	bd->chosen_at = now;
 	if (bd->cfg.mode >= 0) {
 		bd->kind = bd->cfg.mode;
-		if (try_source(bd, bd->kind, now) != 0)
+		if (try_source(bd, bd->kind, now) != 0) {
 			fc__bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s, not available (see last error)",
 				 fc__bound_kind_name(bd->kind));
-		else
-			fc__bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s%s%s%s", fc__bound_kind_name(bd->kind),
-				 bd->kind == FC_BOUND_CHRONY ? " (" : "", bd->kind == FC_BOUND_CHRONY ? bd->ch.via_name : "",
-				 bd->kind == FC_BOUND_CHRONY ? ")" : "");
+			return;
+		}
+		v = via(bd, bd->kind);
+		fc__bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s%s%s%s", fc__bound_kind_name(bd->kind),
+			 v ? " (" : "", v ? v : "", v ? ")" : "");
 		return;
 	}
-	if (prefer_chrony(bd) && try_source(bd, FC_BOUND_CHRONY, now) == 0) {
-		bd->kind = FC_BOUND_CHRONY;
-		fc__bfmt(bd->why, sizeof(bd->why), "auto: chronyd asked directly (%s), narrower than a segment built from it",
-			 bd->ch.via_name);
-	} else if (try_source(bd, FC_BOUND_CLOCKBOUND, now) == 0) {
-		bd->kind = FC_BOUND_CLOCKBOUND;
-		fc__bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment at %.60s (%s)", bd->cfg.clockbound,
-			 prefer_chrony(bd) ? "chronyd cannot be asked" : "it watches VMClock");
-	} else if (!prefer_chrony(bd) && try_source(bd, FC_BOUND_CHRONY, now) == 0) {
-		bd->kind = FC_BOUND_CHRONY;
-		fc__bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment; chronyd (%s)", bd->ch.via_name);
-	} else {
-		bd->kind = FC_BOUND_KERNEL;
-		fc__bfmt(bd->why, sizeof(bd->why), "auto: no ClockBound segment, no chronyd socket; the kernel's maxerror");
-	}
+	while (o->kind != FC_BOUND_KERNEL && try_source(bd, o->kind, now) != 0)
+		o++;
+	bd->kind = o->kind;
+	v = via(bd, bd->kind);
+	p = path(bd, bd->kind);
+	fc__bfmt(bd->why, sizeof(bd->why), "%s%.60s%s", o->pre, v ? v : p ? p : "", o->post);
 }
 
-/* Auto mode on a lesser source: switch to a better one if it has appeared, without touching the current one
- * otherwise (a chrony socket keeps its outstanding request and its last report). */
+/* Auto mode on a lesser source: switch to one earlier in the order if it has appeared (opened into its own
+ * state, which the current source does not use), without touching the current one otherwise (a chrony socket
+ * keeps its outstanding request and its last report). The current source stands while it answers. */
 static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 {
 	struct fc_bound scratch = {0}; /* a better source that is still absent is not an error of this one */
-	struct fc_cb cb;
-	struct fc_chrony ch;
-	uint64_t marker = bd->vm.snap.disruption_marker;
-	int to = FC_BOUND_NONE, was;
+	const struct step *o = auto_order(bd);
+	int was = bd->kind;
 	bd->chosen_at = now;
-	if (prefer_chrony(bd) && bd->kind == FC_BOUND_KERNEL && fc__chrony_present(bd->cfg.chrony) &&
-	    fc__chrony_open(&ch, bd->cfg.chrony, &scratch, now) == 0) {
-		to = FC_BOUND_CHRONY;
-	} else if (prefer_chrony(bd) && bd->kind == FC_BOUND_CHRONY && !chrony_silent(&bd->ch, now)) {
-		return; /* chronyd answers: nothing better */
-	} else if (fc__cb_open(&cb, bd->cfg.clockbound, &scratch, now) == 0) {
-		/* only to a segment that vouches for the time now, by the rules it is served under (VMClock's marker
-		 * included: a segment behind it is UNKNOWN, and going back to it would flap): not a dead daemon's
-		 * (fall_back left it) */
-		if (fc__cb_poll(&cb, now_coarse, bd->have_vm && bd->vm.have_snap ? &marker : NULL, &scratch) ==
-			    FC_SYNC_SYNCHRONIZED &&
-		    !(bd->have_vm && bd->vm.disrupted))
-			to = FC_BOUND_CLOCKBOUND;
-		else
-			fc__cb_close(&cb);
+	for (;; o++) {
+		if (o->kind == FC_BOUND_KERNEL)
+			return;
+		if (o->kind == bd->kind) {
+			if (!silent(bd, o->kind, cstate(bd, o->kind), now, now_coarse))
+				return; /* it answers: nothing better */
+			continue;
+		}
+		if (drv(o->kind)->open(state(bd, o->kind), path(bd, o->kind), &scratch, now) != 0)
+			continue;
+		if (o->kind == FC_BOUND_CLOCKBOUND) {
+			/* only to a segment that vouches for the time now, by the rules it is served under (VMClock's
+			 * marker included: a segment behind it is UNKNOWN, and going back to it would flap): not a dead
+			 * daemon's (fall_back left it) */
+			struct fc_bound_tick t = tick(bd, o->kind, now, now_coarse);
+			drv(o->kind)->poll(state(bd, o->kind), &t, &scratch);
+			if (scratch.status != FC_SYNC_SYNCHRONIZED || (bd->have_vm && bd->vm.disrupted)) {
+				drv(o->kind)->close(state(bd, o->kind));
+				continue;
+			}
+		}
+		break;
 	}
-	if (to == FC_BOUND_NONE && bd->kind == FC_BOUND_KERNEL && fc__chrony_present(bd->cfg.chrony) &&
-	    fc__chrony_open(&ch, bd->cfg.chrony, &scratch, now) == 0)
-		to = FC_BOUND_CHRONY;
-	if (to == FC_BOUND_NONE)
-		return;
-	close_sources(bd);
-	if (to == FC_BOUND_CLOCKBOUND)
-		bd->cb = cb;
-	else
-		bd->ch = ch;
-	was = bd->kind;
-	bd->kind = to;
-	fc__bfmt(bd->why, sizeof(bd->why), "auto: %s", to == FC_BOUND_CLOCKBOUND
+	close_source(bd);
+	bd->kind = o->kind;
+	fc__bfmt(bd->why, sizeof(bd->why), "auto: %s", bd->kind == FC_BOUND_CLOCKBOUND
 	         ? (was == FC_BOUND_CHRONY ? "chronyd silent for 5 s, ClockBound's segment live" : "a ClockBound segment appeared")
-	         : ch.via == FC_CHRONY_VIA_UNIX ? "chronyd's unix socket appeared" : "chronyd's command port appeared");
+	         : bd->ch.via == FC_CHRONY_VIA_UNIX ? "chronyd's unix socket appeared" : "chronyd's command port appeared");
 	bd->cur = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "source changed; no report yet"};
-}
-
-/* Poll chronyd (a round every 100 ms around its next measurement, else once a second; the reply collected
- * without blocking) and age its report
- * as ClockBound's client ages a segment. */
-static void chrony_poll(struct fc_chrony *ch, const char *path, int64_t mono, struct fc_bound *b)
-{
-	fc__chrony_poll(ch, mono, CHRONY_POLL_EVERY_NS, b);
-	if (ch->last_reply == 0) {
-		b->status = FC_SYNC_UNKNOWN;
-		fc__bfmt(b->reason, sizeof(b->reason), "no tracking report from chronyd (%s) at %.60s yet", ch->via_name, path);
-	} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= CHRONY_VOID_NS) {
-		b->status = FC_SYNC_UNKNOWN;
-		fc__bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld s",
-			 (long long)((mono - b->as_of_ns) / NS_PER_SEC));
-	} else if (b->status == FC_SYNC_SYNCHRONIZED && mono - b->as_of_ns >= CHRONY_GRACE_NS) {
-		b->status = FC_SYNC_FREE_RUNNING;
-		fc__bfmt(b->reason, sizeof(b->reason), "no report from chronyd for %lld ms",
-			 (long long)((mono - b->as_of_ns) / 1000000));
-	} else if (ch->last_reply && mono - b->as_of_ns < CHRONY_GRACE_NS && b->status == FC_SYNC_FREE_RUNNING) {
-		fc__chrony_report(ch, b->as_of_ns, b); /* fresh again */
-	}
 }
 
 static void probe_close(struct fc_bounder *bd)
 {
 	if (bd->probing)
-		fc__chrony_close(&bd->probe);
+		drv(FC_BOUND_CHRONY)->close(&bd->probe);
 	bd->probing = 0;
-}
-
-/* Has the segment's daemon stopped vouching: never written (as_of 0), or not updated for the client's grace?
- * A segment its daemon keeps updating that says Unknown (a disruption it handles, its chronyd unsynchronised)
- * is its daemon's verdict, not a dead daemon. */
-static int segment_stale(const struct fc_cb *cb, int64_t mono_coarse)
-{
-	int64_t as_of = fc__cb_as_of(cb);
-	if (as_of == INT64_MIN)
-		return 0; /* no snapshot, or malformed: UNKNOWN stays */
-	return as_of == 0 || mono_coarse - as_of >= CHRONY_GRACE_NS;
 }
 
 /* Auto mode on ClockBound. A segment whose daemon died says SYNCHRONIZED for the client's 5 s grace, then
  * FREE_RUNNING (a bound growing at max_drift) until void_after, then UNKNOWN; one never written is UNKNOWN. A
- * chronyd that is alive vouches for more. So while the segment is stale (segment_stale) and below
- * SYNCHRONIZED, chronyd's socket is probed beside it (a request a second, never waiting), and replaces the
- * segment once its report is better: SYNCHRONIZED, or FREE_RUNNING against an UNKNOWN segment. The bound never
- * drops from an honest FREE_RUNNING to UNKNOWN in the switch: the probe's report comes with it. What is never
- * sidestepped: a segment its daemon keeps updating that says Unknown or Disrupted, a marker behind VMClock's,
- * a VMClock disruption not yet over (ClockBound's own client says Unknown there; so do we). upgrade() goes back
- * to the segment once it is SYNCHRONIZED again under the same rules. */
+ * chronyd that is alive vouches for more. So while the segment is silent (its daemon stopped updating it: the
+ * driver's silent) and below SYNCHRONIZED, chronyd's socket is probed beside it (a second chrony source, its
+ * state bd->probe: a request a second, never waiting), and replaces the segment once its report is better:
+ * SYNCHRONIZED, or FREE_RUNNING against an UNKNOWN segment. The bound never drops from an honest FREE_RUNNING to
+ * UNKNOWN in the switch: the probe's report comes with it. What is never sidestepped: a segment its daemon keeps
+ * updating that says Unknown or Disrupted, a marker behind VMClock's, a VMClock disruption not yet over
+ * (ClockBound's own client says Unknown there; so do we). upgrade() goes back to the segment once it is
+ * SYNCHRONIZED again under the same rules. */
 static void fall_back(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 {
+	const struct fc_bound_driver *chrony = drv(FC_BOUND_CHRONY);
 	const struct fc_bound *b = &bd->cur;
+	struct fc_bound_tick t;
 	int better, eager = prefer_chrony(bd);
-	if (!eager && (b->status == FC_SYNC_SYNCHRONIZED || b->status == FC_SYNC_DISRUPTED || !segment_stale(&bd->cb, mono_coarse) ||
-	    (bd->have_vm && bd->vm.disrupted) ||
-	    (bd->have_vm && bd->vm.have_snap && bd->cb.snap.disruption_support &&
-	     bd->cb.snap.disruption_marker != bd->vm.snap.disruption_marker))) {
+	if (!eager && (b->status == FC_SYNC_SYNCHRONIZED || b->status == FC_SYNC_DISRUPTED ||
+		       !silent(bd, FC_BOUND_CLOCKBOUND, &bd->cb, mono, mono_coarse) || (bd->have_vm && bd->vm.disrupted) ||
+		       (bd->have_vm && bd->vm.have_snap && bd->cb.snap.disruption_support &&
+			bd->cb.snap.disruption_marker != bd->vm.snap.disruption_marker))) {
 		probe_close(bd); /* live again, or a verdict of the daemon's (or VMClock's) that chronyd cannot overrule */
 		return;
 	}
@@ -282,28 +295,27 @@ static void fall_back(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 		if (mono - bd->probe_at < POLL_EVERY_NS)
 			return;
 		bd->probe_at = mono;
-		if (!fc__chrony_present(bd->cfg.chrony))
-			return;
 		bd->probe_b = (struct fc_bound){.status = FC_SYNC_UNKNOWN};
-		if (fc__chrony_open(&bd->probe, bd->cfg.chrony, &bd->probe_b, mono) != 0)
+		if (chrony->open(&bd->probe, bd->cfg.chrony, &bd->probe_b, mono) != 0)
 			return;
 		bd->probing = 1;
 	}
-	chrony_poll(&bd->probe, bd->cfg.chrony, mono, &bd->probe_b);
+	t = tick(bd, FC_BOUND_CHRONY, mono, mono_coarse);
+	chrony->poll(&bd->probe, &t, &bd->probe_b);
 	/* eager (no VMClock): chronyd's own report, whatever it says, once it answers (its UNKNOWN over an untracked
 	 * step is truer than the segment's SYNCHRONIZED from the same chronyd's older estimate) */
 	better = bd->probe_b.status == FC_SYNC_SYNCHRONIZED ||
 		 (bd->probe_b.status == FC_SYNC_FREE_RUNNING && b->status == FC_SYNC_UNKNOWN) ||
-		 (eager && !chrony_silent(&bd->probe, mono));
+		 (eager && !silent(bd, FC_BOUND_CHRONY, &bd->probe, mono, mono_coarse));
 	if (!better)
 		return;
 	if (eager && b->status == FC_SYNC_SYNCHRONIZED)
 		fc__bfmt(bd->why, sizeof(bd->why), "auto: chronyd answers (%s), narrower than ClockBound's segment",
-			 bd->probe.via_name);
+			 chrony->via(&bd->probe));
 	else
 		fc__bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment %s (%.50s): fell back to chronyd (%s)",
-			 b->status == FC_SYNC_UNKNOWN ? "unknown" : "free-running", b->reason, bd->probe.via_name);
-	fc__cb_close(&bd->cb);
+			 b->status == FC_SYNC_UNKNOWN ? "unknown" : "free-running", b->reason, chrony->via(&bd->probe));
+	close_source(bd);
 	bd->ch = bd->probe;
 	bd->probing = 0;
 	bd->kind = FC_BOUND_CHRONY;
@@ -342,14 +354,11 @@ void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, 
 	bd->vm_counter = vm_counter;
 	bd->ntp = ntp ? ntp : fc__ntp_read;
 	bd->ntp_ctx = ntp_ctx;
-	bd->kernel_at = INT64_MIN / 2;
-	bd->kernel_max = -1;
-	bd->kernel_wrote = INT64_MIN;
 	bd->cfg = *cfg;
-	bd->ch.fd = -1;
-	bd->ch.dirfd = -1;
-	bd->cb.fd = -1;
-	bd->vm.fd = -1;
+	for (int k = 0; k < KINDS; k++)
+		drv(k)->init(state(bd, k)); /* every source closed */
+	bd->kern.read = bd->ntp;
+	bd->kern.ctx = bd->ntp_ctx;
 	bd->cur.status = FC_SYNC_UNKNOWN;
 	fc__bfmt(bd->cur.reason, sizeof(bd->cur.reason), "no report from the bound source yet");
 	/* FASTCLOCK_BOUND_SOURCE=none opens nothing at all */
@@ -360,7 +369,7 @@ void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, 
 
 void fc__bounder_close(struct fc_bounder *bd)
 {
-	close_sources(bd);
+	close_source(bd);
 	probe_close(bd);
 	if (bd->have_vm)
 		fc__vmc_close(&bd->vm);
@@ -424,31 +433,20 @@ const char *fc__bounder_why(const struct fc_bounder *bd)
 }
 
 /* CLOCK_MONOTONIC of the newest measurement behind the bound served (INT64_MIN: none known), which ends a
- * VMClock disruption once it is after it: VMClock's own sample while its host says SYNCHRONIZED; the segment's
- * as_of; chronyd's selected source's newest sample (its age is whole seconds at the reply, at the latest the
- * request's send time: one more second is taken off); a write of the kernel's maxerror seen (after the read
- * before it). */
+ * VMClock disruption once it is after it: VMClock's own sample while its host says SYNCHRONIZED; else the
+ * source's (its driver's measured_at: the segment's as_of, chronyd's selected source's newest sample, a write of
+ * the kernel's maxerror seen). */
 static int64_t measured_at(const struct fc_bounder *bd)
 {
 	if (bd->use_vm)
 		return bd->vm.snap.clock_status == FC_VMC_SYNCHRONIZED ? bd->vm_b.as_of_ns : INT64_MIN;
-	switch (bd->kind) {
-	case FC_BOUND_CLOCKBOUND:
-		return fc__cb_as_of(&bd->cb);
-	case FC_BOUND_CHRONY:
-		return bd->ch.have_src && bd->ch.last_reply
-			       ? bd->ch.tracking_at - ((int64_t)bd->ch.src.since_sample + 1) * NS_PER_SEC
-			       : INT64_MIN;
-	case FC_BOUND_KERNEL:
-		return bd->kernel_wrote;
-	default:
-		return INT64_MIN;
-	}
+	return drv(bd->kind)->measured_at ? drv(bd->kind)->measured_at(cstate(bd, bd->kind)) : INT64_MIN;
 }
 
 const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 {
 	struct fc_bound *b = &bd->cur, *out;
+	struct fc_bound_tick t;
 	int polled = 0;
 	if (bd->cfg.mode < 0 && bd->kind != FC_BOUND_CLOCKBOUND && mono - bd->chosen_at >= RESELECT_EVERY_NS) {
 		upgrade(bd, mono, mono_coarse);
@@ -456,7 +454,7 @@ const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int
 		/* the source is not open (absent at start, or never opened): try again, once a second */
 		int was = bd->kind;
 		struct fc_bound keep = *b;
-		close_sources(bd);
+		close_source(bd);
 		choose(bd, mono);
 		memcpy(keep.last_error, b->last_error, sizeof(keep.last_error)); /* choose's error, if any */
 		keep.last_error_at = b->last_error_at;
@@ -468,36 +466,10 @@ const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int
 	}
 	if (bd->have_vm)
 		polled = fc__vmc_poll(&bd->vm, b, mono) == 0;
-	switch (bd->kind) {
-	case FC_BOUND_CLOCKBOUND: {
-		uint64_t marker = bd->vm.snap.disruption_marker;
-		fc__cb_poll(&bd->cb, mono_coarse, bd->have_vm && bd->vm.have_snap ? &marker : NULL, b);
-		if (bd->cfg.mode < 0)
-			fall_back(bd, mono, mono_coarse);
-		break;
-	}
-	case FC_BOUND_CHRONY:
-		chrony_poll(&bd->ch, bd->cfg.chrony, mono, b);
-		break;
-	case FC_BOUND_KERNEL:
-		if (mono - bd->kernel_at >= POLL_EVERY_NS) {
-			struct fc_ntp n = {0};
-			bd->ntp(bd->ntp_ctx, &n);
-			fc__kernel_eval(&n, mono, b);
-			/* the kernel only grows maxerror: lower than at the last read, a daemon wrote it since then */
-			if (bd->kernel_max >= 0 && n.sync != FC_SYNC_UNKNOWN && n.maxerror_ns < bd->kernel_max)
-				bd->kernel_wrote = bd->kernel_at;
-			bd->kernel_max = n.sync != FC_SYNC_UNKNOWN ? n.maxerror_ns : -1;
-			bd->kernel_at = mono;
-		}
-		break;
-	case FC_BOUND_VMCLOCK:
-		break; /* vm_time */
-	default:
-		*b = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "FASTCLOCK_BOUND_SOURCE=none"};
-		bd->use_vm = 0;
-		return b;
-	}
+	t = tick(bd, bd->kind, mono, mono_coarse);
+	drv(bd->kind)->poll(state(bd, bd->kind), &t, b); /* FASTCLOCK_BOUND_SOURCE=vmclock: vm_time */
+	if (bd->kind == FC_BOUND_CLOCKBOUND && bd->cfg.mode < 0)
+		fall_back(bd, mono, mono_coarse);
 	out = vm_time(bd, mono, polled) ? &bd->vm_b : b;
 	if (bd->have_vm) {
 		fc__vmc_settle(&bd->vm, measured_at(bd));

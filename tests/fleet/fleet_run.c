@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/bound/bound.h"
+#include "../../src/bound/select.h"
 #include "fastclock.h"
 #include "engines.h"
 

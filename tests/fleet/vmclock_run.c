@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/bound/bound.h"
+#include "../../src/bound/vmclock.h"
 #include "fastclock.h"
 #include "fastclock/fc_counter.h"
 

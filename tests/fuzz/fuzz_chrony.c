@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "bound/bound.h"
+#include "bound/chrony.h"
 
 #define FUZZ_NAME "fuzz_chrony"
 #include "fuzz_check.h"

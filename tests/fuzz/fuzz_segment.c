@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bound/bound.h"
+#include "bound/clockbound.h"
 
 #define FUZZ_NAME "fuzz_segment"
 #include "fuzz_check.h"

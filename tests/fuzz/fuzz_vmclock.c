@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bound/bound.h"
+#include "bound/vmclock.h"
 
 #define FUZZ_NAME "fuzz_vmclock"
 #include "fuzz_check.h"

@@ -18,7 +18,8 @@
 
 #include <string>
 
-#include "bound/bound.h"
+#include "bound/clockbound.h"
+#include "bound/vmclock.h"
 
 namespace {
 

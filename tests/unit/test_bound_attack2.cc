@@ -23,7 +23,7 @@
 #include <memory>
 #include <string>
 
-#include "bound/bound.h"
+#include "bound/chrony.h"
 #include "bound_fixtures.h"
 
 namespace {

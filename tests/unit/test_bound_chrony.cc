@@ -38,7 +38,7 @@
 #include <string>
 #include <vector>
 
-#include "bound/bound.h"
+#include "bound/select.h"
 #include "fastclock.h"
 #include "bound_fixtures.h"
 

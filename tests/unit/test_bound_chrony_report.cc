@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "bound/bound.h"
+#include "bound/chrony.h"
 #include "bound_fixtures.h"
 
 namespace {

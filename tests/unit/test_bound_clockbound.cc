@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "bound/bound.h"
+#include "bound/clockbound.h"
 #include "bound_fixtures.h"
 #include "fastclock.h"
 #include "track.h" // FC_TRACK_HIST

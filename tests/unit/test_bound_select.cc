@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "bound/bound.h"
+#include "bound/select.h"
 #include "bound_fixtures.h"
 
 namespace {

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "bound/bound.h"
+#include "bound/select.h"
 #include "bound_fixtures.h"
 #include "fastclock.h"
 

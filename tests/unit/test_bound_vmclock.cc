@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "bound/bound.h"
+#include "bound/vmclock.h"
 #include "bound_fixtures.h"
 
 namespace {
