@@ -2,8 +2,8 @@
  * fastclock — which bound source stands behind fc_real_bounded, and its polling.
  * FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none (auto: a VMClock while it gives the time of
  * the counter, else chronyd if it can be asked, else a ClockBound segment that opens, else the kernel; beside a
- * VMClock the segment comes before chronyd: prefer_chrony), FASTCLOCK_CLOCKBOUND_PATH, FASTCLOCK_CHRONY_SOCKET, FASTCLOCK_VMCLOCK_PATH override the default
- * paths. Called by the writer only (under its lock).
+ * VMClock the segment comes before chronyd: auto_order), FASTCLOCK_CLOCKBOUND_PATH, FASTCLOCK_CHRONY_SOCKET,
+ * FASTCLOCK_VMCLOCK_PATH override the default paths. Called by the writer only (under its lock).
  *
  * Owns: the driver table (one row per enum fc_bound_kind: the source's driver, where its state and path are),
  * the "none" driver, auto mode's order and fall-backs, struct fc_bounder (the chosen source, every source's
@@ -73,7 +73,10 @@ static const struct row {
 
 static const struct fc_bound_driver *drv(int kind) { return table[kind].drv; }
 /* kind's state (none's: NULL) and its configured path (NULL: none) */
-static void *state(struct fc_bounder *bd, int kind) { return table[kind].state ? (char *)bd + table[kind].state : NULL; }
+static void *state(struct fc_bounder *bd, int kind)
+{
+	return table[kind].state ? (char *)bd + table[kind].state : NULL;
+}
 static const void *cstate(const struct fc_bounder *bd, int kind)
 {
 	return table[kind].state ? (const char *)bd + table[kind].state : NULL;
@@ -255,9 +258,11 @@ static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 	}
 	close_source(bd);
 	bd->kind = o->kind;
-	fc__bfmt(bd->why, sizeof(bd->why), "auto: %s", bd->kind == FC_BOUND_CLOCKBOUND
-	         ? (was == FC_BOUND_CHRONY ? "chronyd silent for 5 s, ClockBound's segment live" : "a ClockBound segment appeared")
-	         : bd->ch.via == FC_CHRONY_VIA_UNIX ? "chronyd's unix socket appeared" : "chronyd's command port appeared");
+	fc__bfmt(bd->why, sizeof(bd->why), "auto: %s",
+		 bd->kind == FC_BOUND_CHRONY ? (bd->ch.via == FC_CHRONY_VIA_UNIX ? "chronyd's unix socket appeared"
+										 : "chronyd's command port appeared")
+		 : was == FC_BOUND_CHRONY    ? "chronyd silent for 5 s, ClockBound's segment live"
+					     : "a ClockBound segment appeared");
 	bd->cur = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "source changed; no report yet"};
 }
 
