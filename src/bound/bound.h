@@ -103,8 +103,10 @@ struct fc_bound_tick {
 	const uint64_t *vm_marker; /* VMClock's disruption marker when a VMClock is readable, else NULL */
 };
 
-/* A source, as chrony's RCL_Driver {init, fini, poll}: each takes the source's own state (`state`: its struct,
- * embedded in select.h's struct fc_bounder: static storage, nothing allocated). NULL for the optional ones. */
+/* A source, as chrony's RCL_Driver {init, fini, poll}: each op takes the source's own state (`state`: its struct,
+ * embedded in select.h's struct fc_bounder: static storage, nothing allocated). Every op but name may be NULL:
+ * nothing to do (nothing to open, close or poll), always open, never silent, no measurement known, nothing to
+ * name. */
 struct fc_bound_driver {
 	const char *name; /* FASTCLOCK_BOUND_SOURCE's word for it; fc_status's bound_source */
 	/* the closed state (nothing open: close and poll are harmless) */
@@ -116,11 +118,11 @@ struct fc_bound_driver {
 	int (*is_open)(const void *state);
 	/* Update *b (never blocking; a costly read at most every t->every_ns). */
 	void (*poll)(void *state, const struct fc_bound_tick *t, struct fc_bound *b);
-	/* Has its daemon stopped vouching (nothing new for its grace)? NULL: never. */
+	/* Has its daemon stopped vouching (nothing new for its grace)? */
 	int (*silent)(const void *state, const struct fc_bound_tick *t);
-	/* CLOCK_MONOTONIC of the newest measurement behind its bound (INT64_MIN: none known). NULL: none. */
+	/* CLOCK_MONOTONIC of the newest measurement behind its bound (INT64_MIN: none known). */
 	int64_t (*measured_at)(const void *state);
-	/* How it is reached, named in fc_status's why ("unix socket"), or NULL. NULL: nothing to name. */
+	/* How it is reached, named in fc_status's why ("unix socket"), or NULL. */
 	const char *(*via)(const void *state);
 };
 

@@ -11,7 +11,8 @@
  * datagram that reaches us by another way is dropped and never completes a round.
  *
  * Owns: struct fc_chrony (the socket, our private socket directory, the outstanding round, the last report),
- * the candm encoding, the table of this process's socket directories (removed at exit).
+ * the candm encoding, the table of this process's socket directories (removed at exit), its driver
+ * (fc__chrony_driver: the report aged as ClockBound's client ages a segment).
  * May call: async-signal-safe libc only (socket, bind, connect, mkdirat, openat, fchmodat, flock, unlinkat,
  * getdents64, getrandom, sendto, recv, getpid, adjtimex with modes 0, clock_gettime), bound.c, fmt.c, slew.c.
  */
@@ -1241,13 +1242,6 @@ static int64_t drv_measured_at(const void *s)
 static const char *drv_via(const void *s) { return ((const struct fc_chrony *)s)->via_name; }
 
 const struct fc_bound_driver fc__chrony_driver = {
-	.name = "chrony",
-	.init = drv_init,
-	.open = drv_open,
-	.close = drv_close,
-	.is_open = drv_is_open,
-	.poll = drv_poll,
-	.silent = drv_silent,
-	.measured_at = drv_measured_at,
-	.via = drv_via,
+	.name = "chrony", .init = drv_init, .open = drv_open, .close = drv_close, .is_open = drv_is_open,
+	.poll = drv_poll, .silent = drv_silent, .measured_at = drv_measured_at, .via = drv_via,
 };

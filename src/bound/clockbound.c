@@ -3,7 +3,7 @@
  * ClockBound's own client reads it: read-only mapping, header validated once at open, consistent snapshots
  * under the segment's 16-bit generation (a seqlock), the client's status rules and drift growth.
  *
- * Owns: struct fc_cb (the mapping, the last snapshot, the disruption marker seen).
+ * Owns: struct fc_cb (the mapping, the last snapshot, the disruption marker seen), its driver (fc__cb_driver).
  * May call: async-signal-safe libc only (pread, fstat, lstat, close), bound.c, fmt.c.
  */
 #include <errno.h>
@@ -292,11 +292,11 @@ int64_t fc__cb_as_of(const struct fc_cb *cb)
 
 /* ---- the driver (select.c's table) ------------------------------------------------------------------------ */
 
-static void cb_init(void *s) { ((struct fc_cb *)s)->fd = -1; }
-static int cb_open(void *s, const char *path, struct fc_bound *b, int64_t now) { return fc__cb_open(s, path, b, now); }
-static void cb_close(void *s) { fc__cb_close(s); }
-static int cb_is_open(const void *s) { return ((const struct fc_cb *)s)->fd >= 0; }
-static void cb_poll(void *s, const struct fc_bound_tick *t, struct fc_bound *b)
+static void drv_init(void *s) { ((struct fc_cb *)s)->fd = -1; }
+static int drv_open(void *s, const char *path, struct fc_bound *b, int64_t now) { return fc__cb_open(s, path, b, now); }
+static void drv_close(void *s) { fc__cb_close(s); }
+static int drv_is_open(const void *s) { return ((const struct fc_cb *)s)->fd >= 0; }
+static void drv_poll(void *s, const struct fc_bound_tick *t, struct fc_bound *b)
 {
 	fc__cb_poll(s, t->mono_coarse, t->vm_marker, b);
 }
@@ -304,7 +304,7 @@ static void cb_poll(void *s, const struct fc_bound_tick *t, struct fc_bound *b)
 /* Has the segment's daemon stopped vouching: never written (as_of 0), or not updated for the client's grace?
  * A segment its daemon keeps updating that says Unknown (a disruption it handles, its chronyd unsynchronised)
  * is its daemon's verdict, not a dead daemon. */
-static int cb_silent(const void *s, const struct fc_bound_tick *t)
+static int drv_silent(const void *s, const struct fc_bound_tick *t)
 {
 	int64_t as_of = fc__cb_as_of(s);
 	if (as_of == INT64_MIN)
@@ -312,15 +312,9 @@ static int cb_silent(const void *s, const struct fc_bound_tick *t)
 	return as_of == 0 || t->mono_coarse - as_of >= CB_GRACE_NS;
 }
 
-static int64_t cb_measured_at(const void *s) { return fc__cb_as_of(s); }
+static int64_t drv_measured_at(const void *s) { return fc__cb_as_of(s); }
 
 const struct fc_bound_driver fc__cb_driver = {
-	.name = "clockbound",
-	.init = cb_init,
-	.open = cb_open,
-	.close = cb_close,
-	.is_open = cb_is_open,
-	.poll = cb_poll,
-	.silent = cb_silent,
-	.measured_at = cb_measured_at,
+	.name = "clockbound", .init = drv_init, .open = drv_open, .close = drv_close, .is_open = drv_is_open,
+	.poll = drv_poll, .silent = drv_silent, .measured_at = drv_measured_at,
 };

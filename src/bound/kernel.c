@@ -25,7 +25,8 @@
  * fails closed: UNKNOWN, as the kernel cannot tell it from timesyncd (ask chronyd: the chrony source). Root, or
  * anything with CAP_SYS_TIME, can write any state: it is trusted (it sets the clock too).
  *
- * Owns: the classification of the kernel's NTP state into a bound.
+ * Owns: the classification of the kernel's NTP state into a bound, struct fc_kernel (adjtimex read at most once
+ * a second, the last maxerror, the last write of it seen), its driver (fc__kernel_driver).
  * May call: bound.c, fmt.c.
  */
 #include <sys/timex.h>
@@ -98,16 +99,6 @@ static void drv_init(void *s)
 	k->wrote = INT64_MIN;
 }
 
-/* Always there: adjtimex (modes 0) needs nothing opened. */
-static int drv_open(void *s, const char *path, struct fc_bound *b, int64_t now)
-{
-	(void)s, (void)path, (void)b, (void)now;
-	return 0;
-}
-
-static void drv_close(void *s) { (void)s; }
-static int drv_is_open(const void *s) { return (void)s, 1; }
-
 /* adjtimex at most every t->every_ns (a syscall). The kernel only grows maxerror: lower than at the last read,
  * a daemon wrote it since then. */
 static void drv_poll(void *s, const struct fc_bound_tick *t, struct fc_bound *b)
@@ -127,11 +118,6 @@ static void drv_poll(void *s, const struct fc_bound_tick *t, struct fc_bound *b)
 static int64_t drv_measured_at(const void *s) { return ((const struct fc_kernel *)s)->wrote; }
 
 const struct fc_bound_driver fc__kernel_driver = {
-	.name = "kernel",
-	.init = drv_init,
-	.open = drv_open,
-	.close = drv_close,
-	.is_open = drv_is_open,
-	.poll = drv_poll,
-	.measured_at = drv_measured_at,
+	.name = "kernel", .init = drv_init, .poll = drv_poll, .measured_at = drv_measured_at,
+	/* nothing to open or close: adjtimex (modes 0) is always there */
 };

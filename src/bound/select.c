@@ -34,23 +34,12 @@
 #define RESELECT_EVERY_NS (10 * NS_PER_SEC)
 
 /* FASTCLOCK_BOUND_SOURCE=none: nothing opened, nothing promised. */
-static void none_init(void *s) { (void)s; }
-static int none_open(void *s, const char *path, struct fc_bound *b, int64_t now)
-{
-	(void)s, (void)path, (void)b, (void)now;
-	return 0;
-}
-static void none_close(void *s) { (void)s; }
-static int none_is_open(const void *s) { return (void)s, 1; }
 static void none_poll(void *s, const struct fc_bound_tick *t, struct fc_bound *b)
 {
 	(void)s, (void)t;
 	*b = (struct fc_bound){.status = FC_SYNC_UNKNOWN, .reason = "FASTCLOCK_BOUND_SOURCE=none"};
 }
-static const struct fc_bound_driver none_driver = {
-	.name = "none", .init = none_init, .open = none_open, .close = none_close, .is_open = none_is_open,
-	.poll = none_poll,
-};
+static const struct fc_bound_driver none_driver = {.name = "none", .poll = none_poll};
 
 /* The driver table: per enum fc_bound_kind, the source's driver, where its state is in struct fc_bounder and
  * its path in struct fc_bound_config (0: none), and how often its costly work may run. */
@@ -72,7 +61,7 @@ static const struct row {
 #define KINDS ((int)(sizeof(table) / sizeof(table[0])))
 
 static const struct fc_bound_driver *drv(int kind) { return table[kind].drv; }
-/* kind's state (none's: NULL) and its configured path (NULL: none) */
+/* kind's state in bd (none's: NULL) and its configured path (NULL: none) */
 static void *state(struct fc_bounder *bd, int kind)
 {
 	return table[kind].state ? (char *)bd + table[kind].state : NULL;
@@ -85,10 +74,6 @@ static const char *path(const struct fc_bounder *bd, int kind)
 {
 	return table[kind].path != NO_PATH ? (const char *)&bd->cfg + table[kind].path : NULL;
 }
-static const char *via(const struct fc_bounder *bd, int kind)
-{
-	return drv(kind)->via ? drv(kind)->via(cstate(bd, kind)) : NULL;
-}
 /* A poll's inputs for kind: bd's VMClock marker where the page has been read. */
 static struct fc_bound_tick tick(const struct fc_bounder *bd, int kind, int64_t mono, int64_t mono_coarse)
 {
@@ -96,10 +81,41 @@ static struct fc_bound_tick tick(const struct fc_bounder *bd, int kind, int64_t 
 				      .vm_marker = bd->have_vm && bd->vm.have_snap ? &bd->vm.snap.disruption_marker
 										 : NULL};
 }
-static int silent(const struct fc_bounder *bd, int kind, const void *st, int64_t mono, int64_t mono_coarse)
+
+/* The driver's ops on a state of kind (bd's own, or the probe's); an op the driver leaves NULL has nothing to
+ * do: nothing to open, to close or to poll, always open, never silent, no measurement known, nothing to name. */
+static int src_open(const struct fc_bounder *bd, int kind, void *st, struct fc_bound *b, int64_t now)
+{
+	return drv(kind)->open ? drv(kind)->open(st, path(bd, kind), b, now) : 0;
+}
+static void src_close(int kind, void *st)
+{
+	if (drv(kind)->close)
+		drv(kind)->close(st);
+}
+static int src_is_open(int kind, const void *st)
+{
+	return drv(kind)->is_open ? drv(kind)->is_open(st) : 1;
+}
+static void src_poll(const struct fc_bounder *bd, int kind, void *st, int64_t mono, int64_t mono_coarse,
+		     struct fc_bound *b)
+{
+	struct fc_bound_tick t = tick(bd, kind, mono, mono_coarse);
+	if (drv(kind)->poll)
+		drv(kind)->poll(st, &t, b);
+}
+static int src_silent(const struct fc_bounder *bd, int kind, const void *st, int64_t mono, int64_t mono_coarse)
 {
 	struct fc_bound_tick t = tick(bd, kind, mono, mono_coarse);
 	return drv(kind)->silent && drv(kind)->silent(st, &t);
+}
+static int64_t src_measured_at(int kind, const void *st)
+{
+	return drv(kind)->measured_at ? drv(kind)->measured_at(st) : INT64_MIN;
+}
+static const char *src_via(int kind, const void *st)
+{
+	return drv(kind)->via ? drv(kind)->via(st) : NULL;
 }
 
 const char *fc__bound_kind_name(int kind)
@@ -150,20 +166,20 @@ int fc__bound_config_parse(const char *mode, const char *cb_path, const char *ch
 
 static void close_source(struct fc_bounder *bd)
 {
-	drv(bd->kind)->close(state(bd, bd->kind));
+	src_close(bd->kind, state(bd, bd->kind));
 }
 
 /* Open one source (its state, its configured path); 0 if it can be used, else bd->cur's last error says why. */
 static int try_source(struct fc_bounder *bd, int kind, int64_t now)
 {
-	int r = drv(kind)->open(state(bd, kind), path(bd, kind), &bd->cur, now);
-	bd->have_vm = fc__vmc_driver.is_open(&bd->vm); /* the VMClock source opens the overlay's page */
+	int r = src_open(bd, kind, state(bd, kind), &bd->cur, now);
+	bd->have_vm = src_is_open(FC_BOUND_VMCLOCK, &bd->vm); /* the VMClock source opens the overlay's page */
 	return r;
 }
 
 static int source_open(const struct fc_bounder *bd)
 {
-	return drv(bd->kind)->is_open(cstate(bd, bd->kind));
+	return src_is_open(bd->kind, cstate(bd, bd->kind));
 }
 
 /* Auto mode's order, best first, each with the reason fc_status gives when it is the first that opens (pre, then
@@ -211,7 +227,7 @@ static void choose(struct fc_bounder *bd, int64_t now)
 				 fc__bound_kind_name(bd->kind));
 			return;
 		}
-		v = via(bd, bd->kind);
+		v = src_via(bd->kind, cstate(bd, bd->kind));
 		fc__bfmt(bd->why, sizeof(bd->why), "FASTCLOCK_BOUND_SOURCE=%s%s%s%s", fc__bound_kind_name(bd->kind),
 			 v ? " (" : "", v ? v : "", v ? ")" : "");
 		return;
@@ -219,7 +235,7 @@ static void choose(struct fc_bounder *bd, int64_t now)
 	while (o->kind != FC_BOUND_KERNEL && try_source(bd, o->kind, now) != 0)
 		o++;
 	bd->kind = o->kind;
-	v = via(bd, bd->kind);
+	v = src_via(bd->kind, cstate(bd, bd->kind));
 	p = path(bd, bd->kind);
 	fc__bfmt(bd->why, sizeof(bd->why), "%s%.60s%s", o->pre, v ? v : p ? p : "", o->post);
 }
@@ -237,20 +253,19 @@ static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 		if (o->kind == FC_BOUND_KERNEL)
 			return;
 		if (o->kind == bd->kind) {
-			if (!silent(bd, o->kind, cstate(bd, o->kind), now, now_coarse))
+			if (!src_silent(bd, o->kind, cstate(bd, o->kind), now, now_coarse))
 				return; /* it answers: nothing better */
 			continue;
 		}
-		if (drv(o->kind)->open(state(bd, o->kind), path(bd, o->kind), &scratch, now) != 0)
+		if (src_open(bd, o->kind, state(bd, o->kind), &scratch, now) != 0)
 			continue;
 		if (o->kind == FC_BOUND_CLOCKBOUND) {
 			/* only to a segment that vouches for the time now, by the rules it is served under (VMClock's
 			 * marker included: a segment behind it is UNKNOWN, and going back to it would flap): not a dead
 			 * daemon's (fall_back left it) */
-			struct fc_bound_tick t = tick(bd, o->kind, now, now_coarse);
-			drv(o->kind)->poll(state(bd, o->kind), &t, &scratch);
+			src_poll(bd, o->kind, state(bd, o->kind), now, now_coarse, &scratch);
 			if (scratch.status != FC_SYNC_SYNCHRONIZED || (bd->have_vm && bd->vm.disrupted)) {
-				drv(o->kind)->close(state(bd, o->kind));
+				src_close(o->kind, state(bd, o->kind));
 				continue;
 			}
 		}
@@ -269,7 +284,7 @@ static void upgrade(struct fc_bounder *bd, int64_t now, int64_t now_coarse)
 static void probe_close(struct fc_bounder *bd)
 {
 	if (bd->probing)
-		drv(FC_BOUND_CHRONY)->close(&bd->probe);
+		src_close(FC_BOUND_CHRONY, &bd->probe);
 	bd->probing = 0;
 }
 
@@ -285,12 +300,10 @@ static void probe_close(struct fc_bounder *bd)
  * SYNCHRONIZED again under the same rules. */
 static void fall_back(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 {
-	const struct fc_bound_driver *chrony = drv(FC_BOUND_CHRONY);
 	const struct fc_bound *b = &bd->cur;
-	struct fc_bound_tick t;
 	int better, eager = prefer_chrony(bd);
 	if (!eager && (b->status == FC_SYNC_SYNCHRONIZED || b->status == FC_SYNC_DISRUPTED ||
-		       !silent(bd, FC_BOUND_CLOCKBOUND, &bd->cb, mono, mono_coarse) || (bd->have_vm && bd->vm.disrupted) ||
+		       !src_silent(bd, FC_BOUND_CLOCKBOUND, &bd->cb, mono, mono_coarse) || (bd->have_vm && bd->vm.disrupted) ||
 		       (bd->have_vm && bd->vm.have_snap && bd->cb.snap.disruption_support &&
 			bd->cb.snap.disruption_marker != bd->vm.snap.disruption_marker))) {
 		probe_close(bd); /* live again, or a verdict of the daemon's (or VMClock's) that chronyd cannot overrule */
@@ -301,25 +314,24 @@ static void fall_back(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 			return;
 		bd->probe_at = mono;
 		bd->probe_b = (struct fc_bound){.status = FC_SYNC_UNKNOWN};
-		if (chrony->open(&bd->probe, bd->cfg.chrony, &bd->probe_b, mono) != 0)
+		if (src_open(bd, FC_BOUND_CHRONY, &bd->probe, &bd->probe_b, mono) != 0)
 			return;
 		bd->probing = 1;
 	}
-	t = tick(bd, FC_BOUND_CHRONY, mono, mono_coarse);
-	chrony->poll(&bd->probe, &t, &bd->probe_b);
+	src_poll(bd, FC_BOUND_CHRONY, &bd->probe, mono, mono_coarse, &bd->probe_b);
 	/* eager (no VMClock): chronyd's own report, whatever it says, once it answers (its UNKNOWN over an untracked
 	 * step is truer than the segment's SYNCHRONIZED from the same chronyd's older estimate) */
 	better = bd->probe_b.status == FC_SYNC_SYNCHRONIZED ||
 		 (bd->probe_b.status == FC_SYNC_FREE_RUNNING && b->status == FC_SYNC_UNKNOWN) ||
-		 (eager && !silent(bd, FC_BOUND_CHRONY, &bd->probe, mono, mono_coarse));
+		 (eager && !src_silent(bd, FC_BOUND_CHRONY, &bd->probe, mono, mono_coarse));
 	if (!better)
 		return;
 	if (eager && b->status == FC_SYNC_SYNCHRONIZED)
 		fc__bfmt(bd->why, sizeof(bd->why), "auto: chronyd answers (%s), narrower than ClockBound's segment",
-			 chrony->via(&bd->probe));
+			 src_via(FC_BOUND_CHRONY, &bd->probe));
 	else
 		fc__bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment %s (%.50s): fell back to chronyd (%s)",
-			 b->status == FC_SYNC_UNKNOWN ? "unknown" : "free-running", b->reason, chrony->via(&bd->probe));
+			 b->status == FC_SYNC_UNKNOWN ? "unknown" : "free-running", b->reason, src_via(FC_BOUND_CHRONY, &bd->probe));
 	close_source(bd);
 	bd->ch = bd->probe;
 	bd->probing = 0;
@@ -361,7 +373,8 @@ void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, 
 	bd->ntp_ctx = ntp_ctx;
 	bd->cfg = *cfg;
 	for (int k = 0; k < KINDS; k++)
-		drv(k)->init(state(bd, k)); /* every source closed */
+		if (drv(k)->init)
+			drv(k)->init(state(bd, k)); /* every source closed */
 	bd->kern.read = bd->ntp;
 	bd->kern.ctx = bd->ntp_ctx;
 	bd->cur.status = FC_SYNC_UNKNOWN;
@@ -445,13 +458,12 @@ static int64_t measured_at(const struct fc_bounder *bd)
 {
 	if (bd->use_vm)
 		return bd->vm.snap.clock_status == FC_VMC_SYNCHRONIZED ? bd->vm_b.as_of_ns : INT64_MIN;
-	return drv(bd->kind)->measured_at ? drv(bd->kind)->measured_at(cstate(bd, bd->kind)) : INT64_MIN;
+	return src_measured_at(bd->kind, cstate(bd, bd->kind));
 }
 
 const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 {
 	struct fc_bound *b = &bd->cur, *out;
-	struct fc_bound_tick t;
 	int polled = 0;
 	if (bd->cfg.mode < 0 && bd->kind != FC_BOUND_CLOCKBOUND && mono - bd->chosen_at >= RESELECT_EVERY_NS) {
 		upgrade(bd, mono, mono_coarse);
@@ -471,8 +483,7 @@ const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int
 	}
 	if (bd->have_vm)
 		polled = fc__vmc_poll(&bd->vm, b, mono) == 0;
-	t = tick(bd, bd->kind, mono, mono_coarse);
-	drv(bd->kind)->poll(state(bd, bd->kind), &t, b); /* FASTCLOCK_BOUND_SOURCE=vmclock: vm_time */
+	src_poll(bd, bd->kind, state(bd, bd->kind), mono, mono_coarse, b); /* FASTCLOCK_BOUND_SOURCE=vmclock: vm_time */
 	if (bd->kind == FC_BOUND_CLOCKBOUND && bd->cfg.mode < 0)
 		fall_back(bd, mono, mono_coarse);
 	out = vm_time(bd, mono, polled) ? &bd->vm_b : b;

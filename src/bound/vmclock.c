@@ -15,7 +15,8 @@
  * read with pread into a local copy at each poll, never mapped: a truncation shortens a read instead of raising
  * SIGBUS.
  *
- * Owns: struct fc_vmc (the mapping or the file, the last snapshot, the disruption state).
+ * Owns: struct fc_vmc (the mapping or the file, the last snapshot, the disruption state), its driver
+ * (fc__vmc_driver, for FASTCLOCK_BOUND_SOURCE=vmclock).
  * May call: async-signal-safe libc only (open, fstat, pread, mmap), bound.c, fmt.c.
  */
 #include <errno.h>
@@ -408,7 +409,11 @@ int fc__vmc_bound(struct fc_vmc *v, int counter_id, int64_t mono, int64_t r0, ui
 /* ---- the driver (select.c's table), for FASTCLOCK_BOUND_SOURCE=vmclock -------------------------------------- */
 
 static void drv_init(void *s) { ((struct fc_vmc *)s)->fd = -1; }
-static int drv_is_open(const void *s) { return ((const struct fc_vmc *)s)->map || ((const struct fc_vmc *)s)->fd >= 0; }
+static int drv_is_open(const void *s)
+{
+	const struct fc_vmc *v = s;
+	return v->map || v->fd >= 0;
+}
 
 /* The page may be open already: it is the overlay's too. */
 static int drv_open(void *s, const char *path, struct fc_bound *b, int64_t now)
@@ -416,20 +421,8 @@ static int drv_open(void *s, const char *path, struct fc_bound *b, int64_t now)
 	return drv_is_open(s) ? 0 : fc__vmc_open(s, path, b, now);
 }
 
-/* The page stays open for the overlay: select.c (fc__bounder_close) closes it. */
-static void drv_close(void *s) { (void)s; }
-
-/* Nothing: the page is polled for the overlay, and its time sampled by select.c whatever the source. */
-static void drv_poll(void *s, const struct fc_bound_tick *t, struct fc_bound *b)
-{
-	(void)s, (void)t, (void)b;
-}
-
 const struct fc_bound_driver fc__vmc_driver = {
-	.name = "vmclock",
-	.init = drv_init,
-	.open = drv_open,
-	.close = drv_close,
-	.is_open = drv_is_open,
-	.poll = drv_poll,
+	.name = "vmclock", .init = drv_init, .open = drv_open, .is_open = drv_is_open,
+	/* no close: the page stays open for the overlay (fc__bounder_close closes it); no poll: the page is
+	 * polled for the overlay, and its time sampled by select.c (vm_time) whatever the source */
 };
