@@ -9,7 +9,9 @@ With SOURCE_ROOT it also reads the floor table of SOURCE_ROOT/docs/DESIGN.md (th
   - a header under src/ that no row names (MACRO_HEADERS excepted: macros only, any floor includes them);
   - floors that go down the table;
   - a call that does not go down the table: A may call B only if B's row is above A's (a lower floor, or the
-    same floor and an earlier row).
+    same floor and an earlier row);
+  - an include that does not go down the table: a file under src/ (a .c at its row, a header at the first row
+    that names it) may include a src/ header only from its own row or a row above (INCLUDE_EXCEPTIONS aside).
 Usage: check_layering.py OBJECT_DIR [SOURCE_ROOT]   (e.g. build/dev/CMakeFiles/fastclock_obj.dir .): with
 SOURCE_ROOT, objects whose source no longer exists (a stale build directory) are left out. Standard library only.
 """
@@ -29,6 +31,11 @@ def objects(root):
 
 MACRO_HEADERS = {"src/units.h"}
 ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*`([^`]+)`\s*\|\s*`([^`]+)`\s*\|")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# Includes that go up the table on purpose, each with its reason (docs/DESIGN.md says the same).
+INCLUDE_EXCEPTIONS = {
+    ("src/ntp.c", "src/state.h"): "the fields of the clock's cached NTP state, read and written without a call",
+}
 
 
 def floor_table(src):
@@ -45,10 +52,32 @@ def floor_table(src):
     return rows
 
 
-def check_floors(src, graph):
-    """Problems (strings) with the graph against the floor table."""
-    rows = floor_table(src)
+def check_includes(src, rows):
+    """Problems (strings) with the includes of src/'s files against the floor table."""
+    pos = {}
+    for i, (_, f, h) in enumerate(rows):
+        pos.setdefault(f, i)
+        pos.setdefault(h, i)
     bad = []
+    for path in sorted(glob.glob(os.path.join(src, "src", "**", "*.[ch]"), recursive=True)):
+        f = os.path.relpath(path, src)
+        if f not in pos:
+            continue  # no row: check_floors says so
+        with open(path, encoding="utf-8") as fh:
+            names = INCLUDE.findall(fh.read())
+        for name in names:
+            # as the compiler looks: beside the file, then the include directories (src/, include/)
+            g = next((os.path.normpath(os.path.join(d, name)) for d in (os.path.dirname(f), "src", "include")
+                      if os.path.exists(os.path.join(src, d, name))), None)
+            if g in pos and g.startswith("src/") and pos[g] > pos[f] and (f, g) not in INCLUDE_EXCEPTIONS:
+                bad.append(f"{f} includes {g}, whose row is below {f}'s in the floor table")
+    return bad
+
+
+def check_floors(src, graph):
+    """Problems (strings) with the graph and the includes against the floor table."""
+    rows = floor_table(src)
+    bad = check_includes(src, rows)
     pos = {}
     for i, (fl, f, h) in enumerate(rows):
         if f in pos:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_layering.py fails on each kind of floor-table violation (issue 24): it is run over the real objects
 against copies of docs/DESIGN.md with one defect each (a call up the table, a header with no row, floors going
-up, an object with no row), and must exit 1 naming the defect; the unchanged table must pass.
+up, an object with no row, an include up the table), and must exit 1 naming the defect; the unchanged table must pass.
 Usage: test_check_layering.py OBJECT_DIR SOURCE_ROOT. Standard library only.
 """
 import os
@@ -36,6 +36,7 @@ def main():
         design = f.read()
     read, updater = row(design, "src/read.c"), row(design, "src/updater.c")
     state, windup = row(design, "src/state.c"), row(design, "src/windup.c")
+    track, ntp = row(design, "src/track.c"), row(design, "src/ntp.c")
     cases = {
         # updater.c calls read.c: read.c's row below updater.c's (same floor) is a call up the table
         "call up the table": (design.replace(read + "\n", "").replace(updater + "\n", updater + "\n" + read + "\n"),
@@ -47,6 +48,10 @@ def main():
         "header with no row": (design.replace(row(design, "src/trust.c") + "\n", ""), "src/trust.h: a module header"),
         "floors going up": (design.replace(state, state.replace("| 1 |", "| 5 |", 1)), "the table goes up"),
         "object with no row": (design.replace(row(design, "src/version.c") + "\n", ""), "src/version.c: no row"),
+        # track.c includes ntp.h (struct fc_ntp) and calls nothing: ntp.c's row below track.c's is an include up
+        # the table and nothing else
+        "include up the table": (design.replace(ntp + "\n", "").replace(track + "\n", track + "\n" + ntp + "\n"),
+                                 "src/track.c includes src/ntp.h"),
     }
     rc, err = run(objdir, src, design)
     failures = [] if rc == 0 else [f"the real table: exit {rc}, expected 0: {err}"]
