@@ -21,6 +21,11 @@
  * The sources may call libc's async-signal-safe functions and each other only downwards (select.c -> the
  * sources -> bound.c -> fmt.c); select.c also ntp.c (fc__ntp_read, the kernel source's reader). Nothing of the
  * clock core.
+ *
+ * Owns (bound.c, fmt.c): struct fc_bound, enum fc_bound_kind, enum fc_leap, struct fc_bound_tick, struct
+ * fc_bound_driver (the shape of a source), fc__bfmt / fc__bvfmt / fc__errname, fc__bound_half_at,
+ * fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_writers_error.
+ * May call: async-signal-safe libc (bound.c: open, openat, fstat, close, geteuid); nothing else.
  */
 #ifndef FASTCLOCK_BOUND_H
 #define FASTCLOCK_BOUND_H

@@ -331,7 +331,8 @@ static void fall_back(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse)
 			 src_via(FC_BOUND_CHRONY, &bd->probe));
 	else
 		fc__bfmt(bd->why, sizeof(bd->why), "auto: ClockBound segment %s (%.50s): fell back to chronyd (%s)",
-			 b->status == FC_SYNC_UNKNOWN ? "unknown" : "free-running", b->reason, src_via(FC_BOUND_CHRONY, &bd->probe));
+			 b->status == FC_SYNC_UNKNOWN ? "unknown" : "free-running", b->reason,
+			 src_via(FC_BOUND_CHRONY, &bd->probe));
 	close_source(bd);
 	bd->ch = bd->probe;
 	bd->probing = 0;
