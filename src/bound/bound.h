@@ -24,8 +24,9 @@
  *
  * Owns (bound.c, fmt.c): struct fc_bound, enum fc_bound_kind, enum fc_leap, struct fc_bound_tick, struct
  * fc_bound_driver (the shape of a source), fc__bfmt / fc__bvfmt / fc__errname, fc__bound_half_at,
- * fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_writers_error.
- * May call: async-signal-safe libc (bound.c: open, openat, fstat, close, geteuid); nothing else.
+ * fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_writers_error,
+ * fc__bound_socket_trusted.
+ * May call: async-signal-safe libc (bound.c: open, openat, fstat, fstatat, close, geteuid); nothing else.
  */
 #ifndef FASTCLOCK_BOUND_H
 #define FASTCLOCK_BOUND_H
