@@ -1199,8 +1199,9 @@ static int drv_open(void *s, const char *path, struct fc_bound *b, int64_t now)
 static void drv_close(void *s) { fc__chrony_close(s); }
 static int drv_is_open(const void *s) { return ((const struct fc_chrony *)s)->fd >= 0; }
 
-/* A round at most every t->every_ns, the replies collected without blocking; the report aged as ClockBound's
- * client ages a segment (FC_CHRONY_GRACE_NS, FC_CHRONY_VOID_NS). */
+/* A round every t->every_ns around chronyd's next measurement, else once a second (fc__chrony_poll), the replies
+ * collected without blocking; the report aged as ClockBound's client ages a segment (FC_CHRONY_GRACE_NS,
+ * FC_CHRONY_VOID_NS). */
 static void drv_poll(void *s, const struct fc_bound_tick *t, struct fc_bound *b)
 {
 	struct fc_chrony *ch = s;

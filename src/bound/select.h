@@ -66,8 +66,8 @@ struct fc_bounder {
 void fc__bounder_init(struct fc_bounder *bd, const struct fc_bound_config *cfg, int64_t now);
 void fc__bounder_close(struct fc_bounder *bd);
 /* Poll the source if due (ClockBound: every call, a memory read; chrony: a round every 100 ms around chronyd's
- * next measurement, else once a second, replies collected without blocking; kernel: adjtimex once a second). mono: CLOCK_MONOTONIC,
- * mono_coarse: CLOCK_MONOTONIC_COARSE (ClockBound's time base). Returns &bd->cur. */
+ * next measurement, else once a second, replies collected without blocking; kernel: adjtimex once a second).
+ * mono: CLOCK_MONOTONIC, mono_coarse: CLOCK_MONOTONIC_COARSE (ClockBound's time base). Returns &bd->cur. */
 const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int64_t mono_coarse);
 /* The source's name (its driver's: FASTCLOCK_BOUND_SOURCE's word), "?" for no enum fc_bound_kind. */
 const char *fc__bound_kind_name(int kind);
