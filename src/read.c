@@ -229,13 +229,13 @@ uint64_t fc__ticks_kernel(void)
 	/* A capture's unit (counter ticks or kernel ns) must not change after it is taken: decided by the
 	 * start-up's trust step, never by its rate measurement (a counter capture needs no rate; its conversion
 	 * does, convert.c). */
-	if (!fc__ensure_init())
-		t = (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC);
-	else if (fc__clock_capture_early(c, &t))
-		; /* before the trust step: kernel ns, told from counter ticks by value (start.c, "early captures") */
-	else if (fc__clock_capture_unit(c) == FC_CAPTURE_COUNTER)
+	const int ready = fc__ensure_init();
+	/* before the trust step: kernel ns, told from counter ticks by value (start.c, "early captures") */
+	if (ready && fc__clock_capture_early(c, &t))
+		;
+	else if (ready && fc__clock_capture_unit(c) == FC_CAPTURE_COUNTER)
 		t = fc__counter_ordered();
-	else
+	else /* no clock (initialisation failed), or the kernel backend: kernel ns */
 		t = (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC);
 	errno = saved;
 	return t;
