@@ -67,25 +67,25 @@ int open(const char *path, int flags, ...)
 
 int socket(int domain, int type, int protocol)
 {
-	n_socket += counting;
+	__atomic_fetch_add(&n_socket, counting, __ATOMIC_RELAXED);
 	return (int)syscall(SYS_socket, domain, type, protocol);
 }
 
 int sched_yield(void)
 {
-	n_wait += counting;
+	__atomic_fetch_add(&n_wait, counting, __ATOMIC_RELAXED); /* ticks-threads: threads yield at once */
 	return (int)syscall(SYS_sched_yield);
 }
 
 int nanosleep(const struct timespec *req, struct timespec *rem)
 {
-	n_wait += counting;
+	__atomic_fetch_add(&n_wait, counting, __ATOMIC_RELAXED);
 	return (int)syscall(SYS_nanosleep, req, rem);
 }
 
 int clock_nanosleep(clockid_t id, int flags, const struct timespec *req, struct timespec *rem)
 {
-	n_wait += counting;
+	__atomic_fetch_add(&n_wait, counting, __ATOMIC_RELAXED);
 	return syscall(SYS_clock_nanosleep, id, flags, req, rem) == 0 ? 0 : errno;
 }
 
@@ -102,7 +102,7 @@ int clock_nanosleep(clockid_t id, int flags, const struct timespec *req, struct 
 int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	n_thread += counting;
+	__atomic_fetch_add(&n_thread, counting, __ATOMIC_RELAXED);
 	*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
 	return real ? real(t, attr, fn, arg) : EAGAIN;
 }
