@@ -404,8 +404,18 @@ static void slew_follow(struct fc_chrony *ch, int64_t now, struct fc_bound *b)
 		fc__slew_fallback(&in.t, in.now.rt_ns - in.reply_rt_ns, &fb);
 		if (out.half_ns > fb.half_ns)
 			b->half_ns += out.half_ns - fb.half_ns;
-		fc__bfmt(b->reason, sizeof(b->reason), "via %s: corr %.6f s, dist %.6f s; slew not followed: %.60s",
-			 ch->via_name, t->correction, t->root_delay / 2 + t->root_dispersion, out.why);
+		/* the transport, the report's own words up to its source (fc__chrony_eval: "chronyd stratum N, corr ..,
+		 * dist ..; selected source I meas .."), so the fallback still names the source followed, then why the
+		 * slew was not (cut where 120 characters end) */
+		char was[FC_BOUND_TEXT];
+		const char *from, *to;
+		memcpy(was, b->reason, sizeof(was));
+		was[sizeof(was) - 1] = 0;
+		from = strstr(was, "corr ");
+		from = from ? from : was;
+		to = strstr(from, " meas ");
+		fc__bfmt(b->reason, sizeof(b->reason), "via %s: %.*s; slew not followed: %.45s", ch->via_name,
+			 to ? (int)(to - from) : (int)strlen(from), from, out.why);
 		return;
 	}
 	/* the clock as it is (0) stays in, as in the report's own interval: chronyd's root distance alone does not
