@@ -28,6 +28,12 @@ struct fc_track {
 	uint64_t mult_est; /* kernel ns per counter tick, 32.32 */
 	uint64_t mult_hint; /* the rate known at start-up (0: none): adopted rates stay within 1/8 of it */
 	struct fc_sample hist[FC_TRACK_HIST];
+	/* hist_step[i] (ns, i >= 1): how large a step the kernel can have taken against the counter between
+	 * hist[i - 1] and hist[i] unseen by the continuity test (that pair's residual plus its brackets' noise),
+	 * and whether the residual was larger than that noise (hist_seen[i]: a step, not noise); they count in
+	 * the rate's uncertainty (rate_uncertainty) */
+	uint64_t hist_step[FC_TRACK_HIST];
+	unsigned char hist_seen[FC_TRACK_HIST];
 	unsigned nhist;     /* valid entries, newest at hist[nhist - 1] */
 	int rate_suspect;   /* the previous sample broke continuity: a second break in a row means a new rate */
 	unsigned since_break; /* samples in the history since it last restarted (a break): DISRUPTED until

@@ -17,8 +17,14 @@ grep -E "^(stat::|Done|INFO: seed corpus|==[0-9]+==ERROR|SUMMARY|fuzz_)" "$work/
 if [ $status -ne 0 ]; then
 	tail -40 "$work/log"
 	for a in "$work"/artifacts/*; do
-		[ -f "$a" ] && { echo "reproducer $(basename "$a") (kept in ${FUZZ_KEEP_DIR:-.}):"; od -A d -t x1 "$a" | head -20;
-			cp "$a" "${FUZZ_KEEP_DIR:-.}/" || true; }
+		[ -f "$a" ] || continue
+		echo "reproducer $(basename "$a"), $(wc -c <"$a") bytes (kept in ${FUZZ_KEEP_DIR:-.}):"
+		od -A d -t x1 "$a" | head -20
+		# the whole input, so a finding in a CI log can be replayed without the machine it ran on
+		# (`base64 -d > crash; fuzz_X crash`); inputs are capped at libFuzzer's max_len (4 KB by default)
+		echo "base64 (whole input):"
+		base64 -w 120 "$a" | head -100
+		cp "$a" "${FUZZ_KEEP_DIR:-.}/" || true
 	done
 	exit $status
 fi
