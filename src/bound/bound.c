@@ -188,10 +188,16 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 		goto refused;
 	}
 	if (S_ISCHR(st->st_mode) && (kinds & FC_OPEN_CHR)) {
-		/* a device's contents come from its driver; only root makes device nodes */
+		/* a device's contents come from its driver; only root makes device nodes. But a device its group or
+		 * others may write (/dev/fb0, root:video 0660, can be mapped) is its writers' word, not the hypervisor's:
+		 * the vmclock driver's /dev/vmclock0 is root's 0600 (misc_register without a mode), read-only mappings */
 		if (st->st_uid != 0) {
 			fc__bound_error(b, now, "%.100s: a device owned by uid %u (mode 0%o), not root: not trusted", path,
 				       (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
+			goto refused;
+		}
+		if (others_may_write(st)) {
+			fc__bound_writers_error(st, path, b, now, "others");
 			goto refused;
 		}
 		close(dfd);

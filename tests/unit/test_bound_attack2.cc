@@ -1,5 +1,6 @@
 // fastclock unit tests — attacks on the bound sources that landed after issue 23's round (docs/THREATS.md): who
-// could have put chronyd's unix socket where the process is told to ask it (src/bound/chrony.c unix_open).
+// could have put chronyd's unix socket where the process is told to ask it (src/bound/chrony.c unix_open), who
+// may bind its command port after the open, a mount in its directory, who may write a VMClock device.
 // Tests that need files of another user (nobody) run as root and skip otherwise.
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +26,7 @@
 #include <string>
 
 #include "bound/chrony.h"
+#include "bound/vmclock.h"
 #include "bound_fixtures.h"
 
 namespace {
@@ -245,6 +248,114 @@ TEST(ChronySocketTrust, a_refused_socket_leaves_chronyds_command_port)
 		EXPECT_GT(recv(port, buf, sizeof(buf), MSG_DONTWAIT), 0) << "the command port was not asked: " << err;
 		EXPECT_NE(err.find("not trusted"), std::string::npos) << err;
 	});
+}
+
+// The command port is trusted because only a privileged process can bind it (net.ipv4.ip_unprivileged_port_start
+// above 323). The sysctl was read at the open only: an administrator's later `sysctl
+// net.ipv4.ip_unprivileged_port_start=0` left the open socket trusted, and nobody's socket on 127.0.0.1:323 (bound
+// once chronyd was gone) was sent the next round and could have answered it. Read again at most once a second:
+// the port is dropped, the reason kept, and nothing is sent.
+TEST(ChronySocketTrust, the_command_port_is_dropped_when_any_user_may_bind_it_after_the_open)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (a network namespace, another user)";
+	constexpr int64_t SEC = 1000000000;
+	Dir closed("/tmp/fc_attack2_XXXXXX", 0700, 0, 0); // chronyd's directory, closed to nobody: the port is asked
+	std::string path = closed.path + "/chronyd.sock";
+	in_namespaces([&] {
+		fc_chrony ch;
+		fc_bound b{};
+		uint8_t buf[512];
+		// nobody's process (root kept as the saved uid, to play the administrator); the namespace's 1024
+		if (setresuid(NOBODY, NOBODY, 0) != 0)
+			_exit(77);
+		ASSERT_EQ(fc__chrony_open(&ch, path.c_str(), &b, 0), 0) << b.last_error;
+		ASSERT_NE(ch.via, FC_CHRONY_VIA_UNIX) << ch.via_name;
+		// the administrator lowers it; nobody binds the port (chronyd is not there)
+		ASSERT_EQ(setresuid(0, 0, 0), 0);
+		int fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_WRONLY);
+		ASSERT_TRUE(fd >= 0 && write(fd, "0\n", 2) == 2) << strerror(errno);
+		close(fd);
+		ASSERT_EQ(setgroups(0, nullptr), 0);
+		ASSERT_TRUE(setresgid(NOBODY, NOBODY, NOBODY) == 0 && setresuid(NOBODY, NOBODY, NOBODY) == 0);
+		int impostor = udp323();
+		fc__chrony_poll(&ch, 2 * SEC, SEC, &b);
+		fc__chrony_poll(&ch, 4 * SEC, SEC, &b);
+		EXPECT_LT(recv(impostor, buf, sizeof(buf), MSG_DONTWAIT), 0) << "nobody's port 323 was asked after the open";
+		EXPECT_NE(strstr(b.last_error, "any user may bind port 323"), nullptr) << b.last_error;
+		EXPECT_LT(ch.fd, 0) << "the port is still open";
+		fc__chrony_close(&ch);
+	});
+}
+
+// The sweep of crashed processes' directories inside chronyd's (root's, at each open, under the writer lock) opened,
+// listed and locked whatever was there. chronyd's user may mount a FUSE filesystem on an entry of its directory
+// (fusermount, user_allow_other): every request root's sweep makes there waits on that filesystem's server, which
+// need never answer. An entry on another filesystem is never entered. Here a tmpfs mounted on a "leftover" stands
+// for it (no fusermount needed): the sweep used to enter it and remove its "sock"; a leftover on chronyd's own
+// filesystem is still swept.
+TEST(ChronySweep, a_mount_in_chronyds_directory_is_never_entered)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (a mount namespace)";
+	Dir top("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
+	Dir d((top.path + "/runXXXXXX").c_str(), 0750, 0, 0);
+	std::string path = d.path + "/chronyd.sock";
+	std::string mnt = d.path + "/fastclock.1.00000000000000aa", plain = d.path + "/fastclock.1.00000000000000bb";
+	in_namespaces([&] {
+		Listener l(path, 0);
+		ASSERT_TRUE(mkdir(mnt.c_str(), 0711) == 0 && mkdir(plain.c_str(), 0711) == 0) << strerror(errno);
+		if (mount("none", mnt.c_str(), "tmpfs", 0, nullptr) != 0)
+			_exit(77);
+		for (const std::string *dir : {&mnt, &plain}) {
+			int fd = open((*dir + "/sock").c_str(), O_CREAT | O_WRONLY, 0644);
+			ASSERT_GE(fd, 0) << strerror(errno);
+			close(fd);
+		}
+		fc_chrony ch;
+		fc_bound b{};
+		ASSERT_EQ(fc__chrony_open(&ch, path.c_str(), &b, 0), 0) << b.last_error;
+		fc__chrony_close(&ch);
+		EXPECT_EQ(access((mnt + "/sock").c_str(), F_OK), 0) << "the sweep entered a mount in chronyd's directory";
+		EXPECT_NE(access(plain.c_str(), F_OK), 0) << "a leftover on chronyd's filesystem was not swept";
+		umount(mnt.c_str());
+	});
+	rmdir(mnt.c_str());
+	unlink((plain + "/sock").c_str());
+	rmdir(plain.c_str());
+}
+
+// A VMClock character device was trusted because root owns it, whatever its mode: FASTCLOCK_VMCLOCK_PATH=/dev/fb0
+// (root:video 0660, can be mapped) made group video's writes the "hypervisor's page". The vmclock driver's device
+// is root's 0600 (misc_register with no mode); a device others, or a group other than root, may write is refused
+// naming its mode. A copy of /dev/zero (1, 5: mappable) stands for it.
+TEST(VmClockDevice, a_device_others_may_write_is_not_the_hypervisors)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (mknod)";
+	Dir d("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
+	std::string path = d.path + "/vmclock0";
+	auto open_error = [&](mode_t mode, gid_t gid) {
+		fc_vmc v;
+		fc_bound b{};
+		unlink(path.c_str());
+		EXPECT_EQ(mknod(path.c_str(), S_IFCHR | mode, makedev(1, 5)), 0) << strerror(errno);
+		EXPECT_TRUE(chmod(path.c_str(), mode) == 0 && chown(path.c_str(), 0, gid) == 0);
+		if (fc__vmc_open(&v, path.c_str(), &b, 0) == 0)
+			fc__vmc_close(&v);
+		return std::string(b.last_error);
+	};
+	std::string err = open_error(0666, 0);
+	EXPECT_NE(err.find("may be written by any user: not trusted"), std::string::npos) << err;
+	err = open_error(0660, NOBODY);
+	EXPECT_NE(err.find("may be written by its group: not trusted"), std::string::npos) << err;
+	// root's 0600 (the driver's) and group root's 0660 pass the check (then the zeros are no VMClock page)
+	for (mode_t mode : {0600, 0660, 0444}) {
+		err = open_error(mode, 0);
+		EXPECT_EQ(err.find("not trusted"), std::string::npos) << std::oct << mode << ": " << err;
+		EXPECT_NE(err, "") << "a page of zeros was taken";
+	}
+	unlink(path.c_str());
 }
 
 } // namespace
