@@ -4,7 +4,7 @@
  * could have written it (docs/THREATS.md).
  *
  * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_socket_trusted.
- * May call: fmt.c, async-signal-safe libc (open, openat, fstat, fstatat, close, geteuid).
+ * May call: fmt.c, async-signal-safe libc (open, openat, fstat, fstatat, fgetxattr, close, geteuid).
  */
 #define _GNU_SOURCE /* O_PATH */
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "bound.h"
@@ -60,6 +61,20 @@ static int others_may_write(const struct stat *s)
 	return (s->st_mode & S_IWOTH) || ((s->st_mode & S_IWGRP) && s->st_gid != 0);
 }
 
+/* Group write is trusted for group root only, but on a file with an access ACL the group bits are the ACL's mask,
+ * which also bounds the users and groups it names: an administrator's `setfacl -m u:alice:rw` on root's 0644 file
+ * shows 0664 group root and lets alice write it. 1 (the reason recorded) where such a file may be written by
+ * them; 0 without an ACL (ENODATA, or a filesystem without them) or with a mask that lets no one write. */
+static int acl_may_let_others_write(int fd, const struct stat *st, const char *path, struct fc_bound *b, int64_t now)
+{
+	if (!(st->st_mode & S_IWGRP) || fgetxattr(fd, "system.posix_acl_access", NULL, 0) <= 0)
+		return 0;
+	fc__bound_error(b, now, "%.100s (owner uid %u, group %u, mode 0%o) has an ACL whose mask lets the users and "
+		       "groups it names write: not trusted", path, (unsigned)st->st_uid, (unsigned)st->st_gid,
+		       (unsigned)(st->st_mode & 07777));
+	return 1;
+}
+
 void fc__bound_writers_error(const struct stat *st, const char *path, struct fc_bound *b, int64_t now,
 			     const char *else_who)
 {
@@ -80,7 +95,7 @@ int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_
 		fc__bound_writers_error(&st, path, b, now, "a user other than its owner at open");
 		return 0;
 	}
-	return 1;
+	return !acl_may_let_others_write(fd, &st, path, b, now);
 }
 
 /* 0 if no user but root and `uid` could have put the directory open at dfd where it is (its real location:
@@ -140,6 +155,8 @@ int fc__bound_socket_trusted(int dfd, const char *base, const char *path, struct
 			       (ds.st_mode & S_IWOTH) ? "any user" : "its group", path);
 		return -1;
 	}
+	if (acl_may_let_others_write(dfd, &ds, path, b, now))
+		return -1;
 	if (!S_ISSOCK(ss.st_mode) || (ss.st_uid != 0 && ss.st_uid != ds.st_uid)) {
 		fc__bound_error(b, now, "not trusted (%s owned by uid %u in a directory of uid %u): %.100s",
 			       S_ISLNK(ss.st_mode) ? "a symbolic link" : S_ISSOCK(ss.st_mode) ? "a socket" : "no socket",
@@ -200,6 +217,8 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 			fc__bound_writers_error(st, path, b, now, "others");
 			goto refused;
 		}
+		if (acl_may_let_others_write(fd, st, path, b, now))
+			goto refused;
 		close(dfd);
 		return fd;
 	}
@@ -221,6 +240,8 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 		fc__bound_writers_error(st, path, b, now, "a user who is neither root nor its directory's owner");
 		goto refused;
 	}
+	if (acl_may_let_others_write(fd, st, path, b, now))
+		goto refused;
 	/* ...and that owner is the daemon's user only if no one else could have made the directory theirs: a user
 	 * can create one in any directory it may write (/tmp, /dev/shm) and write a "segment" there. A file of
 	 * root's, or of this process's own user, needs no such proof. */

@@ -20,11 +20,13 @@
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <memory>
 #include <string>
 
+#include "bound/bound.h"
 #include "bound/chrony.h"
 #include "bound/vmclock.h"
 #include "bound_fixtures.h"
@@ -355,7 +357,89 @@ TEST(VmClockDevice, a_device_others_may_write_is_not_the_hypervisors)
 		EXPECT_EQ(err.find("not trusted"), std::string::npos) << std::oct << mode << ": " << err;
 		EXPECT_NE(err, "") << "a page of zeros was taken";
 	}
+	// root's 0640 made 0660 by `setfacl -m u:nobody:rw` (the group bits are the ACL's mask)
+	struct {
+		uint32_t version = 2;
+		struct { uint16_t tag, perm; uint32_t id; } e[5] = {{0x01, 6, ~0u}, {0x02, 6, NOBODY}, {0x04, 4, ~0u},
+								  {0x10, 6, ~0u}, {0x20, 0, ~0u}};
+	} acl;
+	open_error(0640, 0);
+	if (setxattr(path.c_str(), "system.posix_acl_access", &acl, sizeof(acl), 0) == 0) {
+		fc_vmc v;
+		fc_bound b{};
+		if (fc__vmc_open(&v, path.c_str(), &b, 0) == 0)
+			fc__vmc_close(&v);
+		EXPECT_NE(std::string(b.last_error).find("has an ACL"), std::string::npos) << b.last_error;
+	}
 	unlink(path.c_str());
+}
+
+// Group root's write bit is trusted (only root is in group root, as a rule). But on a file with an access ACL the
+// group bits are the ACL's mask, which bounds the users and groups the ACL names: an administrator's `setfacl -m
+// u:nobody:rw shm0` on root's 0644 segment makes it 0664 group root, and nobody may write it. It was trusted (the
+// segment nobody writes read as root's); a file with an ACL whose mask lets write is refused, naming it.
+TEST(Trust, a_file_whose_acl_lets_others_write_is_not_trusted)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (a file of root's that nobody may write)";
+	Dir d("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
+	std::string path = d.path + "/shm0";
+	int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0644);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, "x", 1), 1);
+	// setfacl -m u:nobody:rw: user::rw-, user:nobody:rw-, group::r--, mask::rw-, other::r-- (linux/posix_acl_xattr.h)
+	struct {
+		uint32_t version = 2;
+		struct { uint16_t tag, perm; uint32_t id; } e[5] = {{0x01, 6, ~0u}, {0x02, 6, NOBODY}, {0x04, 4, ~0u},
+								  {0x10, 6, ~0u}, {0x20, 4, ~0u}};
+	} acl;
+	if (fsetxattr(fd, "system.posix_acl_access", &acl, sizeof(acl), 0) != 0) {
+		close(fd), unlink(path.c_str());
+		GTEST_SKIP() << "no POSIX ACLs on /tmp here: " << strerror(errno);
+	}
+	close(fd);
+	struct stat st;
+	ASSERT_EQ(stat(path.c_str(), &st), 0);
+	EXPECT_EQ(st.st_mode & 0777, 0664u) << std::oct << st.st_mode;
+	pid_t p = fork(); // nobody may write it indeed
+	if (p == 0)
+		_exit(setresuid(NOBODY, NOBODY, NOBODY) == 0 && open(path.c_str(), O_WRONLY) >= 0 ? 0 : 1);
+	int ws = 0;
+	ASSERT_EQ(waitpid(p, &ws, 0), p);
+	EXPECT_TRUE(WIFEXITED(ws) && WEXITSTATUS(ws) == 0) << "nobody cannot write it: the test shows nothing";
+	fc_bound b{};
+	fd = fc__bound_open_file(path.c_str(), FC_OPEN_REG, &st, &b, 0);
+	EXPECT_LT(fd, 0) << "a file nobody may write (an ACL) was trusted";
+	EXPECT_NE(std::string(b.last_error).find("ACL"), std::string::npos) << b.last_error;
+	if (fd >= 0)
+		close(fd);
+	// the same file without the ACL (0644 root's) is trusted, and an ACL that grants no write changes nothing
+	ASSERT_EQ(removexattr(path.c_str(), "system.posix_acl_access"), 0);
+	ASSERT_EQ(chmod(path.c_str(), 0644), 0);
+	fd = fc__bound_open_file(path.c_str(), FC_OPEN_REG, &st, &b, 0);
+	EXPECT_GE(fd, 0) << b.last_error;
+	if (fd >= 0) {
+		acl.e[1].perm = 4, acl.e[3].perm = 4; // user:nobody:r--, mask::r--
+		EXPECT_EQ(fsetxattr(fd, "system.posix_acl_access", &acl, sizeof(acl), 0), 0) << strerror(errno);
+		EXPECT_EQ(fc__bound_still_trusted(fd, 0, path.c_str(), &b, 0), 1) << b.last_error;
+		acl.e[1].perm = 6, acl.e[3].perm = 6; // the administrator's setfacl after the open
+		EXPECT_EQ(fsetxattr(fd, "system.posix_acl_access", &acl, sizeof(acl), 0), 0) << strerror(errno);
+		EXPECT_EQ(fc__bound_still_trusted(fd, 0, path.c_str(), &b, 0), 0) << "an ACL set after the open was not seen";
+		close(fd);
+	}
+	unlink(path.c_str());
+	// chronyd's socket directory likewise: root's 0750 made 0770 by `setfacl -m u:nobody:rwx` (nobody could
+	// replace the socket)
+	acl.e[1].perm = 7, acl.e[3].perm = 7, acl.e[0].perm = 7, acl.e[2].perm = 5, acl.e[4].perm = 0;
+	Dir run((d.path + "/runXXXXXX").c_str(), 0750, 0, 0);
+	Listener l(run.path + "/chronyd.sock", 0);
+	std::string err;
+	ASSERT_EQ(setxattr(run.path.c_str(), "system.posix_acl_access", &acl, sizeof(acl), 0), 0) << strerror(errno);
+	EXPECT_FALSE(asked(run.path + "/chronyd.sock", l, &err)) << "a socket directory nobody may write (an ACL) was asked";
+	EXPECT_NE(err.find("ACL"), std::string::npos) << err;
+	ASSERT_EQ(removexattr(run.path.c_str(), "system.posix_acl_access"), 0);
+	ASSERT_EQ(chmod(run.path.c_str(), 0750), 0);
+	EXPECT_TRUE(asked(run.path + "/chronyd.sock", l, &err)) << err;
 }
 
 } // namespace
