@@ -514,7 +514,7 @@ struct dirent64_k { /* the kernel's struct linux_dirent64 */
  * the mount is entered. Where openat2 is missing (Linux < 5.6, or a seccomp filter: ENOSYS, EPERM) nothing is
  * swept: a leftover costs an entry, a hang the process. */
 #ifndef SYS_openat2
-#define SYS_openat2 437 /* the same on every architecture (Linux 5.6) */
+#define SYS_openat2 437 /* Linux 5.6, the generic table (x86-64, arm64, riscv64): a libc older than it */
 #endif
 struct open_how_k { /* linux/openat2.h's struct open_how */
 	uint64_t flags, mode, resolve;
