@@ -98,6 +98,22 @@ int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_
 	return !acl_may_let_others_write(fd, &st, path, b, now);
 }
 
+/* Does the directory at the (O_PATH) descriptor fd have an ACL whose mask lets write? Read only where its group
+ * bits let group root write (otherwise others_may_write decides, and no system call is made); one that cannot be
+ * opened to read its ACL counts as having one. */
+static int dir_acl_lets_write(int fd, const struct stat *st)
+{
+	int rfd, r;
+	if (!(st->st_mode & S_IWGRP) || st->st_gid != 0)
+		return 0;
+	rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return 1;
+	r = fgetxattr(rfd, "system.posix_acl_access", NULL, 0) > 0;
+	close(rfd);
+	return r;
+}
+
 /* 0 if no user but root and `uid` could have put the directory open at dfd where it is (its real location:
  * links in the path resolved): each directory from it up to "/" is owned by root or `uid`, and its parent lets
  * no one else replace it (writable by no one else, or sticky with the entry root's: in a sticky directory
@@ -131,7 +147,7 @@ static int dir_chain_owned_by(int dfd, uid_t uid, struct stat *bad)
 			r = 0; /* "/": its own parent */
 			break;
 		}
-		if (others_may_write(&up) && !((up.st_mode & S_ISVTX) && cur.st_uid == 0)) {
+		if ((others_may_write(&up) || dir_acl_lets_write(fd, &up)) && !((up.st_mode & S_ISVTX) && cur.st_uid == 0)) {
 			*bad = up;
 			break;
 		}

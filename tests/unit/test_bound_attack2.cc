@@ -440,6 +440,26 @@ TEST(Trust, a_file_whose_acl_lets_others_write_is_not_trusted)
 	ASSERT_EQ(removexattr(run.path.c_str(), "system.posix_acl_access"), 0);
 	ASSERT_EQ(chmod(run.path.c_str(), 0750), 0);
 	EXPECT_TRUE(asked(run.path + "/chronyd.sock", l, &err)) << err;
+	// and a directory above a daemon user's file: root's 0755 /run-like directory that nobody may write (an ACL,
+	// 0775 group root) lets nobody make the daemon's directory there, and its segment is nobody's word
+	Dir top((d.path + "/topXXXXXX").c_str(), 0755, 0, 0);
+	Dir daemon((top.path + "/cbXXXXXX").c_str(), 0755, NOBODY, NOBODY);
+	path = daemon.path + "/shm0";
+	fd = open(path.c_str(), O_CREAT | O_WRONLY, 0644);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(fchown(fd, NOBODY, NOBODY), 0);
+	close(fd);
+	fd = fc__bound_open_file(path.c_str(), FC_OPEN_REG, &st, &b, 0);
+	EXPECT_GE(fd, 0) << "the daemon's own directory under root's: " << b.last_error;
+	if (fd >= 0)
+		close(fd);
+	ASSERT_EQ(setxattr(top.path.c_str(), "system.posix_acl_access", &acl, sizeof(acl), 0), 0) << strerror(errno);
+	fd = fc__bound_open_file(path.c_str(), FC_OPEN_REG, &st, &b, 0);
+	EXPECT_LT(fd, 0) << "a directory nobody could have made (an ACL on the one above) vouched for nobody's file";
+	EXPECT_NE(std::string(b.last_error).find("lets others in"), std::string::npos) << b.last_error;
+	if (fd >= 0)
+		close(fd);
+	unlink(path.c_str());
 }
 
 } // namespace
