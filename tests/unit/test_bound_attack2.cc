@@ -114,6 +114,22 @@ int udp323()
 	return fd;
 }
 
+// A POSIX access ACL as setfacl writes it (linux/posix_acl_xattr.h): user::`owner`, user:nobody:`named`,
+// group::`group`, mask::`mask`, other::`other`. Setting it sets the mode's group bits to the mask.
+struct Acl {
+	uint32_t version = 2;
+	struct { uint16_t tag, perm; uint32_t id; } e[5];
+	Acl(uint16_t owner, uint16_t named, uint16_t group, uint16_t mask, uint16_t other)
+	    : e{{0x01, owner, ~0u}, {0x02, named, NOBODY}, {0x04, group, ~0u}, {0x10, mask, ~0u}, {0x20, other, ~0u}}
+	{
+	}
+	int set(const std::string &path) const
+	{
+		return setxattr(path.c_str(), "system.posix_acl_access", this, sizeof(*this), 0);
+	}
+	int set(int fd) const { return fsetxattr(fd, "system.posix_acl_access", this, sizeof(*this), 0); }
+};
+
 // chronyd's socket is its daemon's word only where no one but root and chronyd's user could have put it: in a
 // directory that no other user could have made theirs (nobody's mkdir in /tmp), that no other user (a group) may
 // write, as a socket (not a link elsewhere) owned by root or the directory's owner. A root process told
@@ -358,13 +374,8 @@ TEST(VmClockDevice, a_device_others_may_write_is_not_the_hypervisors)
 		EXPECT_NE(err, "") << "a page of zeros was taken";
 	}
 	// root's 0640 made 0660 by `setfacl -m u:nobody:rw` (the group bits are the ACL's mask)
-	struct {
-		uint32_t version = 2;
-		struct { uint16_t tag, perm; uint32_t id; } e[5] = {{0x01, 6, ~0u}, {0x02, 6, NOBODY}, {0x04, 4, ~0u},
-								  {0x10, 6, ~0u}, {0x20, 0, ~0u}};
-	} acl;
 	open_error(0640, 0);
-	if (setxattr(path.c_str(), "system.posix_acl_access", &acl, sizeof(acl), 0) == 0) {
+	if (Acl(6, 6, 4, 6, 0).set(path) == 0) {
 		fc_vmc v;
 		fc_bound b{};
 		if (fc__vmc_open(&v, path.c_str(), &b, 0) == 0)
@@ -387,13 +398,7 @@ TEST(Trust, a_file_whose_acl_lets_others_write_is_not_trusted)
 	int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0644);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(write(fd, "x", 1), 1);
-	// setfacl -m u:nobody:rw: user::rw-, user:nobody:rw-, group::r--, mask::rw-, other::r-- (linux/posix_acl_xattr.h)
-	struct {
-		uint32_t version = 2;
-		struct { uint16_t tag, perm; uint32_t id; } e[5] = {{0x01, 6, ~0u}, {0x02, 6, NOBODY}, {0x04, 4, ~0u},
-								  {0x10, 6, ~0u}, {0x20, 4, ~0u}};
-	} acl;
-	if (fsetxattr(fd, "system.posix_acl_access", &acl, sizeof(acl), 0) != 0) {
+	if (Acl(6, 6, 4, 6, 4).set(fd) != 0) { // setfacl -m u:nobody:rw
 		close(fd), unlink(path.c_str());
 		GTEST_SKIP() << "no POSIX ACLs on /tmp here: " << strerror(errno);
 	}
@@ -419,22 +424,20 @@ TEST(Trust, a_file_whose_acl_lets_others_write_is_not_trusted)
 	fd = fc__bound_open_file(path.c_str(), FC_OPEN_REG, &st, &b, 0);
 	EXPECT_GE(fd, 0) << b.last_error;
 	if (fd >= 0) {
-		acl.e[1].perm = 4, acl.e[3].perm = 4; // user:nobody:r--, mask::r--
-		EXPECT_EQ(fsetxattr(fd, "system.posix_acl_access", &acl, sizeof(acl), 0), 0) << strerror(errno);
+		EXPECT_EQ(Acl(6, 4, 4, 4, 4).set(fd), 0) << strerror(errno); // user:nobody:r--, mask::r--
 		EXPECT_EQ(fc__bound_still_trusted(fd, 0, path.c_str(), &b, 0), 1) << b.last_error;
-		acl.e[1].perm = 6, acl.e[3].perm = 6; // the administrator's setfacl after the open
-		EXPECT_EQ(fsetxattr(fd, "system.posix_acl_access", &acl, sizeof(acl), 0), 0) << strerror(errno);
+		EXPECT_EQ(Acl(6, 6, 4, 6, 4).set(fd), 0) << strerror(errno); // the administrator's setfacl after the open
 		EXPECT_EQ(fc__bound_still_trusted(fd, 0, path.c_str(), &b, 0), 0) << "an ACL set after the open was not seen";
 		close(fd);
 	}
 	unlink(path.c_str());
-	// chronyd's socket directory likewise: root's 0750 made 0770 by `setfacl -m u:nobody:rwx` (nobody could
+	// chronyd's socket directory likewise: root's 0750 made 0775 by `setfacl -m u:nobody:rwx` (nobody could
 	// replace the socket)
-	acl.e[1].perm = 7, acl.e[3].perm = 7, acl.e[0].perm = 7, acl.e[2].perm = 5, acl.e[4].perm = 0;
+	const Acl rwx(7, 7, 5, 7, 5); // setfacl -m u:nobody:rwx: the mode shows 0775 group root
 	Dir run((d.path + "/runXXXXXX").c_str(), 0750, 0, 0);
 	Listener l(run.path + "/chronyd.sock", 0);
 	std::string err;
-	ASSERT_EQ(setxattr(run.path.c_str(), "system.posix_acl_access", &acl, sizeof(acl), 0), 0) << strerror(errno);
+	ASSERT_EQ(rwx.set(run.path), 0) << strerror(errno);
 	EXPECT_FALSE(asked(run.path + "/chronyd.sock", l, &err)) << "a socket directory nobody may write (an ACL) was asked";
 	EXPECT_NE(err.find("ACL"), std::string::npos) << err;
 	ASSERT_EQ(removexattr(run.path.c_str(), "system.posix_acl_access"), 0);
@@ -453,7 +456,7 @@ TEST(Trust, a_file_whose_acl_lets_others_write_is_not_trusted)
 	EXPECT_GE(fd, 0) << "the daemon's own directory under root's: " << b.last_error;
 	if (fd >= 0)
 		close(fd);
-	ASSERT_EQ(setxattr(top.path.c_str(), "system.posix_acl_access", &acl, sizeof(acl), 0), 0) << strerror(errno);
+	ASSERT_EQ(rwx.set(top.path), 0) << strerror(errno);
 	fd = fc__bound_open_file(path.c_str(), FC_OPEN_REG, &st, &b, 0);
 	EXPECT_LT(fd, 0) << "a directory nobody could have made (an ACL on the one above) vouched for nobody's file";
 	EXPECT_NE(std::string(b.last_error).find("lets others in"), std::string::npos) << b.last_error;
