@@ -4,7 +4,7 @@
  * could have written it (docs/THREATS.md).
  *
  * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_socket_trusted.
- * May call: fmt.c, async-signal-safe libc (open, openat, fstat, fstatat, close, geteuid).
+ * May call: fmt.c, async-signal-safe libc (open, openat, fstat, fstatat, fgetxattr, close, geteuid).
  */
 #define _GNU_SOURCE /* O_PATH */
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "bound.h"
@@ -60,6 +61,20 @@ static int others_may_write(const struct stat *s)
 	return (s->st_mode & S_IWOTH) || ((s->st_mode & S_IWGRP) && s->st_gid != 0);
 }
 
+/* Group write is trusted for group root only, but on a file with an access ACL the group bits are the ACL's mask,
+ * which also bounds the users and groups it names: an administrator's `setfacl -m u:alice:rw` on root's 0644 file
+ * shows 0664 group root and lets alice write it. 1 (the reason recorded) where such a file may be written by
+ * them; 0 without an ACL (ENODATA, or a filesystem without them) or with a mask that lets no one write. */
+static int acl_may_let_others_write(int fd, const struct stat *st, const char *path, struct fc_bound *b, int64_t now)
+{
+	if (!(st->st_mode & S_IWGRP) || fgetxattr(fd, "system.posix_acl_access", NULL, 0) <= 0)
+		return 0;
+	fc__bound_error(b, now, "%.100s (owner uid %u, group %u, mode 0%o) has an ACL whose mask lets the users and "
+		       "groups it names write: not trusted", path, (unsigned)st->st_uid, (unsigned)st->st_gid,
+		       (unsigned)(st->st_mode & 07777));
+	return 1;
+}
+
 void fc__bound_writers_error(const struct stat *st, const char *path, struct fc_bound *b, int64_t now,
 			     const char *else_who)
 {
@@ -80,7 +95,23 @@ int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_
 		fc__bound_writers_error(&st, path, b, now, "a user other than its owner at open");
 		return 0;
 	}
-	return 1;
+	return !acl_may_let_others_write(fd, &st, path, b, now);
+}
+
+/* Does the directory at the (O_PATH) descriptor fd have an ACL whose mask lets write? Read only where its group
+ * bits let group root write (otherwise others_may_write decides, and no system call is made); one that cannot be
+ * opened to read its ACL counts as having one. */
+static int dir_acl_lets_write(int fd, const struct stat *st)
+{
+	int rfd, r;
+	if (!(st->st_mode & S_IWGRP) || st->st_gid != 0)
+		return 0;
+	rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return 1;
+	r = fgetxattr(rfd, "system.posix_acl_access", NULL, 0) > 0;
+	close(rfd);
+	return r;
 }
 
 /* 0 if no user but root and `uid` could have put the directory open at dfd where it is (its real location:
@@ -116,7 +147,7 @@ static int dir_chain_owned_by(int dfd, uid_t uid, struct stat *bad)
 			r = 0; /* "/": its own parent */
 			break;
 		}
-		if (others_may_write(&up) && !((up.st_mode & S_ISVTX) && cur.st_uid == 0)) {
+		if ((others_may_write(&up) || dir_acl_lets_write(fd, &up)) && !((up.st_mode & S_ISVTX) && cur.st_uid == 0)) {
 			*bad = up;
 			break;
 		}
@@ -140,6 +171,8 @@ int fc__bound_socket_trusted(int dfd, const char *base, const char *path, struct
 			       (ds.st_mode & S_IWOTH) ? "any user" : "its group", path);
 		return -1;
 	}
+	if (acl_may_let_others_write(dfd, &ds, path, b, now))
+		return -1;
 	if (!S_ISSOCK(ss.st_mode) || (ss.st_uid != 0 && ss.st_uid != ds.st_uid)) {
 		fc__bound_error(b, now, "not trusted (%s owned by uid %u in a directory of uid %u): %.100s",
 			       S_ISLNK(ss.st_mode) ? "a symbolic link" : S_ISSOCK(ss.st_mode) ? "a socket" : "no socket",
@@ -188,12 +221,20 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 		goto refused;
 	}
 	if (S_ISCHR(st->st_mode) && (kinds & FC_OPEN_CHR)) {
-		/* a device's contents come from its driver; only root makes device nodes */
+		/* a device's contents come from its driver; only root makes device nodes. But a device its group or
+		 * others may write (/dev/fb0, root:video 0660, can be mapped) is its writers' word, not the hypervisor's:
+		 * the vmclock driver's /dev/vmclock0 is root's 0600 (misc_register without a mode), read-only mappings */
 		if (st->st_uid != 0) {
 			fc__bound_error(b, now, "%.100s: a device owned by uid %u (mode 0%o), not root: not trusted", path,
 				       (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
 			goto refused;
 		}
+		if (others_may_write(st)) {
+			fc__bound_writers_error(st, path, b, now, "others");
+			goto refused;
+		}
+		if (acl_may_let_others_write(fd, st, path, b, now))
+			goto refused;
 		close(dfd);
 		return fd;
 	}
@@ -215,6 +256,8 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 		fc__bound_writers_error(st, path, b, now, "a user who is neither root nor its directory's owner");
 		goto refused;
 	}
+	if (acl_may_let_others_write(fd, st, path, b, now))
+		goto refused;
 	/* ...and that owner is the daemon's user only if no one else could have made the directory theirs: a user
 	 * can create one in any directory it may write (/tmp, /dev/shm) and write a "segment" there. A file of
 	 * root's, or of this process's own user, needs no such proof. */

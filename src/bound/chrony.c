@@ -13,8 +13,8 @@
  * Owns: struct fc_chrony (the socket, our private socket directory, the outstanding round, the last report),
  * the candm encoding, the table of this process's socket directories (removed at exit), its driver
  * (fc__chrony_driver: the report aged as ClockBound's client ages a segment).
- * May call: async-signal-safe libc only (socket, bind, connect, mkdirat, openat, fchmodat, flock, unlinkat,
- * getdents64, getrandom, sendto, recv, getpid, adjtimex with modes 0, clock_gettime), bound.c, fmt.c, slew.c.
+ * May call: async-signal-safe libc only (socket, bind, connect, mkdirat, openat, openat2, fchmodat, flock,
+ * unlinkat, getdents64, getrandom, sendto, recv, getpid, adjtimex with modes 0, clock_gettime), bound.c, fmt.c, slew.c.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -507,6 +507,27 @@ struct dirent64_k { /* the kernel's struct linux_dirent64 */
 	char d_name[];
 };
 
+/* The leftover `name` in chronyd's directory d0, opened only if it is on d0's filesystem. A mount there (chronyd's
+ * user may mount a FUSE filesystem on an entry of its own directory; with user_allow_other root's opendir,
+ * getdents and flock in it wait on that filesystem's server, which need never answer: the sweep holds the writer
+ * lock) is refused without a request to it: openat2's RESOLVE_NO_XDEV fails on the mount point (EXDEV) before
+ * the mount is entered. Where openat2 is missing (Linux < 5.6, or a seccomp filter: ENOSYS, EPERM) nothing is
+ * swept: a leftover costs an entry, a hang the process. */
+#ifndef SYS_openat2
+#define SYS_openat2 437 /* Linux 5.6, the generic table (x86-64, arm64, riscv64): a libc older than it */
+#endif
+struct open_how_k { /* linux/openat2.h's struct open_how */
+	uint64_t flags, mode, resolve;
+};
+#define RESOLVE_NO_XDEV_K 0x01
+#define RESOLVE_NO_SYMLINKS_K 0x04
+static int open_leftover(int d0, const char *name)
+{
+	struct open_how_k how = {.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+				 .resolve = RESOLVE_NO_XDEV_K | RESOLVE_NO_SYMLINKS_K};
+	return (int)syscall(SYS_openat2, d0, name, &how, sizeof(how));
+}
+
 static void sweep(int d0)
 {
 	char buf[1024] __attribute__((aligned(8)));
@@ -522,7 +543,9 @@ static void sweep(int d0)
 			if (strncmp(e->d_name, "fastclock.", 10) != 0 || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
 				continue;
 			opens++;
-			fd = openat(d0, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+			fd = open_leftover(d0, e->d_name);
+			if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+				return;
 			if (fd < 0)
 				continue;
 			if (flock(fd, LOCK_EX | LOCK_NB) == 0) { /* nobody holds it: its process is gone */
@@ -740,13 +763,11 @@ static long unprivileged_port_start(void)
 	return n > 0 ? v : -1;
 }
 
-static int udp_open(struct fc_chrony *ch, int v6, struct fc_bound *b, int64_t now)
+/* Is chronyd's command port still one only a privileged process can bind? 0 (ch->port_checked = now), or -1
+ * with the reason. */
+static int cmdport_privileged(struct fc_chrony *ch, struct fc_bound *b, int64_t now)
 {
-	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons(FC_CHRONY_CMDPORT)};
-	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons(FC_CHRONY_CMDPORT)};
 	long start = unprivileged_port_start();
-	ch->via = v6 ? FC_CHRONY_VIA_UDP6 : FC_CHRONY_VIA_UDP4;
-	fc__bfmt(ch->via_name, sizeof(ch->via_name), "udp %s:%d", v6 ? "[::1]" : "127.0.0.1", FC_CHRONY_CMDPORT);
 	if (FC_CHRONY_CMDPORT >= start) {
 		if (start < 0)
 			fc__bound_error(b, now, "chronyd's %s: who may bind port %d is unknown here (ip_unprivileged_port_start "
@@ -756,6 +777,18 @@ static int udp_open(struct fc_chrony *ch, int v6, struct fc_bound *b, int64_t no
 				       ch->via_name, FC_CHRONY_CMDPORT, start);
 		return -1;
 	}
+	ch->port_checked = now;
+	return 0;
+}
+
+static int udp_open(struct fc_chrony *ch, int v6, struct fc_bound *b, int64_t now)
+{
+	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons(FC_CHRONY_CMDPORT)};
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons(FC_CHRONY_CMDPORT)};
+	ch->via = v6 ? FC_CHRONY_VIA_UDP6 : FC_CHRONY_VIA_UDP4;
+	fc__bfmt(ch->via_name, sizeof(ch->via_name), "udp %s:%d", v6 ? "[::1]" : "127.0.0.1", FC_CHRONY_CMDPORT);
+	if (cmdport_privileged(ch, b, now) != 0)
+		return -1;
 	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	a6.sin6_addr = in6addr_loopback;
 	ch->fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -1101,6 +1134,14 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 
 	if (ch->fd < 0)
 		return 0;
+	/* the command port: an administrator may lower ip_unprivileged_port_start after the open (it used to be read
+	 * then only, and any user's socket on 323 kept the open one's trust). Read again at most once a second (an
+	 * open, a read, a close on the writer's poll, never on a read path), before any reply is taken or round sent:
+	 * where any user may now bind the port, it is dropped with the reason (the next open refuses it too). */
+	if (ch->via != FC_CHRONY_VIA_UNIX && now - ch->port_checked >= NS_PER_SEC && cmdport_privileged(ch, b, now) != 0) {
+		fc__chrony_close(ch);
+		return 0;
+	}
 	/* collect the datagrams waiting (a bounded number a poll): late replies to older rounds are dropped, so
 	 * they never fill the socket's queue */
 	for (int i = 0; i < FC_CHRONY_RECV_MAX && (n = recv(ch->fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0; i++) {

@@ -1,5 +1,6 @@
 // fastclock unit tests — attacks on the bound sources that landed after issue 23's round (docs/THREATS.md): who
-// could have put chronyd's unix socket where the process is told to ask it (src/bound/chrony.c unix_open).
+// could have put chronyd's unix socket where the process is told to ask it (src/bound/chrony.c unix_open), who
+// may bind its command port after the open, a mount in its directory, who may write a VMClock device.
 // Tests that need files of another user (nobody) run as root and skip otherwise.
 #include <gtest/gtest.h>
 
@@ -16,14 +17,18 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <memory>
 #include <string>
 
+#include "bound/bound.h"
 #include "bound/chrony.h"
+#include "bound/vmclock.h"
 #include "bound_fixtures.h"
 
 namespace {
@@ -108,6 +113,22 @@ int udp323()
 	EXPECT_EQ(bind(fd, (sockaddr *)&a, sizeof(a)), 0) << "bind 127.0.0.1:323: " << strerror(errno);
 	return fd;
 }
+
+// A POSIX access ACL as setfacl writes it (linux/posix_acl_xattr.h): user::`owner`, user:nobody:`named`,
+// group::`group`, mask::`mask`, other::`other`. Setting it sets the mode's group bits to the mask.
+struct Acl {
+	uint32_t version = 2;
+	struct { uint16_t tag, perm; uint32_t id; } e[5];
+	Acl(uint16_t owner, uint16_t named, uint16_t group, uint16_t mask, uint16_t other)
+	    : e{{0x01, owner, ~0u}, {0x02, named, NOBODY}, {0x04, group, ~0u}, {0x10, mask, ~0u}, {0x20, other, ~0u}}
+	{
+	}
+	int set(const std::string &path) const
+	{
+		return setxattr(path.c_str(), "system.posix_acl_access", this, sizeof(*this), 0);
+	}
+	int set(int fd) const { return fsetxattr(fd, "system.posix_acl_access", this, sizeof(*this), 0); }
+};
 
 // chronyd's socket is its daemon's word only where no one but root and chronyd's user could have put it: in a
 // directory that no other user could have made theirs (nobody's mkdir in /tmp), that no other user (a group) may
@@ -245,6 +266,203 @@ TEST(ChronySocketTrust, a_refused_socket_leaves_chronyds_command_port)
 		EXPECT_GT(recv(port, buf, sizeof(buf), MSG_DONTWAIT), 0) << "the command port was not asked: " << err;
 		EXPECT_NE(err.find("not trusted"), std::string::npos) << err;
 	});
+}
+
+// The command port is trusted because only a privileged process can bind it (net.ipv4.ip_unprivileged_port_start
+// above 323). The sysctl was read at the open only: an administrator's later `sysctl
+// net.ipv4.ip_unprivileged_port_start=0` left the open socket trusted, and nobody's socket on 127.0.0.1:323 (bound
+// once chronyd was gone) was sent the next round and could have answered it. Read again at most once a second:
+// the port is dropped, the reason kept, and nothing is sent.
+TEST(ChronySocketTrust, the_command_port_is_dropped_when_any_user_may_bind_it_after_the_open)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (a network namespace, another user)";
+	constexpr int64_t SEC = 1000000000;
+	Dir closed("/tmp/fc_attack2_XXXXXX", 0700, 0, 0); // chronyd's directory, closed to nobody: the port is asked
+	std::string path = closed.path + "/chronyd.sock";
+	in_namespaces([&] {
+		fc_chrony ch;
+		fc_bound b{};
+		uint8_t buf[512];
+		// nobody's process (root kept as the saved uid, to play the administrator); the namespace's 1024
+		if (setresuid(NOBODY, NOBODY, 0) != 0)
+			_exit(77);
+		ASSERT_EQ(fc__chrony_open(&ch, path.c_str(), &b, 0), 0) << b.last_error;
+		ASSERT_NE(ch.via, FC_CHRONY_VIA_UNIX) << ch.via_name;
+		// the administrator lowers it; nobody binds the port (chronyd is not there)
+		ASSERT_EQ(setresuid(0, 0, 0), 0);
+		int fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_WRONLY);
+		ASSERT_TRUE(fd >= 0 && write(fd, "0\n", 2) == 2) << strerror(errno);
+		close(fd);
+		ASSERT_EQ(setgroups(0, nullptr), 0);
+		ASSERT_TRUE(setresgid(NOBODY, NOBODY, NOBODY) == 0 && setresuid(NOBODY, NOBODY, NOBODY) == 0);
+		int impostor = udp323();
+		fc__chrony_poll(&ch, 2 * SEC, SEC, &b);
+		fc__chrony_poll(&ch, 4 * SEC, SEC, &b);
+		EXPECT_LT(recv(impostor, buf, sizeof(buf), MSG_DONTWAIT), 0) << "nobody's port 323 was asked after the open";
+		EXPECT_NE(strstr(b.last_error, "any user may bind port 323"), nullptr) << b.last_error;
+		EXPECT_LT(ch.fd, 0) << "the port is still open";
+		fc__chrony_close(&ch);
+	});
+}
+
+// The sweep of crashed processes' directories inside chronyd's (root's, at each open, under the writer lock) opened,
+// listed and locked whatever was there. chronyd's user may mount a FUSE filesystem on an entry of its directory
+// (fusermount, user_allow_other): every request root's sweep makes there waits on that filesystem's server, which
+// need never answer. An entry on another filesystem is never entered. Here a tmpfs mounted on a "leftover" stands
+// for it (no fusermount needed): the sweep used to enter it and remove its "sock"; a leftover on chronyd's own
+// filesystem is still swept.
+TEST(ChronySweep, a_mount_in_chronyds_directory_is_never_entered)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (a mount namespace)";
+	Dir top("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
+	Dir d((top.path + "/runXXXXXX").c_str(), 0750, 0, 0);
+	std::string path = d.path + "/chronyd.sock";
+	std::string mnt = d.path + "/fastclock.1.00000000000000aa", plain = d.path + "/fastclock.1.00000000000000bb";
+	in_namespaces([&] {
+		Listener l(path, 0);
+		ASSERT_TRUE(mkdir(mnt.c_str(), 0711) == 0 && mkdir(plain.c_str(), 0711) == 0) << strerror(errno);
+		if (mount("none", mnt.c_str(), "tmpfs", 0, nullptr) != 0)
+			_exit(77);
+		for (const std::string *dir : {&mnt, &plain}) {
+			int fd = open((*dir + "/sock").c_str(), O_CREAT | O_WRONLY, 0644);
+			ASSERT_GE(fd, 0) << strerror(errno);
+			close(fd);
+		}
+		fc_chrony ch;
+		fc_bound b{};
+		ASSERT_EQ(fc__chrony_open(&ch, path.c_str(), &b, 0), 0) << b.last_error;
+		fc__chrony_close(&ch);
+		EXPECT_EQ(access((mnt + "/sock").c_str(), F_OK), 0) << "the sweep entered a mount in chronyd's directory";
+		EXPECT_NE(access(plain.c_str(), F_OK), 0) << "a leftover on chronyd's filesystem was not swept";
+		umount(mnt.c_str());
+	});
+	rmdir(mnt.c_str());
+	unlink((plain + "/sock").c_str());
+	rmdir(plain.c_str());
+}
+
+// A VMClock character device was trusted because root owns it, whatever its mode: FASTCLOCK_VMCLOCK_PATH=/dev/fb0
+// (root:video 0660, can be mapped) made group video's writes the "hypervisor's page". The vmclock driver's device
+// is root's 0600 (misc_register with no mode); a device others, or a group other than root, may write is refused
+// naming its mode. A copy of /dev/zero (1, 5: mappable) stands for it.
+TEST(VmClockDevice, a_device_others_may_write_is_not_the_hypervisors)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (mknod)";
+	Dir d("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
+	std::string path = d.path + "/vmclock0";
+	auto open_error = [&](mode_t mode, gid_t gid) {
+		fc_vmc v;
+		fc_bound b{};
+		unlink(path.c_str());
+		EXPECT_EQ(mknod(path.c_str(), S_IFCHR | mode, makedev(1, 5)), 0) << strerror(errno);
+		EXPECT_TRUE(chmod(path.c_str(), mode) == 0 && chown(path.c_str(), 0, gid) == 0);
+		if (fc__vmc_open(&v, path.c_str(), &b, 0) == 0)
+			fc__vmc_close(&v);
+		return std::string(b.last_error);
+	};
+	std::string err = open_error(0666, 0);
+	EXPECT_NE(err.find("may be written by any user: not trusted"), std::string::npos) << err;
+	err = open_error(0660, NOBODY);
+	EXPECT_NE(err.find("may be written by its group: not trusted"), std::string::npos) << err;
+	// root's 0600 (the driver's) and group root's 0660 pass the check (then the zeros are no VMClock page)
+	for (mode_t mode : {0600, 0660, 0444}) {
+		err = open_error(mode, 0);
+		EXPECT_EQ(err.find("not trusted"), std::string::npos) << std::oct << mode << ": " << err;
+		EXPECT_NE(err, "") << "a page of zeros was taken";
+	}
+	// root's 0640 made 0660 by `setfacl -m u:nobody:rw` (the group bits are the ACL's mask)
+	open_error(0640, 0);
+	if (Acl(6, 6, 4, 6, 0).set(path) == 0) {
+		fc_vmc v;
+		fc_bound b{};
+		if (fc__vmc_open(&v, path.c_str(), &b, 0) == 0)
+			fc__vmc_close(&v);
+		EXPECT_NE(std::string(b.last_error).find("has an ACL"), std::string::npos) << b.last_error;
+	}
+	unlink(path.c_str());
+}
+
+// Group root's write bit is trusted (only root is in group root, as a rule). But on a file with an access ACL the
+// group bits are the ACL's mask, which bounds the users and groups the ACL names: an administrator's `setfacl -m
+// u:nobody:rw shm0` on root's 0644 segment makes it 0664 group root, and nobody may write it. It was trusted (the
+// segment nobody writes read as root's); a file with an ACL whose mask lets write is refused, naming it.
+TEST(Trust, a_file_whose_acl_lets_others_write_is_not_trusted)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (a file of root's that nobody may write)";
+	Dir d("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
+	std::string path = d.path + "/shm0";
+	int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0644);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, "x", 1), 1);
+	if (Acl(6, 6, 4, 6, 4).set(fd) != 0) { // setfacl -m u:nobody:rw
+		close(fd), unlink(path.c_str());
+		GTEST_SKIP() << "no POSIX ACLs on /tmp here: " << strerror(errno);
+	}
+	close(fd);
+	struct stat st;
+	ASSERT_EQ(stat(path.c_str(), &st), 0);
+	EXPECT_EQ(st.st_mode & 0777, 0664u) << std::oct << st.st_mode;
+	pid_t p = fork(); // nobody may write it indeed
+	if (p == 0)
+		_exit(setresuid(NOBODY, NOBODY, NOBODY) == 0 && open(path.c_str(), O_WRONLY) >= 0 ? 0 : 1);
+	int ws = 0;
+	ASSERT_EQ(waitpid(p, &ws, 0), p);
+	EXPECT_TRUE(WIFEXITED(ws) && WEXITSTATUS(ws) == 0) << "nobody cannot write it: the test shows nothing";
+	fc_bound b{};
+	fd = fc__bound_open_file(path.c_str(), FC_OPEN_REG, &st, &b, 0);
+	EXPECT_LT(fd, 0) << "a file nobody may write (an ACL) was trusted";
+	EXPECT_NE(std::string(b.last_error).find("ACL"), std::string::npos) << b.last_error;
+	if (fd >= 0)
+		close(fd);
+	// the same file without the ACL (0644 root's) is trusted, and an ACL that grants no write changes nothing
+	ASSERT_EQ(removexattr(path.c_str(), "system.posix_acl_access"), 0);
+	ASSERT_EQ(chmod(path.c_str(), 0644), 0);
+	fd = fc__bound_open_file(path.c_str(), FC_OPEN_REG, &st, &b, 0);
+	EXPECT_GE(fd, 0) << b.last_error;
+	if (fd >= 0) {
+		EXPECT_EQ(Acl(6, 4, 4, 4, 4).set(fd), 0) << strerror(errno); // user:nobody:r--, mask::r--
+		EXPECT_EQ(fc__bound_still_trusted(fd, 0, path.c_str(), &b, 0), 1) << b.last_error;
+		EXPECT_EQ(Acl(6, 6, 4, 6, 4).set(fd), 0) << strerror(errno); // the administrator's setfacl after the open
+		EXPECT_EQ(fc__bound_still_trusted(fd, 0, path.c_str(), &b, 0), 0) << "an ACL set after the open was not seen";
+		close(fd);
+	}
+	unlink(path.c_str());
+	// chronyd's socket directory likewise: root's 0750 made 0775 by `setfacl -m u:nobody:rwx` (nobody could
+	// replace the socket)
+	const Acl rwx(7, 7, 5, 7, 5); // setfacl -m u:nobody:rwx: the mode shows 0775 group root
+	Dir run((d.path + "/runXXXXXX").c_str(), 0750, 0, 0);
+	Listener l(run.path + "/chronyd.sock", 0);
+	std::string err;
+	ASSERT_EQ(rwx.set(run.path), 0) << strerror(errno);
+	EXPECT_FALSE(asked(run.path + "/chronyd.sock", l, &err)) << "a socket directory nobody may write (an ACL) was asked";
+	EXPECT_NE(err.find("ACL"), std::string::npos) << err;
+	ASSERT_EQ(removexattr(run.path.c_str(), "system.posix_acl_access"), 0);
+	ASSERT_EQ(chmod(run.path.c_str(), 0750), 0);
+	EXPECT_TRUE(asked(run.path + "/chronyd.sock", l, &err)) << err;
+	// and a directory above a daemon user's file: root's 0755 /run-like directory that nobody may write (an ACL,
+	// 0775 group root) lets nobody make the daemon's directory there, and its segment is nobody's word
+	Dir top((d.path + "/topXXXXXX").c_str(), 0755, 0, 0);
+	Dir daemon((top.path + "/cbXXXXXX").c_str(), 0755, NOBODY, NOBODY);
+	path = daemon.path + "/shm0";
+	fd = open(path.c_str(), O_CREAT | O_WRONLY, 0644);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(fchown(fd, NOBODY, NOBODY), 0);
+	close(fd);
+	fd = fc__bound_open_file(path.c_str(), FC_OPEN_REG, &st, &b, 0);
+	EXPECT_GE(fd, 0) << "the daemon's own directory under root's: " << b.last_error;
+	if (fd >= 0)
+		close(fd);
+	ASSERT_EQ(rwx.set(top.path), 0) << strerror(errno);
+	fd = fc__bound_open_file(path.c_str(), FC_OPEN_REG, &st, &b, 0);
+	EXPECT_LT(fd, 0) << "a directory nobody could have made (an ACL on the one above) vouched for nobody's file";
+	EXPECT_NE(std::string(b.last_error).find("lets others in"), std::string::npos) << b.last_error;
+	if (fd >= 0)
+		close(fd);
+	unlink(path.c_str());
 }
 
 } // namespace

@@ -7,13 +7,15 @@
  * else <bindir>/FASTCLOCK_REPORT_REL/fastclock_report.py, <bindir> being this executable's directory (the build
  * tree stages the script at the same relative place: tools/fastclock/CMakeLists.txt).
  * The script's exit status is passed through (0 ok, 1 the rendering failed, 2 a bad input, 3 its output could
- * not be written); any other status is 1.
+ * not be written); any other status is 1. A program started with raised privileges (AT_SECURE: set-user-ID, file
+ * capabilities) runs no Python at all (exit 1): its PATH and PYTHONPATH are the caller's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -109,9 +111,20 @@ static const char *find_script(void)
  * pass its exit status through. */
 static int run_script(char **args)
 {
-	const char *py = find_python(), *script = find_script();
+	const char *py, *script;
 	pid_t pid;
 	int status;
+	/* Started with raised privileges (set-user-ID, set-group-ID, file capabilities: AT_SECURE), the caller's
+	 * environment is not ours to follow: execvp("python3") searched the caller's PATH and ran the caller's
+	 * program with our privileges, and even /usr/bin/python3 takes the caller's PYTHONPATH. Refused: never
+	 * install this tool that way; run it as yourself (docs/THREATS.md). */
+	if (getauxval(AT_SECURE)) {
+		cli_error("refusing to run Python in a program started with raised privileges (set-user-ID or file "
+			  "capabilities): the caller's PATH and PYTHONPATH would choose what runs; run fastclock as yourself");
+		return CLI_EXIT_FAIL;
+	}
+	py = find_python();
+	script = find_script();
 	if (access(script, R_OK) != 0)
 		return cli_usage_error("cannot read the report script '%s': %s (set FASTCLOCK_REPORT_SCRIPT)", script,
 				       strerror(errno));
