@@ -586,7 +586,7 @@ M = [
          targets=["fc_first_check"], tests=r"^updater_keeper_real_time_off$",
          note="killed only where the tests may run SCHED_FIFO (root, CAP_SYS_NICE, RLIMIT_RTPRIO >= 1)"),
     dict(name="coarse: a checked read ignores the kernel's coarse clock", set="all",
-         guards="coarse reads never staler than the kernel's coarse clock while a keeper without real-time priority waits",
+         guards="coarse reads never staler than the kernel's coarse clock while a non-real-time keeper waits",
          file="src/updater.c",
          old="	return k > v ? k : v;",
          new="	(void)k;\n	return v;",
