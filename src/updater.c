@@ -169,12 +169,12 @@ static int64_t kernel_coarse(int how)
  * checked mode, the kernel's coarse clock now (checked reads returned it; it only grows). */
 static void coarse_first(struct fc_clock *c, int checked)
 {
-	int64_t m, off, was = __atomic_load_n(coarse_loc(c, !checked), __ATOMIC_RELAXED);
+	int64_t m, off, k, was = __atomic_load_n(coarse_loc(c, !checked), __ATOMIC_RELAXED);
 	fc__coarse_sample(c, &m, &off);
 	if (was > m)
 		m = was;
-	if (!checked && was != 0 && kernel_coarse(FC__MONO) > m)
-		m = kernel_coarse(FC__MONO);
+	if (!checked && was != 0 && (k = kernel_coarse(FC__MONO)) > m)
+		m = k;
 	fc__coarse_first(c->pub, coarse_loc(c, checked), m, off);
 	if (was != 0)
 		__atomic_store_n(coarse_loc(c, !checked), 0, __ATOMIC_RELAXED);
@@ -451,7 +451,11 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
 				sched_yield();
 			continue;
 		}
-		/* No keeper: a precise value. */
+		/* No keeper: a precise value. Checked below only where a coarse read may start the keeper (the first
+		 * millisecond of coarse reads): with FASTCLOCK_UPDATER=off or after fc_updater_stop() every coarse read
+		 * stays one precise read, and a program that then calls fc_updater_start() while other threads read
+		 * coarse clocks has a read in flight across it return a precise value that the keeper's first value may be
+		 * below by the length of that read, once. */
 		p = (how & FC__REAL) ? fc_real_ns() : fc_mono_ns();
 		if (t_starting || !c->updater_auto || __atomic_load_n(&u_no_auto, __ATOMIC_RELAXED))
 			return p;
