@@ -8,6 +8,7 @@
  *                              fc_real_coarse_ns, or kernel_mono_coarse / kernel_real_coarse, the kernel's own)
  *                              for N ms (default 3000) and prints how old each value was: p50 p99 p99.9 max, us
  *   fc_first_call coarse-cost [N]   what a coarse read that checked its own age would cost (see coarse_cost)
+ *   fc_first_call coarse-gap [TICKS]   how old the kernel's coarse clock is when it has just moved (coarse_gap)
  *   fc_first_call time bounded-syscalls   not a fastclock call: the system calls a bounded first call makes on a
  *                              machine with no bound source (strace: one vDSO read, adjtimex twice, /dev's
  *                              vmclock0, chronyd's socket, ClockBound's directory), made directly: what any
@@ -159,9 +160,37 @@ static int coarse_cost(long n)
 		s += fc_mono_coarse_ns();
 	t4 = kns(CLOCK_MONOTONIC);
 	printf("coarse read cost, ns: one load %.2f, load + counter + compare %.2f, kernel CLOCK_MONOTONIC_COARSE %.2f, "
-	       "fc_mono_coarse_ns %.2f (%ld reads each; %lld)\n",
-	       (double)(t1 - t0) / n, (double)(t2 - t1) / n, (double)(t3 - t2) / n, (double)(t4 - t3) / n, n,
-	       (long long)(s & 1));
+	       "fc_mono_coarse_ns %.2f (%s; %ld reads each; %lld)\n",
+	       (double)(t1 - t0) / n, (double)(t2 - t1) / n, (double)(t3 - t2) / n, (double)(t4 - t3) / n,
+	       __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) ? "one load: a SCHED_FIFO keeper"
+									: "checked against the kernel's coarse clock",
+	       n, (long long)(s & 1));
+	return 0;
+}
+
+/* How old the kernel's coarse clock is when it has just moved: CLOCK_MONOTONIC and fc_mono_ns() read right
+ * after a new CLOCK_MONOTONIC_COARSE value is seen, minus that value, smallest over N ticks. A checked coarse read
+ * (a keeper without real-time priority) may return the kernel's coarse value: it is ahead of a precise read made
+ * after it only if fastclock's precise clock is behind the kernel's by more than this. */
+static int coarse_gap(long ticks)
+{
+	int64_t prev = kns(CLOCK_MONOTONIC_COARSE), min_k = INT64_MAX, min_fc = INT64_MAX;
+	long n = 0;
+	fc_init();
+	while (n < ticks) {
+		const int64_t kc = kns(CLOCK_MONOTONIC_COARSE);
+		if (kc != prev) {
+			const int64_t f = fc_mono_ns(), k = kns(CLOCK_MONOTONIC);
+			prev = kc;
+			n++;
+			if (k - kc < min_k)
+				min_k = k - kc;
+			if (f - kc < min_fc)
+				min_fc = f - kc;
+		}
+	}
+	printf("kernel coarse clock just after it moved, %ld ticks: CLOCK_MONOTONIC - it >= %lld ns, fc_mono_ns() - it "
+	       ">= %lld ns\n", n, (long long)min_k, (long long)min_fc);
 	return 0;
 }
 
@@ -169,6 +198,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "coarse-cost"))
 		return coarse_cost(argc >= 3 ? atol(argv[2]) : 100000000);
+	if (argc >= 2 && !strcmp(argv[1], "coarse-gap"))
+		return coarse_gap(argc >= 3 ? atol(argv[2]) : 1000);
 	if (argc == 3 && !strcmp(argv[1], "time"))
 		return time_first(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "stale"))
@@ -178,6 +209,7 @@ int main(int argc, char **argv)
 			printf("%s\n", fcf_fns[i].name);
 		return 0;
 	}
-	fprintf(stderr, "usage: fc_first_call time NAME | stale CLOCK [--ms N] | list\n");
+	fprintf(stderr,
+		"usage: fc_first_call time NAME | stale CLOCK [--ms N] | coarse-cost [N] | coarse-gap [TICKS] | list\n");
 	return 2;
 }

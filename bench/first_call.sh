@@ -40,6 +40,7 @@ summary() { # file function -> "median / worst" in us
     awk '{a[NR] = $1} END {if (NR == 0) print "-"; else printf "%.1f / %.1f\n", a[int((NR + 1) / 2)] / 1000, a[NR] / 1000}'
 }
 median() { awk -v f="$2" '{n = $NF; $NF = ""; sub(/ $/, ""); if ($0 == f) print n}' "$1" | sort -n | awk '{a[NR] = $1} END {print (NR ? a[int((NR + 1) / 2)] : 0)}'; }
+touch "$T/back" "$T/spaced"
 vb=$(median "$T/back" vdso_clock_gettime_mono); vs=0; [ -s "$T/spaced" ] && vs=$(median "$T/spaced" vdso_clock_gettime_mono)
 echo
 echo "| first call of | back to back ($BACK): median / worst, us | x vDSO | spaced ${GAP} s ($SPACED): median / worst, us | x vDSO |"

@@ -44,15 +44,18 @@
  *             never decrease within one thread, but a value may be smaller than one another thread read
  *             before synchronising with this one. Cheapest; use for durations measured in one thread.
  *   coarse    (*_coarse_ns): a recent past value, at most about max(period, 50 us) old, kept by the updater
- *             thread. Where the process may (root, CAP_SYS_NICE, RLIMIT_RTPRIO >= 1) that thread runs
- *             SCHED_FIFO at priority 1, so this holds on a machine busy with ordinary (SCHED_OTHER) work too:
- *             p99 0.75 ms and worst 0.8-1.7 ms (16 runs of 2 s) with both cores of docs/PERFORMANCE.md's VM
- *             busy, where the kernel's coarse clock's p99 was 5.8 ms and its worst 5.9 ms. Elsewhere, or with
- *             FASTCLOCK_UPDATER_RT=0, it holds while that thread gets a CPU: a machine loaded past its cores can
- *             hold it off for tens of ms (measured: 4.6-113 ms at worst in runs of 2 s; docs/PERFORMANCE.md,
- *             "Coarse staleness"), as real-time threads can in any case. Never decreases within a thread, and
+ *             thread. Where the process may (root, CAP_SYS_NICE, RLIMIT_RTPRIO >= 1) that thread is created
+ *             SCHED_FIFO at priority 1, so this holds on a machine busy with ordinary (SCHED_OTHER) work too, and a
+ *             coarse read is one load: p99.9 0.73-0.76 ms and worst 0.73-0.91 ms (8 runs of 2 s) with both cores
+ *             of docs/PERFORMANCE.md's VM busy, where the kernel's coarse clock's worst was 6.3-6.4 ms. Elsewhere,
+ *             or with FASTCLOCK_UPDATER_RT=0, it holds while that thread gets a CPU, and a coarse read returns the
+ *             larger of its value and the kernel's CLOCK_*_COARSE (a vDSO read more): never staler than the
+ *             kernel's coarse clock read before it, however busy the machine (worst 0.8-6.3 ms there, the
+ *             kernel's 6.3-6.4 ms; docs/PERFORMANCE.md, "Coarse staleness"). Never decreases within a thread, and
  *             never ahead of a precise read made after it (a precise read made before it may be older: mixing
- *             the two can look like time going back).
+ *             the two can look like time going back); for a value taken from the kernel's coarse clock, as long
+ *             as fastclock is behind the kernel by less than the age of that clock's value (measured: <= 22 ns
+ *             behind, against an age of >= 2.3 ms there).
  *             A coarse read 1 ms or more after the process's first starts the updater thread (see
  *             fc_updater_start; until then coarse reads are precise reads); with
  *             FASTCLOCK_UPDATER=off, or after fc_updater_stop(), coarse reads return precise values instead
@@ -339,10 +342,11 @@ static inline int fc_real_before(int64_t t_ns)
 FC_API int fc_commit_wait(int64_t t_ns, int64_t timeout_ns);
 
 /* ---------------------------------------------------------------------------------------------------------
- * Coarse clocks (cost: one load, and a branch taken only while no updater thread keeps the value: the reads of
- * the process's first millisecond of coarse reads, one of which then starts it, or every read with
- * FASTCLOCK_UPDATER=off / after fc_updater_stop(); those return a precise value). The value is 0 exactly when
- * nobody keeps it.
+ * Coarse clocks (cost: one load, and a branch taken while no real-time updater thread keeps the value: with a
+ * keeper that is not real-time, every read, which returns the larger of its value and the kernel's coarse clock
+ * (the vDSO's coarse read + ~2-4 ns); the reads of the process's first millisecond of coarse reads, one of which
+ * then starts it, or every read with FASTCLOCK_UPDATER=off / after fc_updater_stop(): those return a precise
+ * value). The value is 0 exactly when no real-time keeper keeps it.
  */
 FC_API int64_t fc__coarse_init(int how);
 
@@ -355,7 +359,8 @@ static inline int64_t fc_mono_coarse_ns(void)
 }
 
 /* Two loads (the monotonic value and the current wall-clock offset); may lag a wall-clock step by one
- * re-anchor period, as the kernel's CLOCK_REALTIME_COARSE lags by one tick. */
+ * re-anchor period, as the kernel's CLOCK_REALTIME_COARSE lags by one tick (a checked read: a step forward is
+ * seen at the kernel's next tick, a step back at the keeper's next wake-up). */
 static inline int64_t fc_real_coarse_ns(void)
 {
 	int64_t v = __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED);

@@ -2,7 +2,7 @@
  * fastclock — the clock object's state (floor 1 of the clock core): the global clock and the published
  * hands it owns, the per-thread writer mark, and reads of the kernel's clocks through a clock's source.
  *
- * Owns: g_clock, fc__pub (what the inline readers load), fc__in_writer, the real fc_source.
+ * Owns: fc__clock_global, fc__pub (what the inline readers load), fc__in_writer, the real fc_source.
  * May call: libc (clock_gettime), and sample.c's wall-offset bracket (floor 0). Everything else in the clock core is
  * built on this file.
  */
@@ -35,15 +35,14 @@ static int real_kernel(void *ctx, clockid_t id, int64_t *ns)
 const struct fc_source fc__real_source = {real_counter, real_kernel, fc__ntp_read, NULL, ~(uint64_t)0};
 
 /* ---- the global clock ------------------------------------------------------------------------------- */
-static struct fc_clock g_clock = {
+struct fc_clock fc__clock_global = {
 	.hands = {.boot = {.gen = 1, .flags = FC_HAND_KERNEL, .mask = ~(uint64_t)0}},
 };
 /* Until initialisation, current is the boot hand: a kernel hand with stale_ticks 0, so every read takes the
  * slow path, which initialises. */
-struct fc_pub fc__pub = {.current = &g_clock.hands.boot};
+struct fc_pub fc__pub = {.current = &fc__clock_global.hands.boot};
 __thread int fc__in_writer;
 
-struct fc_clock *fc__global_clock(void) { return &g_clock; }
 
 /* FC_KERNEL_TRIES (sample.h): why a kernel read is retried. */
 int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id)
@@ -66,22 +65,22 @@ void fc__copy_str(char *dst, size_t n, const char *src)
 /* Relaxed: coarse values order nothing; a coarse read is one load, and read-read coherence on this one
  * location is what keeps a thread's coarse reads monotonic. 0 means "not maintained": only a keeper's first
  * store leaves it (fc__coarse_first), so a late raise can never bring back a location fc_updater_stop()
- * has cleared. */
-void fc__coarse_raise(struct fc_pub *pub, int64_t mono, int64_t real_off)
+ * has cleared. loc: &pub->coarse_mono (a real-time keeper) or the clock's coarse_kept (updater.c). */
+void fc__coarse_raise(struct fc_pub *pub, int64_t *loc, int64_t mono, int64_t real_off)
 {
-	int64_t old = __atomic_load_n(&pub->coarse_mono, __ATOMIC_RELAXED);
+	int64_t old = __atomic_load_n(loc, __ATOMIC_RELAXED);
 	__atomic_store_n(&pub->coarse_real_off, real_off, __ATOMIC_RELAXED);
 	while (old != 0 && mono > old &&
-	       !__atomic_compare_exchange_n(&pub->coarse_mono, &old, mono, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	       !__atomic_compare_exchange_n(loc, &old, mono, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
 }
 
-void fc__coarse_first(struct fc_pub *pub, int64_t mono, int64_t real_off)
+void fc__coarse_first(struct fc_pub *pub, int64_t *loc, int64_t mono, int64_t real_off)
 {
 	int64_t old = 0;
 	__atomic_store_n(&pub->coarse_real_off, real_off, __ATOMIC_RELAXED);
-	if (!__atomic_compare_exchange_n(&pub->coarse_mono, &old, mono, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		fc__coarse_raise(pub, mono, real_off);
+	if (!__atomic_compare_exchange_n(loc, &old, mono, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		fc__coarse_raise(pub, loc, mono, real_off);
 }
 
 /* A value for the coarse clocks now, without ever waiting: the current hand's value at the counter, clamped to

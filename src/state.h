@@ -97,10 +97,14 @@ struct fc_clock {
 	int updater_auto;     /* the first coarse read may start the updater (FASTCLOCK_UPDATER) */
 	int updater_rt;       /* the updater may ask for SCHED_FIFO (FASTCLOCK_UPDATER_RT) */
 	int updater_running;
-	/* updater.c's own (its u_running, u_no_auto, u_starting, u_first_coarse): on the page the first call
-	 * writes anyway, not in .bss (a first coarse read's page faults) */
-	int upd_running, upd_no_auto, upd_starting;
+	/* updater.c's own (its u_running, u_no_auto, u_starting, u_first_coarse, u_checked): on the page the first
+	 * call writes anyway, not in .bss (a first coarse read's page faults) */
+	int upd_running, upd_no_auto, upd_starting, upd_checked;
 	int64_t upd_first_coarse;
+	/* The coarse clocks' value kept by a keeper without real-time priority ("checked": updater.c), 0 otherwise:
+	 * fc__pub.coarse_mono then stays 0, so every coarse read comes to fc__coarse_init, which returns the larger
+	 * of this and the kernel's coarse clock (atomic; only grows, as coarse_mono) */
+	int64_t coarse_kept;
 	int step_notifier;
 	uint64_t step_notifications;
 };
@@ -108,7 +112,8 @@ enum { FC_START_DONE = 0, FC_START_TRUST = 1, FC_START_RATE = 2 };
 
 /* The library's own clock and the thread's writer mark: non-zero while this thread holds (or is taking) the
  * writer lock, so a signal handler that reads the clock on the same thread never waits on it. */
-struct fc_clock *fc__global_clock(void);
+extern struct fc_clock fc__clock_global; /* not exported (hidden, as every fc__ name outside the API) */
+static inline struct fc_clock *fc__global_clock(void) { return &fc__clock_global; }
 extern __thread int fc__in_writer;
 
 /* The real counter and kernel clocks as an fc_source. */
@@ -117,11 +122,12 @@ extern const struct fc_source fc__real_source;
 /* clock_gettime(id) through the clock's source, retried (a failed read would otherwise return 0). */
 int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id);
 
-/* Raise the coarse clocks to (mono, real_off): coarse_mono only ever grows (a compare-and-swap maximum), so
- * coarse reads, which are plain loads of one location, never go back within a thread whoever stores. A
- * raise leaves 0 ("not maintained") alone; fc__coarse_first, the keeper's first store, leaves 0. */
-void fc__coarse_raise(struct fc_pub *pub, int64_t mono, int64_t real_off);
-void fc__coarse_first(struct fc_pub *pub, int64_t mono, int64_t real_off);
+/* Raise a coarse location (fc__pub.coarse_mono, or the clock's coarse_kept) to mono, and the wall offset to
+ * real_off: it only ever grows (a compare-and-swap maximum), so coarse reads, which are plain loads of one
+ * location, never go back within a thread whoever stores. A raise leaves 0 ("not maintained") alone;
+ * fc__coarse_first, the keeper's first store, leaves 0. */
+void fc__coarse_raise(struct fc_pub *pub, int64_t *loc, int64_t mono, int64_t real_off);
+void fc__coarse_first(struct fc_pub *pub, int64_t *loc, int64_t mono, int64_t real_off);
 /* A value for the coarse clocks now, never waiting, never above a later precise read (state.c). */
 void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off);
 

@@ -10,9 +10,15 @@
  * maintains it. A coarse read that finds 0 comes here (fc__coarse_init) and returns a precise value; unless
  * FASTCLOCK_UPDATER=off or fc_updater_stop() was called, the first such read at least KEEPER_DEFER_NS after the
  * process's first coarse read starts the thread (not the first read: issue 26), so a coarse clock advances
- * on its own in every usage pattern (issue 9). Without the thread the value stays 0 and every coarse read is served here with a
- * precise value: never stale, at the cost of a precise read. coarse_mono only grows (fc__coarse_raise), so
- * coarse reads never go back within a thread.
+ * on its own in every usage pattern (issue 9). Without the thread the value stays 0 and every coarse read is
+ * served here with a precise value: never stale, at the cost of a precise read. coarse_mono only grows
+ * (fc__coarse_raise), so coarse reads never go back within a thread.
+ * Two modes, fixed when the thread is created (start_locked): a real-time keeper (SCHED_FIFO, where permitted)
+ * keeps coarse_mono, one load per read, about one period old on a machine busy with ordinary work too. Any
+ * other keeper ("checked") keeps the clock's coarse_kept instead and leaves coarse_mono 0, so every coarse read
+ * comes here and returns the larger of the keeper's value and the kernel's coarse clock (one vDSO read more):
+ * one period old while the keeper gets a CPU, and never staler than the kernel's coarse clock while it does
+ * not (it waited up to 113 ms with both cores busy: docs/PERFORMANCE.md, "Coarse staleness").
  *
  * A client of the clock: it calls fc__clock_windup() and publishes its state (running, step notifier,
  * notifications) into the clock object, where status and the drop-ins read it; the clock never calls into
@@ -61,6 +67,7 @@ static pthread_t u_thread;
 #define u_no_auto (fc__global_clock()->upd_no_auto)           /* fc_updater_stop() was called: no auto start */
 #define u_starting (fc__global_clock()->upd_starting)         /* a coarse read is starting the thread */
 #define u_first_coarse (fc__global_clock()->upd_first_coarse) /* CLOCK_MONOTONIC of the first coarse read; 0: none */
+#define u_checked (fc__global_clock()->upd_checked)           /* the keeper runs without real-time priority */
 static int u_stop;         /* set under u_mu, read relaxed by the thread */
 static int64_t u_period_ns;
 static int u_test_fd = -1; /* set by tests before fc_updater_start */
@@ -132,14 +139,45 @@ static int wait_until(int fd, int64_t deadline)
 	return fd == u_test_fd; /* a test's eventfd/pipe: any readable event is a simulated step */
 }
 
+/* Where the keeper keeps the coarse value: fc__pub.coarse_mono, which the inline readers load (a real-time
+ * keeper), or the clock's coarse_kept, which only fc__coarse_init reads, beside the kernel's coarse clock
+ * (checked: a keeper without real-time priority). */
+static int64_t *coarse_loc(struct fc_clock *c, int checked) { return checked ? &c->coarse_kept : &c->pub->coarse_mono; }
+
 /* A fresh value into the coarse clocks (fc__coarse_sample: never waits, so a busy writer lock at a 1 us period
- * cannot hold the keeper back; a wall-clock step is followed within one wake-up on every backend). first: the
- * keeper's first store. */
-static void refresh_coarse(struct fc_clock *c, int first)
+ * cannot hold the keeper back; a wall-clock step is followed within one wake-up on every backend). */
+static void refresh_coarse(struct fc_clock *c)
 {
 	int64_t m, off;
 	fc__coarse_sample(c, &m, &off);
-	(first ? fc__coarse_first : fc__coarse_raise)(c->pub, m, off);
+	fc__coarse_raise(c->pub, coarse_loc(c, __atomic_load_n(&u_checked, __ATOMIC_RELAXED)), m, off);
+}
+
+/* The kernel's coarse clock (CLOCK_MONOTONIC_COARSE or CLOCK_REALTIME_COARSE: its clock at its last tick, so
+ * never ahead of its own precise clock read after it); INT64_MIN if it cannot be read. */
+static int64_t kernel_coarse(int how)
+{
+	struct timespec ts;
+	if (clock_gettime((how & FC__REAL) ? CLOCK_REALTIME_COARSE : CLOCK_MONOTONIC_COARSE, &ts) != 0)
+		return INT64_MIN;
+	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+/* The keeper's first store (its mode now known: start_locked), into its mode's location; the other one, still
+ * set only in a fork child whose keeper got the other mode than its parent's, is cleared after it. The first
+ * value is at least every value the other mode may have returned: the other location's value, and, leaving
+ * checked mode, the kernel's coarse clock now (checked reads returned it; it only grows). */
+static void coarse_first(struct fc_clock *c, int checked)
+{
+	int64_t m, off, k, was = __atomic_load_n(coarse_loc(c, !checked), __ATOMIC_RELAXED);
+	fc__coarse_sample(c, &m, &off);
+	if (was > m)
+		m = was;
+	if (!checked && was != 0 && (k = kernel_coarse(FC__MONO)) > m)
+		m = k;
+	fc__coarse_first(c->pub, coarse_loc(c, checked), m, off);
+	if (was != 0)
+		__atomic_store_n(coarse_loc(c, !checked), 0, __ATOMIC_RELAXED);
 }
 
 /* Ask the scheduler for a short slice (EEVDF, Linux 6.12+: sched_attr.sched_runtime of a SCHED_OTHER thread is
@@ -202,11 +240,11 @@ static void *updater_main(void *arg)
 		/* The coarse clocks first, from the current hand (still in its window at an on-time wake-up): a
 		 * re-anchor may take long (a bound source's poll: 0.7 ms while the kernel source scanned /proc), and
 		 * coarse reads meanwhile would see the value of the previous wake-up. Then again from the new hand. */
-		refresh_coarse(c, 0);
+		refresh_coarse(c);
 		if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL) ||
 		    __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) {
 			fc__clock_windup(c, cur);
-			refresh_coarse(c, 0);
+			refresh_coarse(c);
 		}
 		/* Next wake-up at 3/4 of the period after the last one, so the hand is replaced before readers
 		 * find it stale; after a late wake-up (preempted), from now: no burst to catch up. */
@@ -228,15 +266,19 @@ static void *updater_main(void *arg)
 	return NULL;
 }
 
-/* Start the thread (u_mu held). The coarse clocks get their first value before the thread exists, so every
- * later store, the thread's included, is a raise of a value computed after it; if the start fails, they go
- * back to "not maintained". */
+/* Start the thread (u_mu held). Its mode is known once it exists: real-time (created SCHED_FIFO) keeps
+ * fc__pub.coarse_mono, one load per coarse read; otherwise (not permitted, or FASTCLOCK_UPDATER_RT=0) the
+ * keeper can be held off a CPU for tens of ms on a busy machine, so it keeps coarse_kept and every coarse read
+ * takes the larger of that and the kernel's coarse clock (fc__coarse_init): never staler than the kernel's.
+ * The first value is stored after the thread exists (so in its mode's location), by this thread; the keeper's
+ * own stores are raises, which leave 0 alone. u_starting is set meanwhile (seq_cst: fc__coarse_init's check
+ * after a precise read pairs with it), so no coarse read returns a precise value above that first value. */
 static int start_locked(int64_t period_ns)
 {
-	int rc;
+	int rc, checked = 1;
 	struct fc_clock *c = fc__global_clock();
-	if (__atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED) == 0)
-		refresh_coarse(c, 1);
+	t_starting = 1;
+	__atomic_store_n(&u_starting, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&u_period_ns, period_ns, __ATOMIC_RELAXED); /* 0: follow the clock's period */
 	__atomic_store_n(&u_stop, 0, __ATOMIC_RELAXED);
 	if (u_wake_fd < 0)
@@ -246,20 +288,32 @@ static int start_locked(int64_t period_ns)
 		pthread_attr_t a;
 		const struct sched_param sp = {.sched_priority = KEEPER_RT_PRIORITY};
 		if (pthread_attr_init(&a) == 0) {
+			/* The keeper reads u_checked: set before the thread exists (pthread_create orders it). */
+			__atomic_store_n(&u_checked, 0, __ATOMIC_RELAXED);
 			if (pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED) == 0 &&
 			    pthread_attr_setschedpolicy(&a, SCHED_FIFO) == 0 && pthread_attr_setschedparam(&a, &sp) == 0)
 				rc = pthread_create(&u_thread, &a, updater_main, NULL);
 			pthread_attr_destroy(&a);
 		}
+		checked = rc != 0;
 	}
-	if (rc != 0) /* not permitted (EPERM), or FASTCLOCK_UPDATER_RT=0: an ordinary thread */
+	if (rc != 0) { /* not permitted (EPERM), or FASTCLOCK_UPDATER_RT=0: an ordinary thread, checked */
+		__atomic_store_n(&u_checked, 1, __ATOMIC_RELAXED);
 		rc = pthread_create(&u_thread, NULL, updater_main, NULL);
-	if (rc != 0) {
+	}
+	if (rc == 0) {
+		coarse_first(c, checked);
+		set_running(1);
+	} else { /* nobody keeps them (a fork child's locations may hold its parent's values) */
 		__atomic_store_n(&c->pub->coarse_mono, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->coarse_kept, 0, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&u_starting, 0, __ATOMIC_RELEASE);
+	t_starting = 0;
+	if (rc != 0) {
 		errno = rc;
 		return -1;
 	}
-	set_running(1);
 	return 0;
 }
 
@@ -267,10 +321,17 @@ static int start_locked(int64_t period_ns)
  * Start it again at once, so the child's coarse clocks keep advancing. */
 static void atfork_child(void)
 {
+	struct fc_clock *c = fc__global_clock();
 	pthread_mutex_init(&u_mu, NULL);
+	/* A start under way in another thread of the parent is not in the child: nobody would end it. */
+	t_starting = 0;
+	__atomic_store_n(&u_starting, 0, __ATOMIC_RELAXED);
 	if (u_running) {
 		set_running(0);
 		(void)start_locked(u_period_ns);
+	} else { /* forked between that start's first store and its set_running: nobody keeps the values */
+		__atomic_store_n(&c->pub->coarse_mono, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->coarse_kept, 0, __ATOMIC_RELAXED);
 	}
 }
 
@@ -326,8 +387,9 @@ int fc_updater_stop(void)
 	}
 	set_running(0);
 	/* Nobody keeps the coarse clocks fresh now: 0 sends coarse reads to fc__coarse_init, which serves
-	 * precise values (never below a coarse value returned before: those were precise values of the past). */
+	 * precise values (never below a coarse value returned before: those were values of the past). */
 	__atomic_store_n(&c->pub->coarse_mono, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->coarse_kept, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&u_mu);
 	return 0;
 }
@@ -348,10 +410,21 @@ static int keeper_due(const struct fc_clock *c)
 	return now - first >= KEEPER_DEFER_NS;
 }
 
-/* The coarse clocks' slow path: coarse_mono is 0 (not maintained). */
-int64_t fc__coarse_init(int how)
+/* A checked coarse read: the larger of the keeper's value v (0: none) and the kernel's coarse clock. Both are
+ * values of the past that only grow, so the larger only grows too (within a thread), and is never staler than
+ * the kernel's coarse clock however long the keeper waits for a CPU. */
+static int64_t coarse_checked(const struct fc_clock *c, int64_t v, int how)
 {
-	struct fc_clock *c = fc__global_clock();
+	const int64_t k = kernel_coarse(how);
+	if (how & FC__REAL)
+		v += __atomic_load_n(&c->pub->coarse_real_off, __ATOMIC_RELAXED);
+	return k > v ? k : v;
+}
+
+/* No keeper keeps the coarse clocks (yet): start it when due, else a precise value. Out of line, so that the
+ * checked read's path below saves no registers. */
+static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int how)
+{
 	int64_t v;
 	unsigned spins = 0;
 	if (fc__ensure_init() && c->updater_auto && !__atomic_load_n(&u_no_auto, __ATOMIC_RELAXED) &&
@@ -359,23 +432,52 @@ int64_t fc__coarse_init(int how)
 	    pthread_mutex_trylock(&u_mu) == 0) {
 		/* Start the keeper (a try-lock: a signal handler never waits for fc_updater_start/stop). Marked 2:
 		 * started by a coarse read, so a later fc_updater_start() takes it over instead of EALREADY. */
-		t_starting = 1;
-		__atomic_store_n(&u_starting, 1, __ATOMIC_RELEASE);
 		pthread_once(&u_once, register_fork_handler);
 		if (!u_running && start_locked(0) == 0)
 			__atomic_store_n(&c->updater_running, 2, __ATOMIC_RELAXED);
-		__atomic_store_n(&u_starting, 0, __ATOMIC_RELEASE);
-		t_starting = 0;
 		pthread_mutex_unlock(&u_mu);
 	}
-	/* Another thread is starting the keeper: its first store comes within microseconds. Returning a precise
-	 * value meanwhile could be above that store, and the next coarse read would go back. */
-	while (!t_starting && __atomic_load_n(&u_starting, __ATOMIC_ACQUIRE) &&
-	       __atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED) == 0)
-		if (++spins % 64 == 0)
-			sched_yield();
-	v = __atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED);
-	if (v == 0) /* no keeper: a precise value */
-		return (how & FC__REAL) ? fc_real_ns() : fc_mono_ns();
-	return (how & FC__REAL) ? v + __atomic_load_n(&c->pub->coarse_real_off, __ATOMIC_RELAXED) : v;
+	for (;;) {
+		int64_t p;
+		if ((v = __atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED)) != 0)
+			return (how & FC__REAL) ? v + __atomic_load_n(&c->pub->coarse_real_off, __ATOMIC_RELAXED) : v;
+		if ((v = __atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED)) != 0)
+			return coarse_checked(c, v, how);
+		/* Another thread is starting the keeper: its first store comes within microseconds (the thread's
+		 * creation). A precise value returned meanwhile could be above that store: the next read would go
+		 * back. (On the starting thread itself, a signal handler: never wait.) */
+		if (!t_starting && __atomic_load_n(&u_starting, __ATOMIC_ACQUIRE)) {
+			if (++spins % 64 == 0)
+				sched_yield();
+			continue;
+		}
+		/* No keeper: a precise value. Checked below only where a coarse read may start the keeper (the first
+		 * millisecond of coarse reads): with FASTCLOCK_UPDATER=off or after fc_updater_stop() every coarse read
+		 * stays one precise read, and a program that then calls fc_updater_start() while other threads read
+		 * coarse clocks has a read in flight across it return a precise value that the keeper's first value may be
+		 * below by the length of that read, once. */
+		p = (how & FC__REAL) ? fc_real_ns() : fc_mono_ns();
+		if (t_starting || !c->updater_auto || __atomic_load_n(&u_no_auto, __ATOMIC_RELAXED))
+			return p;
+		/* A keeper may be starting now (a coarse read starts it): if its start began after this read, its
+		 * first value was taken after p, so p is never above it; if before, p is dropped and the loop takes
+		 * the keeper's value. Orders: the counter read again waits for p's to complete (lfence / isb before
+		 * it), the fence puts p before u_starting's load in the order of start_locked's seq_cst store. */
+		(void)fc__counter_ordered();
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&u_starting, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED))
+			return p;
+	}
+}
+
+/* The coarse clocks' slow path: fc__pub.coarse_mono is 0 (no real-time keeper). */
+int64_t fc__coarse_init(int how)
+{
+	struct fc_clock *c = fc__global_clock();
+	const int64_t v = __atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED);
+	if (FC__LIKELY(v != 0)) /* a keeper without real-time priority: checked against the kernel's */
+		return coarse_checked(c, v, how);
+	return coarse_unkept(c, how);
 }

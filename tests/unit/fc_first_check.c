@@ -11,7 +11,12 @@
  *   fc_first_check ticks-threads threads capture from the process's start across the trust step (early captures,
  *                                kernel ns, then counter ticks): every capture converts inside its kernel bracket
  *   fc_first_check keeper-policy  the updater thread runs SCHED_FIFO where this process may have a thread do so
- *                                 (probed with a thread of its own), unless FASTCLOCK_UPDATER_RT=0; else SCHED_OTHER
+ *                                 (probed with a thread of its own), unless FASTCLOCK_UPDATER_RT=0; else SCHED_OTHER;
+ *                                 the coarse mode follows: one load (fc__pub.coarse_mono kept) exactly when FIFO
+ *   fc_first_check coarse-checked  (with a keeper that is not real-time) threads read the coarse clocks across the
+ *                                 keeper's start, a slow keeper, its stop and a new start: every value is at least
+ *                                 the kernel's coarse clock read just before it, never decreases, and is never
+ *                                 above a precise read made after it
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -397,16 +402,138 @@ static int keeper_policy(void)
 		/* The keeper is the only thread the library starts; a sanitizer's runtime may run one of its own
 		 * (SCHED_OTHER). So: one SCHED_FIFO thread when the keeper should be one, none otherwise. */
 		const int want = may && !(rt && !strcmp(rt, "0")) ? 1 : 0;
+		/* The coarse mode follows the policy: the inline readers' one load (fc__pub.coarse_mono, nonzero while
+		 * kept) for a real-time keeper; checked reads (it stays 0) otherwise. */
+		const int one_load = __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) != 0;
 		printf("keeper-policy: %d other thread(s), %d of them SCHED_FIFO, expected %d (this process %s SCHED_FIFO; "
-		       "FASTCLOCK_UPDATER_RT=%s)\n",
-		       n, n_fifo, want, may ? "may run" : "may not run", rt ? rt : "unset");
+		       "FASTCLOCK_UPDATER_RT=%s); coarse reads %s\n",
+		       n, n_fifo, want, may ? "may run" : "may not run", rt ? rt : "unset",
+		       one_load ? "one load" : "checked against the kernel's coarse clock");
 		if (n < 1 || n_fifo != want) {
 			fprintf(stderr, "fc_first_check: %d SCHED_FIFO thread(s) beside the main one, expected %d (the keeper)\n",
 				n_fifo, want);
 			return 1;
 		}
+		if (one_load != want) {
+			fprintf(stderr, "fc_first_check: coarse reads are %s with a %s keeper\n",
+				one_load ? "one load" : "checked", want ? "SCHED_FIFO" : "SCHED_OTHER");
+			return 1;
+		}
 	}
 	return 0;
+}
+
+/* coarse-checked: C_THREADS threads read fc_mono_coarse_ns and fc_real_coarse_ns, each bracketed by the kernel's
+ * coarse clock read before it and fastclock's precise clock read after it, while the main thread moves the
+ * keeper through its states: not started (coarse reads are precise reads; one of them starts the keeper), taken
+ * over with a period of C_SLOW_NS (its value is then far staler than the kernel's coarse clock: only the
+ * kernel's keeps the reads fresh), stopped (precise reads again), started again. Each state lasts until every
+ * thread has seen the kernel's coarse clock move C_TICKS times in it: progress, not time, so a busy machine
+ * only makes the test longer. Value comparisons only: they hold however late any thread runs. */
+#define C_THREADS 3
+#define C_TICKS 8
+#define C_SLOW_NS 500000000LL /* the keeper's period in the slow state: 0.5 s, ~100 kernel ticks */
+static int c_phase, c_bad;
+static long c_ticks[C_THREADS], c_kernel_won;
+
+static int64_t kclock(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void c_fail(const char *what, long long a, long long b)
+{
+	if (__atomic_exchange_n(&c_bad, 1, __ATOMIC_RELAXED) == 0)
+		fprintf(stderr, "fc_first_check: %s (%lld, %lld) in state %d\n", what, a, b,
+			__atomic_load_n(&c_phase, __ATOMIC_RELAXED));
+}
+
+static void *coarse_reader(void *arg)
+{
+	const long i = (long)(intptr_t)arg;
+	int64_t last = INT64_MIN, last_k = kclock(CLOCK_MONOTONIC_COARSE);
+	int phase = -1;
+	long won = 0;
+	while (__atomic_load_n(&c_phase, __ATOMIC_ACQUIRE) < 4 && !__atomic_load_n(&c_bad, __ATOMIC_RELAXED)) {
+		const int ph = __atomic_load_n(&c_phase, __ATOMIC_ACQUIRE);
+		const int64_t k = kclock(CLOCK_MONOTONIC_COARSE), v = fc_mono_coarse_ns(), p = fc_mono_ns();
+		const int64_t kr = kclock(CLOCK_REALTIME_COARSE), r = fc_real_coarse_ns(), pr = fc_real_ns();
+		if (v < k)
+			c_fail("fc_mono_coarse_ns below CLOCK_MONOTONIC_COARSE read before it", (long long)v, (long long)k);
+		if (v < last)
+			c_fail("fc_mono_coarse_ns went back", (long long)v, (long long)last);
+		if (v > p)
+			c_fail("fc_mono_coarse_ns above fc_mono_ns read after it", (long long)v, (long long)p);
+		/* (The wall clock is never set on a test machine: a step back between kr and r would break this.) */
+		if (r < kr)
+			c_fail("fc_real_coarse_ns below CLOCK_REALTIME_COARSE read before it", (long long)r, (long long)kr);
+		if (r > pr)
+			c_fail("fc_real_coarse_ns above fc_real_ns read after it", (long long)r, (long long)pr);
+		last = v;
+		won += v == k;
+		if (ph != phase) { /* ticks are counted per state */
+			phase = ph;
+			last_k = k;
+		} else if (k != last_k) {
+			last_k = k;
+			__atomic_fetch_add(&c_ticks[i], 1, __ATOMIC_RELAXED);
+		}
+	}
+	__atomic_fetch_add(&c_kernel_won, won, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* Wait until every reader has seen C_TICKS kernel ticks in the current state, then go to the next. */
+static void c_next(int next)
+{
+	for (int t = 0; t < C_THREADS && !__atomic_load_n(&c_bad, __ATOMIC_RELAXED);)
+		if (__atomic_load_n(&c_ticks[t], __ATOMIC_RELAXED) >= C_TICKS)
+			t++;
+		else
+			usleep(1000);
+	for (int t = 0; t < C_THREADS; t++)
+		__atomic_store_n(&c_ticks[t], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c_phase, next, __ATOMIC_RELEASE);
+}
+
+static int coarse_checked(void)
+{
+	pthread_t th[C_THREADS];
+	int kept_public = 0;
+	struct fc_status st;
+	for (long i = 0; i < C_THREADS; i++)
+		if (pthread_create(&th[i], NULL, coarse_reader, (void *)(intptr_t)i) != 0)
+			return 2;
+	c_next(1); /* state 0: the readers' coarse reads, precise at first, start the keeper */
+	fc_status(&st);
+	if (!st.updater_running) {
+		fprintf(stderr, "fc_first_check: no coarse read started the keeper\n");
+		c_bad = 1;
+	}
+	if (fc_updater_start(C_SLOW_NS) != 0) /* take it over, slow */
+		perror("fc_first_check: fc_updater_start");
+	kept_public |= __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) != 0;
+	c_next(2); /* state 1: a keeper 0.5 s apart */
+	kept_public |= __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) != 0;
+	fc_updater_stop();
+	c_next(3); /* state 2: no keeper, precise reads */
+	if (fc_updater_start(0) != 0)
+		perror("fc_first_check: fc_updater_start");
+	c_next(4); /* state 3: a keeper at the clock's period */
+	kept_public |= __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) != 0;
+	for (int i = 0; i < C_THREADS; i++)
+		pthread_join(th[i], NULL);
+	fc_updater_stop();
+	printf("coarse-checked: %d threads, %d kernel ticks per thread in each of 4 states; %ld reads returned the kernel's "
+	       "coarse clock\n", C_THREADS, C_TICKS, c_kernel_won);
+	if (kept_public) {
+		fprintf(stderr, "fc_first_check: a keeper kept fc__pub.coarse_mono (one load): not checked (is it "
+				"SCHED_FIFO? run with FASTCLOCK_UPDATER_RT=0)\n");
+		return 1;
+	}
+	return c_bad;
 }
 
 int main(int argc, char **argv)
@@ -420,6 +547,8 @@ int main(int argc, char **argv)
 		return ticks_threads();
 	if (argc == 2 && !strcmp(argv[1], "keeper-policy"))
 		return keeper_policy();
-	fprintf(stderr, "usage: fc_first_check call NAME | ticks-early | ticks-threads | keeper-policy\n");
+	if (argc == 2 && !strcmp(argv[1], "coarse-checked"))
+		return coarse_checked();
+	fprintf(stderr, "usage: fc_first_check call NAME | ticks-early | ticks-threads | keeper-policy | coarse-checked\n");
 	return 2;
 }

@@ -75,6 +75,8 @@ struct info {
 	int nrows;
 	double gtod_libc_ns, gtod_sys_ns, time_libc_ns;
 	double fc_mono_cost_ns;
+	int coarse_checked;       /* with its keeper, this process's coarse reads are: 0 one load, 1 checked, -1 unknown */
+	double fc_coarse_cost_ns; /* fc_mono_coarse_ns with that keeper running */
 	/* ntp */
 	int adj_ok, adj_state, adj_errno;
 	struct timex tx;
@@ -224,6 +226,7 @@ FCB_DEFINE(gtod_libc, probe_gtod(0))
 FCB_DEFINE(gtod_sys, probe_gtod(1))
 FCB_DEFINE(time, time(NULL))
 FCB_DEFINE(fc_mono, fc_mono_ns())
+FCB_DEFINE(fc_coarse, fc_mono_coarse_ns())
 
 /* Median over VDSO_BATCHES batches of VDSO_CALLS calls: the engine's batch timing (bench_batch_median). */
 static double cost_of(void (*batch)(long n), clockid_t id)
@@ -266,6 +269,16 @@ static void measure_vdso(struct info *in)
 	in->time_libc_ns = cost_of(fcb_batch_time, 0);
 	fc_mono_ns();
 	in->fc_mono_cost_ns = cost_of(fcb_batch_fc_mono, 0);
+	/* The coarse clocks as this process gets them: a keeper started (and stopped) here. It is SCHED_FIFO where
+	 * the process may, and coarse reads are one load (fc__pub.coarse_mono kept); otherwise they are checked
+	 * against the kernel's coarse clock (src/updater.c). Another process may have other privileges. */
+	in->coarse_checked = -1;
+	in->fc_coarse_cost_ns = NAN;
+	if (fc_updater_start(0) == 0) {
+		in->coarse_checked = __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) == 0;
+		in->fc_coarse_cost_ns = cost_of(fcb_batch_fc_coarse, 0);
+		fc_updater_stop();
+	}
 }
 
 /* ---- NTP ---- */
@@ -422,11 +435,18 @@ static void recommend(struct info *in)
 		    "The kernel reports its wall clock as not synchronised%s: CLOCK_REALTIME (and fc_real_ns) may "
 		    "be off by seconds; fc_real_bounded() reports this as %s. ",
 		    in->daemons[0] ? "" : " and no time daemon was found", fc_sync_name(in->st.sync_status));
-	if (coarse && coarse->ok && coarse->getres_ns >= 1e6)
+	if (coarse && coarse->ok && coarse->getres_ns >= 1e6 && in->coarse_checked == 0)
 		add(b, n,
 		    "The kernel's coarse clocks tick every %.0f ms; fc_mono_coarse_ns() with fc_updater_start() is "
 		    "as cheap and at most one re-anchor period (%.0f us) old.",
 		    coarse->getres_ns / 1e6, (double)in->st.period_ns / 1e3);
+	else if (coarse && coarse->ok && in->coarse_checked == 1)
+		add(b, n,
+		    "fastclock's updater thread cannot run SCHED_FIFO in this process (or FASTCLOCK_UPDATER_RT=0), so "
+		    "fc_mono_coarse_ns() is checked against the kernel's coarse clock (%.1f ns, the kernel's %.1f ns): "
+		    "one re-anchor period (%.0f us) old while the thread gets a CPU, never staler than the kernel's; "
+		    "with RLIMIT_RTPRIO >= 1 (or CAP_SYS_NICE) it is one load.",
+		    in->fc_coarse_cost_ns, coarse->libc_ns, (double)in->st.period_ns / 1e3);
 }
 
 /* ---- output ---- */
@@ -505,6 +525,13 @@ static void print_text(const struct info *in)
 	printf("  reason             %s\n", st->reason);
 	printf("  period             %lld us\n", (long long)(st->period_ns / 1000));
 	printf("  fc_mono_ns cost    %.1f ns\n", in->fc_mono_cost_ns);
+	if (in->coarse_checked >= 0)
+		printf("  coarse reads       %s, %.1f ns\n",
+		       in->coarse_checked ? "checked against the kernel's coarse clock (updater not real-time here)"
+					  : "one load (updater SCHED_FIFO here)",
+		       in->fc_coarse_cost_ns);
+	else
+		printf("  coarse reads       unknown (fc_updater_start failed)\n");
 	if (st->config_error[0])
 		printf("  config error       %s\n", st->config_error);
 	printf("bound vs UTC (fc_real_bounded)\n");
@@ -605,6 +632,9 @@ static void print_json(const struct info *in)
 	jw_str(&j, "reason", st->reason);
 	jw_int(&j, "period_ns", st->period_ns);
 	jw_num(&j, "fc_mono_ns_cost_ns", round(in->fc_mono_cost_ns * 10) / 10);
+	jw_str(&j, "coarse_reads", in->coarse_checked < 0 ? "unknown" : in->coarse_checked ? "checked" : "one_load");
+	if (in->coarse_checked >= 0)
+		jw_num(&j, "fc_mono_coarse_ns_cost_ns", round(in->fc_coarse_cost_ns * 10) / 10);
 	jw_str(&j, "config_error", st->config_error);
 	jw_end_obj(&j);
 	jw_obj(&j, "bound");
