@@ -3,8 +3,10 @@
  * the recording of a source's last error, and the opening of a source's file with the checks that say who
  * could have written it (docs/THREATS.md).
  *
- * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_socket_trusted.
- * May call: fmt.c, async-signal-safe libc (open, openat, fstat, fstatat, fgetxattr, close, geteuid).
+ * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_socket_trusted,
+ * fc__bound_uevent_is_vmclock.
+ * May call: fmt.c, async-signal-safe libc (open, openat, read, fstat, fstatat, fstatfs, fgetxattr, getxattr, close,
+ * geteuid).
  */
 #define _GNU_SOURCE /* O_PATH */
 #include <errno.h>
@@ -12,6 +14,8 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -64,10 +68,23 @@ static int others_may_write(const struct stat *s)
 /* Group write is trusted for group root only, but on a file with an access ACL the group bits are the ACL's mask,
  * which also bounds the users and groups it names: an administrator's `setfacl -m u:alice:rw` on root's 0644 file
  * shows 0664 group root and lets alice write it. 1 (the reason recorded) where such a file may be written by
- * them; 0 without an ACL (ENODATA, or a filesystem without them) or with a mask that lets no one write. */
+ * them; 0 without an ACL (ENODATA, or a filesystem without them) or with a mask that lets no one write. fd may be
+ * an O_PATH descriptor (a device not opened yet): fgetxattr refuses those (EBADF), its inode's ACL is then read
+ * through procfs's link to it, and one that cannot be read counts as there. */
 static int acl_may_let_others_write(int fd, const struct stat *st, const char *path, struct fc_bound *b, int64_t now)
 {
-	if (!(st->st_mode & S_IWGRP) || fgetxattr(fd, "system.posix_acl_access", NULL, 0) <= 0)
+	ssize_t r;
+	if (!(st->st_mode & S_IWGRP))
+		return 0;
+	r = fgetxattr(fd, "system.posix_acl_access", NULL, 0);
+	if (r < 0 && errno == EBADF) {
+		char link[32];
+		fc__bfmt(link, sizeof(link), "/proc/self/fd/%d", fd);
+		r = getxattr(link, "system.posix_acl_access", NULL, 0);
+		if (r < 0 && errno != ENODATA && errno != EOPNOTSUPP)
+			r = 1;
+	}
+	if (r <= 0)
 		return 0;
 	fc__bound_error(b, now, "%.100s (owner uid %u, group %u, mode 0%o) has an ACL whose mask lets the users and "
 		       "groups it names write: not trusted", path, (unsigned)st->st_uid, (unsigned)st->st_gid,
@@ -188,12 +205,82 @@ int fc__bound_socket_trusted(int dfd, const char *base, const char *path, struct
 	return 0;
 }
 
+/* Filesystem magic numbers (linux/magic.h): what only the kernel answers. */
+#define FC_SYSFS_MAGIC 0x62656572
+#define FC_PROC_SUPER_MAGIC 0x9fa0
+
+int fc__bound_uevent_is_vmclock(const char *buf, size_t n, char *devname, size_t dn)
+{
+	/* a line "DEVNAME=vmclock<N>", N a decimal without a leading zero (the driver's "vmclock%d" of an ida index);
+	 * only whole lines count (sysfs ends each with a newline: one the end of the buffer cuts does not), and
+	 * nothing in buf is trusted to be a string: it is bytes, NULs included */
+	static const char key[] = "DEVNAME=", want[] = "vmclock";
+	size_t start = 0;
+	if (dn)
+		devname[0] = 0;
+	while (start < n) {
+		const char *line = buf + start, *nl = memchr(line, '\n', n - start);
+		size_t len;
+		if (!nl)
+			break;
+		len = (size_t)(nl - line);
+		start += len + 1;
+		if (len < sizeof(key) - 1 || memcmp(line, key, sizeof(key) - 1) != 0)
+			continue;
+		line += sizeof(key) - 1, len -= sizeof(key) - 1;
+		for (size_t i = 0; dn && i < len && i < dn - 1; i++) /* for the message: printable ASCII only */
+			devname[i] = line[i] > ' ' && line[i] < 127 ? line[i] : '?', devname[i + 1] = 0;
+		if (len <= sizeof(want) - 1 || len > sizeof(want) - 1 + 10 || memcmp(line, want, sizeof(want) - 1) != 0)
+			return 0;
+		line += sizeof(want) - 1, len -= sizeof(want) - 1;
+		if (line[0] == '0' && len > 1)
+			return 0;
+		for (size_t i = 0; i < len; i++)
+			if (line[i] < '0' || line[i] > '9')
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* Is the character device rdev the vmclock driver's (drivers/ptp/ptp_vmclock.c: a misc device named "vmclock%d")?
+ * Asked of sysfs, never of the device: opening a device runs its driver's open (/dev/watchdog arms, and a close
+ * without its magic 'V' may reboot; a tty raises DTR; a tape rewinds at close). 0, or -1 with the reason. */
+static int is_vmclock(dev_t rdev, const char *path, struct fc_bound *b, int64_t now)
+{
+	char ue[48], buf[512], name[24];
+	struct statfs sf;
+	ssize_t n = -1;
+	int fd, e, fs_ok;
+	fc__bfmt(ue, sizeof(ue), "/sys/dev/char/%u:%u/uevent", (unsigned)major(rdev), (unsigned)minor(rdev));
+	fd = open(ue, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	e = errno;
+	fs_ok = fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == FC_SYSFS_MAGIC;
+	if (fs_ok) {
+		n = read(fd, buf, sizeof(buf));
+		e = errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 || !fs_ok || n < 0) {
+		fc__bound_error(b, now, "not opened: sysfs cannot tell a vmclock (%u:%u: %s): %.100s", (unsigned)major(rdev),
+			       (unsigned)minor(rdev), fs_ok || fd < 0 ? fc__errname(e) : "/sys is not sysfs", path);
+		return -1;
+	}
+	if (!fc__bound_uevent_is_vmclock(buf, (size_t)n, name, sizeof(name))) {
+		fc__bound_error(b, now, "not opened: not a vmclock device (%u:%u, DEVNAME=%s): %.100s", (unsigned)major(rdev),
+			       (unsigned)minor(rdev), name, path);
+		return -1;
+	}
+	return 0;
+}
+
 int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_bound *b, int64_t now)
 {
 	struct stat ds;
 	char dir[256];
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	int fd, dfd;
+	int fd = -1, pfd, dfd, procd = -1;
 	/* The directory is opened first and the file relative to it, so the directory checked below is the one the
 	 * file is in (a link in the directory part is followed once, here; the checks see where it led). */
 	if (!slash)
@@ -207,23 +294,30 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 		fc__bound_error(b, now, "open %.100s: %s", path, fc__errname(errno)); /* its directory's error */
 		return -1;
 	}
-	/* O_NONBLOCK: a FIFO (or a device that waits for a peer) at the path opens at once instead of waiting for
-	 * a writer under the writer lock; O_NOFOLLOW: the last component is the file itself, not a link someone
-	 * else may point anywhere; O_NOCTTY: a terminal never becomes ours. */
-	fd = openat(dfd, base, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
-	if (fd < 0) {
+	/* O_PATH: what is at the path is looked at before anything opens it: an open of a device runs its driver's
+	 * open (see is_vmclock), an O_PATH one does not (nor does it wait for a FIFO's writer). O_NOFOLLOW: the last
+	 * component is the file itself, not a link someone else may point anywhere (O_PATH gives the link: refused). */
+	pfd = openat(dfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0) {
 		fc__bound_error(b, now, "open %.100s: %s", path, fc__errname(errno));
 		close(dfd);
 		return -1;
 	}
-	if (fstat(fd, st) != 0) {
+	if (fstat(pfd, st) != 0) {
 		fc__bound_error(b, now, "fstat %.100s: %s", path, fc__errname(errno));
+		goto refused;
+	}
+	if (S_ISLNK(st->st_mode)) {
+		fc__bound_error(b, now, "open %.100s: %s", path, fc__errname(ELOOP));
 		goto refused;
 	}
 	if (S_ISCHR(st->st_mode) && (kinds & FC_OPEN_CHR)) {
 		/* a device's contents come from its driver; only root makes device nodes. But a device its group or
 		 * others may write (/dev/fb0, root:video 0660, can be mapped) is its writers' word, not the hypervisor's:
 		 * the vmclock driver's /dev/vmclock0 is root's 0600 (misc_register without a mode), read-only mappings */
+		struct stat again;
+		char fdname[16];
+		struct statfs sf;
 		if (st->st_uid != 0) {
 			fc__bound_error(b, now, "%.100s: a device owned by uid %u (mode 0%o), not root: not trusted", path,
 				       (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
@@ -233,8 +327,33 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 			fc__bound_writers_error(st, path, b, now, "others");
 			goto refused;
 		}
-		if (acl_may_let_others_write(fd, st, path, b, now))
+		/* The device is reopened, once shown to be a vmclock, through procfs's link to the inode pfd holds
+		 * (/proc/self/fd/N: that inode, not the path again, where something else may stand by then); its ACL
+		 * is read there too. No procfs, no device: fail closed. */
+		procd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (procd < 0 || fstatfs(procd, &sf) != 0 || sf.f_type != FC_PROC_SUPER_MAGIC) {
+			fc__bound_error(b, now, "not opened: no procfs to reopen a device by (%s): %.100s",
+				       procd < 0 ? fc__errname(errno) : "/proc is not procfs", path);
 			goto refused;
+		}
+		if (acl_may_let_others_write(pfd, st, path, b, now))
+			goto refused;
+		if (is_vmclock(st->st_rdev, path, b, now) != 0)
+			goto refused;
+		fc__bfmt(fdname, sizeof(fdname), "%d", pfd);
+		/* O_NONBLOCK: a driver that waits for a peer does not wait here; O_NOCTTY: a terminal never becomes ours */
+		fd = openat(procd, fdname, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0 || fstat(fd, &again) != 0) {
+			fc__bound_error(b, now, "open %.100s: %s", path, fc__errname(errno));
+			goto refused;
+		}
+		if (again.st_dev != st->st_dev || again.st_ino != st->st_ino || again.st_rdev != st->st_rdev ||
+		    !S_ISCHR(again.st_mode)) {
+			fc__bound_error(b, now, "%.100s: /proc/self/fd/%d opened another file: refused", path, pfd);
+			goto refused;
+		}
+		close(procd);
+		close(pfd);
 		close(dfd);
 		return fd;
 	}
@@ -244,6 +363,21 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 			       : S_ISCHR(st->st_mode) ? "character device" : S_ISBLK(st->st_mode) ? "block device" : "special file",
 			       (unsigned)st->st_mode, (kinds & FC_OPEN_CHR) ? "character device or regular file" : "regular file");
 		goto refused;
+	}
+	/* A regular file: opened again by its name in the directory, and kept only if that is the file looked at
+	 * (no /proc needed). Only root could have put a device there in between (mknod needs CAP_MKNOD, and
+	 * fs.protected_hardlinks keeps other users from linking one of root's). */
+	{
+		struct stat seen = *st;
+		fd = openat(dfd, base, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+		if (fd < 0 || fstat(fd, st) != 0) {
+			fc__bound_error(b, now, "open %.100s: %s", path, fc__errname(errno));
+			goto refused;
+		}
+		if (st->st_dev != seen.st_dev || st->st_ino != seen.st_ino) {
+			fc__bound_error(b, now, "%.100s was replaced as it was opened: refused", path);
+			goto refused;
+		}
 	}
 	/* A regular file is trusted when only root or its directory's owner (the daemon's user, who created the
 	 * directory, e.g. /run/clockbound) can have written it: owned by one of them, and writable by no one else
@@ -268,10 +402,15 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 			       path);
 		goto refused;
 	}
+	close(pfd);
 	close(dfd);
 	return fd;
 refused:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
+	if (procd >= 0)
+		close(procd);
+	close(pfd);
 	close(dfd);
 	return -1;
 }

@@ -82,12 +82,17 @@ void fc__bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...) __at
  * link as the last component (O_NOFOLLOW), and keep it only if it is of a kind in `kinds` and its owner and mode
  * say who wrote it: a regular file owned by root or by its directory's owner, writable by no other user (group
  * write only for group root, and only without an ACL: the group bits are then its mask); a character device owned
- * by root, writable by no other user likewise. Returns the fd (st filled), or -1 with
- * b->last_error naming the path, the kind, owner and mode. */
+ * by root, writable by no other user likewise, and the vmclock driver's (sysfs says so). What is at the path is
+ * looked at (O_PATH) before it is opened: a device that is not a vmclock is never opened (its driver's open may
+ * act: /dev/watchdog arms). Returns the fd (st filled), or -1 with b->last_error naming the path, the kind, owner
+ * and mode. */
 #define FC_OPEN_REG 1
 #define FC_OPEN_CHR 2
 struct stat;
 int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_bound *b, int64_t now);
+/* Does a sysfs uevent (n bytes of it, not a string) say DEVNAME=vmclock<N>? 1 or 0; devname gets the DEVNAME it
+ * says, printable ASCII only ("" without one), for the message. */
+int fc__bound_uevent_is_vmclock(const char *buf, size_t n, char *devname, size_t dn);
 /* The open file's owner, mode and ACL still say who wrote it (an administrator may chmod it after the open): 1, or
  * 0 with b->last_error naming them. owner: its owner (uid) at open. */
 int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_bound *b, int64_t now);

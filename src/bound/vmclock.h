@@ -76,8 +76,9 @@ struct fc_vmc {
 	int64_t rate_at, rate_center; /* baseline of the CLOCK_REALTIME-vs-VMClock rate: mono, centre (0: none) */
 	uint64_t seen_ppb;            /* that rate, last measured */
 };
-/* Open the path (fc__bound_open_file: a character device root made, mapped; or a regular file its owner and mode
- * vouch for, at least a VMClock long, read with pread) and check one snapshot. 0, or -1 with b->last_error. */
+/* Open the path (fc__bound_open_file: a character device root made that sysfs says is the vmclock driver's, never
+ * opened otherwise, mapped; or a regular file its owner and mode vouch for, at least a VMClock long, read with
+ * pread) and check one snapshot. 0, or -1 with b->last_error. */
 int fc__vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t now);
 void fc__vmc_close(struct fc_vmc *v);
 /* The page's fields from len bytes (pure; fuzzed): 0, or -1 with why (size, magic, version named). */

@@ -9,6 +9,7 @@
 #include <grp.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -383,6 +384,130 @@ TEST(VmClockDevice, a_device_others_may_write_is_not_the_hypervisors)
 		EXPECT_NE(std::string(b.last_error).find("has an ACL"), std::string::npos) << b.last_error;
 	}
 	unlink(path.c_str());
+}
+
+// Opening a device runs its driver's open before any check can look at what was opened: an administrator's
+// FASTCLOCK_VMCLOCK_PATH=/dev/watchdog armed the watchdog (and the close without its magic 'V' may reboot the
+// machine), a tty raised DTR, a tape rewound at close. What is at the path is looked at first (O_PATH: no driver's
+// open), and a device is opened only once sysfs says it is the vmclock driver's (DEVNAME=vmclock<N>). A pty slave
+// shows whether its driver's open ran: once opened and closed, its master reads a hang-up (POLLHUP); root's 0600
+// slave passes the owner and mode checks and used to be opened (then refused: no mapping). A copy of /dev/null
+// (1, 3) is refused naming what sysfs says it is.
+bool hung_up(int master)
+{
+	pollfd p{master, POLLIN, 0};
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
+TEST(VmClockDevice, a_device_that_is_not_a_vmclock_is_never_opened)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (a device of root's)";
+	int master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
+	if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0 || ptsname(master) == nullptr)
+		GTEST_SKIP() << "no pseudo-terminals here: " << strerror(errno);
+	std::string slave = ptsname(master);
+	ASSERT_TRUE(chown(slave.c_str(), 0, 0) == 0 && chmod(slave.c_str(), 0600) == 0) << strerror(errno);
+	ASSERT_FALSE(hung_up(master));
+	{
+		fc_vmc v;
+		fc_bound b{};
+		EXPECT_NE(fc__vmc_open(&v, slave.c_str(), &b, 0), 0) << "a pty was taken for a VMClock";
+		EXPECT_FALSE(hung_up(master)) << "the tty driver's open ran: " << b.last_error;
+		EXPECT_NE(strstr(b.last_error, "not opened: sysfs cannot tell a vmclock"), nullptr) << b.last_error;
+		struct stat st;
+		int fd = fc__bound_open_file(slave.c_str(), FC_OPEN_REG, &st, &b, 0); // a ClockBound path likewise
+		EXPECT_LT(fd, 0);
+		EXPECT_FALSE(hung_up(master)) << "the tty driver's open ran for a ClockBound path: " << b.last_error;
+		EXPECT_NE(strstr(b.last_error, "character device"), nullptr) << b.last_error;
+	}
+	int fd = open(slave.c_str(), O_RDONLY | O_NOCTTY | O_NONBLOCK); // an open and a close do show
+	EXPECT_GE(fd, 0) << strerror(errno);
+	close(fd);
+	EXPECT_TRUE(hung_up(master)) << "a pty's master shows no close of its slave here: the test shows nothing";
+	close(master);
+
+	Dir d("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
+	std::string path = d.path + "/vmclock0";
+	ASSERT_EQ(mknod(path.c_str(), S_IFCHR | 0600, makedev(1, 3)), 0) << strerror(errno);
+	fc_vmc v;
+	fc_bound b{};
+	EXPECT_NE(fc__vmc_open(&v, path.c_str(), &b, 0), 0);
+	if (access("/sys/dev/char/1:3/uevent", R_OK) == 0)
+		EXPECT_NE(strstr(b.last_error, "not opened: not a vmclock device (1:3, DEVNAME=null)"), nullptr) << b.last_error;
+	else
+		EXPECT_NE(strstr(b.last_error, "not opened: sysfs cannot tell a vmclock (1:3"), nullptr) << b.last_error;
+	unlink(path.c_str());
+}
+
+// Whether a device is a vmclock is sysfs's word, and it is reopened through procfs's link to the inode looked at:
+// where /sys or /proc is not the kernel's (a chroot's, a tmpfs over them: here in a mount namespace of the test's),
+// the device is refused naming which, never opened. A fake /sys/dev/char/1:3/uevent saying DEVNAME=vmclock0 is not
+// believed.
+TEST(VmClockDevice, only_sysfs_says_what_a_device_is_and_only_procfs_reopens_it)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (mknod, a mount namespace)";
+	Dir d("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
+	std::string path = d.path + "/vmclock0";
+	ASSERT_EQ(mknod(path.c_str(), S_IFCHR | 0600, makedev(1, 3)), 0) << strerror(errno);
+	auto open_error = [&] {
+		fc_vmc v;
+		fc_bound b{};
+		if (fc__vmc_open(&v, path.c_str(), &b, 0) == 0)
+			fc__vmc_close(&v);
+		return std::string(b.last_error);
+	};
+	in_namespaces([&] {
+		if (mount("none", "/sys", "tmpfs", 0, nullptr) != 0)
+			_exit(77);
+		static const char fake[] = "MAJOR=1\nMINOR=3\nDEVNAME=vmclock0\n";
+		int fd = -1;
+		ASSERT_TRUE(mkdir("/sys/dev", 0755) == 0 && mkdir("/sys/dev/char", 0755) == 0 &&
+			    mkdir("/sys/dev/char/1:3", 0755) == 0 &&
+			    (fd = open("/sys/dev/char/1:3/uevent", O_CREAT | O_WRONLY, 0644)) >= 0 &&
+			    write(fd, fake, sizeof(fake) - 1) == (ssize_t)sizeof(fake) - 1) << strerror(errno);
+		close(fd);
+		std::string err = open_error();
+		EXPECT_NE(err.find("not opened: sysfs cannot tell a vmclock (1:3: /sys is not sysfs)"), std::string::npos) << err;
+		umount("/sys");
+		if (mount("none", "/proc", "tmpfs", 0, nullptr) != 0)
+			_exit(77);
+		err = open_error();
+		EXPECT_NE(err.find("not opened: no procfs to reopen a device by (no such file"), std::string::npos) << err;
+		umount("/proc");
+	});
+	unlink(path.c_str());
+}
+
+// The uevent is parsed as bytes from outside: only a whole line DEVNAME=vmclock<N> (N decimal, no leading zero, at
+// most 10 digits) says vmclock, and a line is whole when its newline is there (sysfs ends each with one: a buffer
+// can cut the last); the name given for the message is printable ASCII, cut to the buffer.
+TEST(VmClockDevice, a_uevent_says_vmclock_only_in_a_whole_devname_line)
+{
+	auto is = [](const std::string &s, std::string *name = nullptr) {
+		char n[12];
+		int r = fc__bound_uevent_is_vmclock(s.data(), s.size(), n, sizeof(n));
+		if (name)
+			*name = n;
+		return r;
+	};
+	std::string name;
+	EXPECT_EQ(is("MAJOR=10\nMINOR=123\nDEVNAME=vmclock0\n", &name), 1);
+	EXPECT_EQ(name, "vmclock0");
+	EXPECT_EQ(is("DEVNAME=vmclock4294967295\n"), 1);
+	EXPECT_EQ(is("MAJOR=1\nMINOR=3\nDEVNAME=null\nDEVMODE=0666\n", &name), 0);
+	EXPECT_EQ(name, "null");
+	for (const char *bad : {"", "DEVNAME=vmclock\n", "DEVNAME=vmclock01\n", "DEVNAME=vmclock0x\n", "DEVNAME=vmclock 0\n",
+				"DEVNAME=vmclock-1\n", "DEVNAME=vmclock12345678901\n", "XDEVNAME=vmclock0\n", " DEVNAME=vmclock0\n",
+				"DEVNAME=vmclock0\r\n", "DEVNAME=misc/vmclock0\n", "DEVNAME=VMCLOCK0\n", "MAJOR=10\nMINOR=1\n",
+				"DEVNAME=\n", "DEVNAME", "DEVNAME=vmclock0"})
+		EXPECT_EQ(is(bad), 0) << bad;
+	EXPECT_EQ(is(std::string("DEVNAME=vmclock0\0\n", 18)), 0);
+	EXPECT_EQ(is(std::string("DEVNAME=null\nDEVNAME=vmclock0\n")), 0) << "the first DEVNAME decides";
+	EXPECT_EQ(is(std::string("DEVNAME=x\x01y\xffzzzzzzzzzzzzzzz\n"), &name), 0);
+	EXPECT_EQ(name, "x?y?zzzzzzz") << "not printable, or past the buffer";
+	EXPECT_EQ(fc__bound_uevent_is_vmclock("DEVNAME=vmclock10\n", 16, nullptr, 0), 0) << "a cut line read as whole";
 }
 
 // Group root's write bit is trusted (only root is in group root, as a rule). But on a file with an access ACL the
