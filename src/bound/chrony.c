@@ -507,12 +507,13 @@ struct dirent64_k { /* the kernel's struct linux_dirent64 */
 	char d_name[];
 };
 
-/* The leftover `name` in chronyd's directory d0, opened only if it is on d0's filesystem. A mount there (chronyd's
- * user may mount a FUSE filesystem on an entry of its own directory; with user_allow_other root's opendir,
- * getdents and flock in it wait on that filesystem's server, which need never answer: the sweep holds the writer
- * lock) is refused without a request to it: openat2's RESOLVE_NO_XDEV fails on the mount point (EXDEV) before
- * the mount is entered. Where openat2 is missing (Linux < 5.6, or a seccomp filter: ENOSYS, EPERM) nothing is
- * swept: a leftover costs an entry, a hang the process. */
+/* The directory `name` in chronyd's directory d0 (a leftover, or the one we just made), opened only if it is on
+ * d0's filesystem and not a link. A mount there (chronyd's user may mount a FUSE filesystem on an entry of its own
+ * directory, or swap one in for ours; with user_allow_other root's opendir, getdents and flock in it wait on that
+ * filesystem's server, which need never answer: the open holds the writer lock) is refused without a request to
+ * it: openat2's RESOLVE_NO_XDEV fails on the mount point (EXDEV) before the mount is entered. Where openat2 is
+ * missing (Linux < 5.6, or a seccomp filter: ENOSYS, EPERM) nothing is entered: nothing is swept (a leftover
+ * costs an entry), and our own directory is removed again and the unix socket not used (the command port is). */
 #ifndef SYS_openat2
 #define SYS_openat2 437 /* Linux 5.6, the generic table (x86-64, arm64, riscv64): a libc older than it */
 #endif
@@ -521,7 +522,7 @@ struct open_how_k { /* linux/openat2.h's struct open_how */
 };
 #define RESOLVE_NO_XDEV_K 0x01
 #define RESOLVE_NO_SYMLINKS_K 0x04
-static int open_leftover(int d0, const char *name)
+static int open_entry(int d0, const char *name)
 {
 	struct open_how_k how = {.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
 				 .resolve = RESOLVE_NO_XDEV_K | RESOLVE_NO_SYMLINKS_K};
@@ -543,7 +544,7 @@ static void sweep(int d0)
 			if (strncmp(e->d_name, "fastclock.", 10) != 0 || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
 				continue;
 			opens++;
-			fd = open_leftover(d0, e->d_name);
+			fd = open_entry(d0, e->d_name);
 			if (fd < 0 && (errno == ENOSYS || errno == EPERM))
 				return;
 			if (fd < 0)
@@ -693,7 +694,15 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 			fc__bound_error(b, now, "mkdir in %.60s: %s", dir0, fc__errname(e));
 			goto fail;
 		}
-		ch->dirfd = openat(d0, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		ch->dirfd = open_entry(d0, name); /* never into a mount or through a link swapped in for it */
+		if (ch->dirfd < 0 && (errno == ENOSYS || errno == EPERM)) {
+			e = errno;
+			unlinkat(d0, name, AT_REMOVEDIR);
+			ch->denied = 2; /* not ours to use safely: the command port instead, this reason kept */
+			fc__bound_error(b, now, "our directory in %.60s is not entered without openat2 (%s)", dir0,
+				       fc__errname(e));
+			goto fail;
+		}
 		/* ours, locked, and still there (another process's sweep may have taken it before the lock) */
 		if (ch->dirfd >= 0 && flock(ch->dirfd, LOCK_EX | LOCK_NB) == 0 && fstat(ch->dirfd, &st) == 0 &&
 		    st.st_nlink > 0 && st.st_uid == geteuid()) {

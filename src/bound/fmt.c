@@ -161,6 +161,7 @@ const char *fc__errname(int e)
 	case ENOBUFS: return "no buffer space (ENOBUFS)";
 	case ELOOP: return "a symbolic link, not followed (ELOOP)";
 	case ENXIO: return "no reader or device (ENXIO)";
+	case ENOSYS: return "not implemented (ENOSYS)";
 	default: return "system error (see errno)";
 	}
 }

@@ -5,21 +5,28 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <grp.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -103,6 +110,89 @@ template <class F> void in_namespaces(F body)
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
 		GTEST_SKIP() << "no namespaces or no other user here";
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "child status " << st;
+}
+
+// Runs victim() in a child process whose openat and openat2 calls each wait, under a seccomp filter's user
+// notification, until on(nr, name) has run here: it may change the file system under the call (a mount where the
+// caller is about to open), then returns 0 to let the call run as made, or an errno for it to fail with (a kernel
+// without openat2). victim returns "" or what went wrong (its exit status and stderr). Returns 77 where seccomp
+// user notifications cannot be had (Linux < 5.5), else the child's failures as test failures and 0.
+template <class V, class S> int with_open_hook(V victim, S on)
+{
+	int sv[2];
+	fflush(nullptr);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 77;
+	pid_t p = fork();
+	if (p == 0) {
+		sock_filter f[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 1, 0),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 437 /* SYS_openat2 */, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		sock_fprog prog{sizeof(f) / sizeof(f[0]), f};
+		char c = 0, ctl[CMSG_SPACE(sizeof(int))] = {};
+		iovec io{&c, 1};
+		msghdr m{};
+		m.msg_iov = &io, m.msg_iovlen = 1, m.msg_control = ctl, m.msg_controllen = sizeof(ctl);
+		int l = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+				? (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)
+				: -1;
+		cmsghdr *h = CMSG_FIRSTHDR(&m);
+		h->cmsg_level = SOL_SOCKET, h->cmsg_type = SCM_RIGHTS, h->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(h), &l, sizeof(l));
+		if (l < 0)
+			_exit(77);
+		if (sendmsg(sv[1], &m, 0) != 1 || read(sv[1], &c, 1) != 1) // the listener, then "watching"
+			_exit(2);
+		std::string err = victim();
+		if (!err.empty())
+			fprintf(stderr, "%s\n", err.c_str());
+		fflush(nullptr);
+		_exit(err.empty() ? 0 : 1); // no exit(): its handlers would undo what the caller looks at
+	}
+	close(sv[1]);
+	char c, ctl[CMSG_SPACE(sizeof(int))] = {};
+	iovec io{&c, 1};
+	msghdr m{};
+	m.msg_iov = &io, m.msg_iovlen = 1, m.msg_control = ctl, m.msg_controllen = sizeof(ctl);
+	int l = -1, st = 0;
+	if (recvmsg(sv[0], &m, 0) == 1 && CMSG_FIRSTHDR(&m))
+		memcpy(&l, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(l));
+	char mem[32];
+	snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)p);
+	int memfd = open(mem, O_RDONLY | O_CLOEXEC);
+	if (l >= 0 && memfd >= 0 && write(sv[0], "g", 1) == 1) {
+		for (;;) {
+			pollfd pf{l, POLLIN, 0};
+			if (poll(&pf, 1, 5000) != 1 || (pf.revents & POLLHUP))
+				break; // the child is gone (or stuck: 5 s without a call)
+			seccomp_notif req{};
+			seccomp_notif_resp resp{};
+			char name[256] = {};
+			if (ioctl(l, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
+				continue;
+			if (pread(memfd, name, sizeof(name) - 1, (off_t)req.data.args[1]) <= 0)
+				name[0] = 0;
+			int e = on((int)req.data.nr, std::string(name));
+			resp.id = req.id;
+			resp.error = e ? -e : 0;
+			resp.flags = e ? 0 : SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+			ioctl(l, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		}
+	}
+	if (memfd >= 0)
+		close(memfd);
+	if (l >= 0)
+		close(l);
+	close(sv[0]);
+	EXPECT_EQ(waitpid(p, &st, 0), p);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+		return 77;
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "child status " << st;
+	return 0;
 }
 
 // A datagram socket on the loopback's port 323, bound by root: chronyd's command port.
@@ -342,6 +432,80 @@ TEST(ChronySweep, a_mount_in_chronyds_directory_is_never_entered)
 	rmdir(mnt.c_str());
 	unlink((plain + "/sock").c_str());
 	rmdir(plain.c_str());
+}
+
+// Our own socket directory was opened with a plain openat right after mkdirat made it in chronyd's directory:
+// chronyd's user (who may write there) could swap in a FUSE mount for it in between (rmdir, mkdir, fusermount with
+// user_allow_other), and root's open, flock and bind in it would wait on that filesystem's server, under the writer
+// lock. It is opened as the sweep opens a leftover: openat2 refuses a mount point (EXDEV) or a link before entering
+// it. Here the swap is made deterministic: the open waits (a seccomp user notification) while a tmpfs is mounted on
+// the directory just made; the socket used to be bound inside that mount. Now that name is given up and another made.
+TEST(ChronySweep, a_mount_swapped_in_for_our_own_directory_is_never_entered)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (a mount namespace)";
+	Dir top("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
+	Dir d((top.path + "/runXXXXXX").c_str(), 0750, 0, 0);
+	std::string path = d.path + "/chronyd.sock", mnt;
+	in_namespaces([&] {
+		Listener l(path, 0);
+		int r = with_open_hook(
+			[&]() -> std::string {
+				fc_chrony ch;
+				fc_bound b{};
+				if (fc__chrony_open(&ch, path.c_str(), &b, 0) != 0)
+					return std::string("open failed: ") + b.last_error;
+				return strcmp(ch.via_name, "unix socket") == 0 ? "" : std::string("asked via ") + ch.via_name;
+			},
+			[&](int, const std::string &name) {
+				if (mnt.empty() && name.compare(0, 10, "fastclock.") == 0) {
+					mnt = d.path + "/" + name;
+					if (mount("none", mnt.c_str(), "tmpfs", 0, nullptr) != 0)
+						ADD_FAILURE() << "mount " << mnt << ": " << strerror(errno);
+				}
+				return 0;
+			});
+		if (r == 77)
+			_exit(77);
+		ASSERT_FALSE(mnt.empty()) << "our directory was never opened";
+		EXPECT_NE(access((mnt + "/" + "sock").c_str(), F_OK), 0) << "our socket was bound inside the mount";
+		umount(mnt.c_str());
+		rmdir(mnt.c_str());
+	});
+}
+
+// Where openat2 is missing (Linux < 5.6; a seccomp filter answering ENOSYS, as here, or EPERM), our directory is not
+// entered at all: it is removed again, and the unix socket is not used (the reason kept; the command port instead
+// where it listens: none does here). It used to be opened with a plain openat.
+TEST(ChronySweep, without_openat2_our_directory_is_not_entered)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (a mount namespace)";
+	Dir top("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
+	Dir d((top.path + "/runXXXXXX").c_str(), 0750, 0, 0);
+	std::string path = d.path + "/chronyd.sock";
+	in_namespaces([&] {
+		Listener l(path, 0);
+		int r = with_open_hook(
+			[&]() -> std::string {
+				fc_chrony ch;
+				fc_bound b{};
+				if (fc__chrony_open(&ch, path.c_str(), &b, 0) == 0)
+					return std::string("opened via ") + ch.via_name;
+				if (!strstr(b.last_error, "is not entered without openat2 (not implemented (ENOSYS))"))
+					return std::string("error: ") + b.last_error;
+				return "";
+			},
+			[&](int nr, const std::string &) { return nr == 437 ? ENOSYS : 0; });
+		if (r == 77)
+			_exit(77);
+		uint8_t buf[64];
+		EXPECT_LT(recv(l.fd, buf, sizeof(buf), MSG_DONTWAIT), 0) << "chronyd's socket was asked";
+		std::unique_ptr<DIR, int (*)(DIR *)> dir(opendir(d.path.c_str()), closedir);
+		ASSERT_TRUE(dir);
+		for (dirent *e; (e = readdir(dir.get()));)
+			EXPECT_NE(strncmp(e->d_name, "fastclock.", 10), 0) << e->d_name << " left in chronyd's directory";
+	});
 }
 
 // A VMClock character device was trusted because root owns it, whatever its mode: FASTCLOCK_VMCLOCK_PATH=/dev/fb0
