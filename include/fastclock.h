@@ -226,7 +226,8 @@ static inline int64_t fc_real_ns_relaxed(void)
  * Who can move (b) (docs/THREATS.md). Trusted: root and CAP_SYS_TIME (they set the clock), the hypervisor for
  * VMClock, a time daemon's user for its own source. Never trusted: other users and a set-user-ID program's caller.
  * So a source file is used only if root or its directory's owner owns it and no one else may write it (a regular
- * file, in a directory no other user could have made; VMClock's device owned by root), opened without blocking or
+ * file, in a directory no other user could have made; VMClock's device owned by root, and opened only if sysfs
+ * says it is the vmclock driver's: no other device's open is ever run), opened without blocking or
  * following a final symbolic link, and read with pread (a regular file), never mapped (a truncation is a refusal,
  * not SIGBUS); chronyd's unix socket likewise (root's or its directory owner's, not a link, in such a directory,
  * checked at each connect); the kernel's state is judged by

@@ -434,6 +434,27 @@ TEST(ChronySweep, a_mount_in_chronyds_directory_is_never_entered)
 	rmdir(plain.c_str());
 }
 
+// Opens the chrony source on root's chronyd socket at path (a Listener), in a child of a mount namespace whose
+// openat and openat2 calls go through on() (with_open_hook); judge(ch, b, opened) says there what went wrong ("").
+// after(listener) runs in the namespace once that child is gone (it leaves with _exit: nothing undone).
+template <class S, class J, class A> void chrony_open_hooked(const std::string &path, S on, J judge, A after)
+{
+	in_namespaces([&] {
+		Listener l(path, 0);
+		int r = with_open_hook(
+			[&]() -> std::string {
+				fc_chrony ch;
+				fc_bound b{};
+				bool opened = fc__chrony_open(&ch, path.c_str(), &b, 0) == 0;
+				return judge(ch, b, opened);
+			},
+			on);
+		if (r == 77)
+			_exit(77);
+		after(l);
+	});
+}
+
 // Our own socket directory was opened with a plain openat right after mkdirat made it in chronyd's directory:
 // chronyd's user (who may write there) could swap in a FUSE mount for it in between (rmdir, mkdir, fusermount with
 // user_allow_other), and root's open, flock and bind in it would wait on that filesystem's server, under the writer
@@ -446,32 +467,28 @@ TEST(ChronySweep, a_mount_swapped_in_for_our_own_directory_is_never_entered)
 		GTEST_SKIP() << "needs root (a mount namespace)";
 	Dir top("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
 	Dir d((top.path + "/runXXXXXX").c_str(), 0750, 0, 0);
-	std::string path = d.path + "/chronyd.sock", mnt;
-	in_namespaces([&] {
-		Listener l(path, 0);
-		int r = with_open_hook(
-			[&]() -> std::string {
-				fc_chrony ch;
-				fc_bound b{};
-				if (fc__chrony_open(&ch, path.c_str(), &b, 0) != 0)
-					return std::string("open failed: ") + b.last_error;
-				return strcmp(ch.via_name, "unix socket") == 0 ? "" : std::string("asked via ") + ch.via_name;
-			},
-			[&](int, const std::string &name) {
-				if (mnt.empty() && name.compare(0, 10, "fastclock.") == 0) {
-					mnt = d.path + "/" + name;
-					if (mount("none", mnt.c_str(), "tmpfs", 0, nullptr) != 0)
-						ADD_FAILURE() << "mount " << mnt << ": " << strerror(errno);
-				}
-				return 0;
-			});
-		if (r == 77)
-			_exit(77);
-		ASSERT_FALSE(mnt.empty()) << "our directory was never opened";
-		EXPECT_NE(access((mnt + "/" + "sock").c_str(), F_OK), 0) << "our socket was bound inside the mount";
-		umount(mnt.c_str());
-		rmdir(mnt.c_str());
-	});
+	std::string mnt;
+	chrony_open_hooked(
+		d.path + "/chronyd.sock",
+		[&](int, const std::string &name) {
+			if (mnt.empty() && name.compare(0, 10, "fastclock.") == 0) {
+				mnt = d.path + "/" + name;
+				if (mount("none", mnt.c_str(), "tmpfs", 0, nullptr) != 0)
+					ADD_FAILURE() << "mount " << mnt << ": " << strerror(errno);
+			}
+			return 0;
+		},
+		[](const fc_chrony &ch, const fc_bound &b, bool opened) -> std::string {
+			if (!opened)
+				return std::string("open failed: ") + b.last_error;
+			return strcmp(ch.via_name, "unix socket") == 0 ? "" : std::string("asked via ") + ch.via_name;
+		},
+		[&](const Listener &) {
+			ASSERT_FALSE(mnt.empty()) << "our directory was never opened";
+			EXPECT_NE(access((mnt + "/sock").c_str(), F_OK), 0) << "our socket was bound inside the mount";
+			umount(mnt.c_str());
+			rmdir(mnt.c_str());
+		});
 }
 
 // Where openat2 is missing (Linux < 5.6; a seccomp filter answering ENOSYS, as here, or EPERM), our directory is not
@@ -483,29 +500,23 @@ TEST(ChronySweep, without_openat2_our_directory_is_not_entered)
 		GTEST_SKIP() << "needs root (a mount namespace)";
 	Dir top("/tmp/fc_attack2_XXXXXX", 0755, 0, 0);
 	Dir d((top.path + "/runXXXXXX").c_str(), 0750, 0, 0);
-	std::string path = d.path + "/chronyd.sock";
-	in_namespaces([&] {
-		Listener l(path, 0);
-		int r = with_open_hook(
-			[&]() -> std::string {
-				fc_chrony ch;
-				fc_bound b{};
-				if (fc__chrony_open(&ch, path.c_str(), &b, 0) == 0)
-					return std::string("opened via ") + ch.via_name;
-				if (!strstr(b.last_error, "is not entered without openat2 (not implemented (ENOSYS))"))
-					return std::string("error: ") + b.last_error;
-				return "";
-			},
-			[&](int nr, const std::string &) { return nr == 437 ? ENOSYS : 0; });
-		if (r == 77)
-			_exit(77);
-		uint8_t buf[64];
-		EXPECT_LT(recv(l.fd, buf, sizeof(buf), MSG_DONTWAIT), 0) << "chronyd's socket was asked";
-		std::unique_ptr<DIR, int (*)(DIR *)> dir(opendir(d.path.c_str()), closedir);
-		ASSERT_TRUE(dir);
-		for (dirent *e; (e = readdir(dir.get()));)
-			EXPECT_NE(strncmp(e->d_name, "fastclock.", 10), 0) << e->d_name << " left in chronyd's directory";
-	});
+	chrony_open_hooked(
+		d.path + "/chronyd.sock", [](int nr, const std::string &) { return nr == 437 ? ENOSYS : 0; },
+		[](const fc_chrony &ch, const fc_bound &b, bool opened) -> std::string {
+			if (opened)
+				return std::string("opened via ") + ch.via_name;
+			if (!strstr(b.last_error, "is not entered without openat2 (not implemented (ENOSYS))"))
+				return std::string("error: ") + b.last_error;
+			return "";
+		},
+		[&](const Listener &l) {
+			uint8_t buf[64];
+			EXPECT_LT(recv(l.fd, buf, sizeof(buf), MSG_DONTWAIT), 0) << "chronyd's socket was asked";
+			std::unique_ptr<DIR, int (*)(DIR *)> dir(opendir(d.path.c_str()), closedir);
+			ASSERT_TRUE(dir);
+			for (dirent *e; (e = readdir(dir.get()));)
+				EXPECT_NE(strncmp(e->d_name, "fastclock.", 10), 0) << e->d_name << " left in chronyd's directory";
+		});
 }
 
 // A VMClock character device was trusted because root owns it, whatever its mode: FASTCLOCK_VMCLOCK_PATH=/dev/fb0
@@ -639,6 +650,9 @@ TEST(VmClockDevice, only_sysfs_says_what_a_device_is_and_only_procfs_reopens_it)
 			_exit(77);
 		err = open_error();
 		EXPECT_NE(err.find("not opened: no procfs to reopen a device by (no such file"), std::string::npos) << err;
+		ASSERT_TRUE(mkdir("/proc/self", 0755) == 0 && mkdir("/proc/self/fd", 0755) == 0) << strerror(errno);
+		err = open_error(); // a /proc/self/fd of anyone's making is not the kernel's link to the inode
+		EXPECT_NE(err.find("not opened: no procfs to reopen a device by (/proc is not procfs)"), std::string::npos) << err;
 		umount("/proc");
 	});
 	unlink(path.c_str());
