@@ -488,6 +488,13 @@ TEST(ChronySweep, a_mount_swapped_in_for_our_own_directory_is_never_entered)
 			EXPECT_NE(access((mnt + "/sock").c_str(), F_OK), 0) << "our socket was bound inside the mount";
 			umount(mnt.c_str());
 			rmdir(mnt.c_str());
+			std::unique_ptr<DIR, int (*)(DIR *)> dir(opendir(d.path.c_str()), closedir); // the child's own, left
+			for (dirent *e; dir && (e = readdir(dir.get()));)
+				if (strncmp(e->d_name, "fastclock.", 10) == 0) {
+					std::string own = d.path + "/" + e->d_name;
+					unlink((own + "/sock").c_str());
+					rmdir(own.c_str());
+				}
 		});
 }
 
