@@ -442,6 +442,38 @@ def t_help_speaks_to_the_user():
         assert not wide, (cmd, wide)
 
 
+def t_docs_every_variable():
+    """A user read README's environment line (FASTCLOCK_SOURCE, _PERIOD_US, _UPDATER, _UPDATER_RT) and the man
+    page's table, which lacked FASTCLOCK_UPDATER_RT and the bound sources' paths (FASTCLOCK_CHRONY_SOCKET,
+    _CLOCKBOUND_PATH, _VMCLOCK_PATH) that the library reads. Every variable the installed library (src/init.c's
+    env("...")) or the tool (secure_getenv("...")) reads is in docs/cli.md's Environment table (the man page),
+    the library's also in README.md; and every variable the table names is read by one of them (none stale).
+    The library's test seams (FASTCLOCK_TEST_*, not in the installed library) are not the user's."""
+    import glob
+    import re
+    read, lib = set(), set()
+    for path in glob.glob(os.path.join(A.source, "src", "**", "*.c"), recursive=True):
+        with open(path, encoding="utf-8") as f:
+            lib |= set(re.findall(r'\benv\("(FASTCLOCK_[A-Z0-9_]+)"\)', f.read()))
+    for path in glob.glob(os.path.join(A.source, "tools", "fastclock", "*.c")):
+        with open(path, encoding="utf-8") as f:
+            read |= set(re.findall(r'getenv\("(FASTCLOCK_[A-Z0-9_]+)"\)', f.read()))
+    with open(os.path.join(A.source, "tools", "report", "fastclock_report.py"), encoding="utf-8") as f:
+        read |= set(re.findall(r'environ\.get\("(FASTCLOCK_[A-Z0-9_]+)"', f.read()))
+    lib = {v for v in lib if not v.startswith("FASTCLOCK_TEST_")}
+    read |= lib
+    assert {"FASTCLOCK_SOURCE", "FASTCLOCK_BOUND_SOURCE", "FASTCLOCK_PYTHON"} <= read, read  # the scan works
+    with open(os.path.join(A.source, "docs", "cli.md"), encoding="utf-8") as f:
+        page = f.read()
+    table = page.split("\n## Environment\n", 1)[1].split("\n## ", 1)[0].split("<!-- man: skip -->")[0]
+    named = set(re.findall(r"FASTCLOCK_[A-Z0-9_]+", table))
+    assert read <= named, f"docs/cli.md's Environment table lacks {sorted(read - named)}"
+    assert named <= read, f"docs/cli.md's Environment table names variables nothing reads: {sorted(named - read)}"
+    with open(os.path.join(A.source, "README.md"), encoding="utf-8") as f:
+        readme = set(re.findall(r"FASTCLOCK_[A-Z0-9_]+", f.read()))
+    assert lib <= readme, f"README.md does not name {sorted(lib - readme)}"
+
+
 def t_monitor_lines():
     """Issue 28 item 10: `monitor` prints one JSON line per interval (schema monitor), numbered, in time order;
     Ctrl-C ends it with exit 130 after whole lines; an output error is exit 3."""
