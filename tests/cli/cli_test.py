@@ -277,6 +277,31 @@ def t_report_pictures_show_what_they_claim():
     assert "below-counter" not in sidecar(out)["flags"].get("fc_mono_coarse_ns", [])  # 0.03: no counter read
 
 
+def t_report_labels_read_true():
+    """A user's deltas.png read "100% zero" beside the violin of a coarse clock's 3 non-zero deltas in 262144
+    (a share of 0.99999 printed %.3g), and scaling.png's log rate axis had one labelled tick ("10^2") over the
+    50-400 Mcalls/s its lines spanned. A share strictly between 0 and 1 never reads 0 % or 100 %; the rate
+    axis labels at least two ticks inside its range, in plain numbers."""
+    fx = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
+    with open(fx) as f:
+        doc = json.load(f)
+    shares = {}
+    for c, zs in zip(doc["clocks"], (0.99999, 0.00001, 0.5, 1.0, 0.0)):
+        c["deltas"]["zero_share"] = shares[c["name"]] = zs
+    path = os.path.join(A.work, "shares.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    out = os.path.join(A.work, "labels")
+    run(["report", path, "-o", out], env={"FASTCLOCK_PYTHON": sys.executable})
+    side = sidecar(out)
+    labels = side["deltas.png"]["zero_labels"]
+    for name, zs in shares.items():
+        pct = labels[name].split("%")[0]
+        assert (pct == "100") == (zs == 1.0) and (pct == "0") == (zs == 0.0), (name, zs, labels[name])
+    ticks = side["scaling.png"]["rate_tick_labels"]
+    assert len(ticks) >= 2 and all(t.replace(".", "").isdigit() for t in ticks), ticks
+
+
 def t_check_bound_json():
     """Issue 28 item 9: `check --bound --json` prints one JSON document (it printed text) that matches the
     schema's check-bound definition, and its counts add up."""

@@ -396,6 +396,19 @@ def plot_cost(doc, rows, path, size, side):
                         "left_out": [r["clock"] for r in rows if not (r["median_ns"] and r["median_ns"] > 0)]}
 
 
+def share_pct(share):
+    """A share as a percentage that never reads 0 % or 100 % unless it is exactly that: a coarse clock with 3
+    non-zero deltas in 262144 read "100% zero" beside the violin of those 3."""
+    p = 100 * share
+    if p <= 0 or p >= 100:
+        return f"{p:.0f}%"
+    if p < 0.1:
+        return "<0.1%"
+    if p > 99.9:
+        return ">99.9%"
+    return f"{p:.1f}%"
+
+
 def hist_median(edges, counts):
     """The median of a histogram's samples (geometric middle of the bin that holds it)."""
     half, acc = sum(counts) / 2, 0
@@ -424,7 +437,7 @@ def plot_deltas(doc, path, size, side):
         if edges:
             nz = [k for k, v in enumerate(counts) if v]
             lo_x, hi_x = min(lo_x, edges[nz[0]]), max(hi_x, edges[nz[-1] + 1])
-    plotted, only_zero = [], []
+    plotted, only_zero, zero_labels = [], [], {}
     for y, (_, c, d, edges, counts) in enumerate(items):
         col = GROUP_COLORS.get(c.get("group"), "#333333")
         zs = d.get("zero_share")
@@ -446,7 +459,9 @@ def plot_deltas(doc, path, size, side):
                     transform=ax.get_yaxis_transform(), fontsize=7, va="center", color="#555555")
             only_zero.append(c["name"])
         back = d.get("backward_steps") or 0
-        ax.text(1.01, y, (f"{100 * zs:.3g}% zero" if zs is not None else "-") + (f", {back} BACK" if back else ""),
+        zl = share_pct(zs) + " zero" if zs is not None else "-"
+        zero_labels[c["name"]] = zl
+        ax.text(1.01, y, zl + (f", {back} BACK" if back else ""),
                 transform=ax.get_yaxis_transform(), fontsize=7, va="center", color="#b00000" if back else "#333")
     ax.set_yticks(range(len(items)))
     ax.set_yticklabels([t[1]["name"] for t in items], fontsize=8)
@@ -460,12 +475,14 @@ def plot_deltas(doc, path, size, side):
     fig.suptitle("how far apart two consecutive reads are: narrow and left = stable and cheap", fontsize=11)
     save(fig, path)
     side["deltas.png"] = {"order": [t[1]["name"] for t in items], "violins": plotted, "all_zero": only_zero,
-                          "shared_axis": True}
+                          "shared_axis": True, "zero_labels": zero_labels}
 
 
 def plot_scaling(doc, path, size, side):
     """Calls per second per thread against threads for the clocks that matter (SCALING_CLOCKS, as measured);
     flat lines scale perfectly. Points whose threads got < 0.9 CPU each are hollow."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
     fig = new_figure(*size)
     ax1, ax2 = fig.subplots(1, 2)
     by = {c["name"]: c for c in doc["clocks"]}
@@ -485,6 +502,12 @@ def plot_scaling(doc, path, size, side):
             ax1.plot([t["threads"]], [t["calls_per_s"] / t["threads"] / 1e6], "o", **kw)
             ax2.plot([t["threads"]], [t.get("efficiency")], "o", **kw)
     ax1.set_yscale("log")
+    # A log axis spanning less than a decade or two showed one labelled tick ("10^2"): label 1-2-3-5 steps in
+    # plain numbers, so each line's rate can be read off.
+    ax1.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
+    ax1.yaxis.set_minor_locator(LogLocator(base=10, subs=tuple(range(1, 10))))
+    ax1.yaxis.set_major_formatter(FuncFormatter(lambda v, _: num3(v)))
+    ax1.yaxis.set_minor_formatter(NullFormatter())
     ax1.set_ylabel("Mcalls/s per thread (log)")
     ax1.set_title("rate per thread: flat = scales with cores", fontsize=10)
     ax2.set_ylabel("efficiency: rate(T) / (T x rate(1))")
@@ -505,7 +528,10 @@ def plot_scaling(doc, path, size, side):
     fig.legend(h, labels, fontsize=8, loc="center right", frameon=False)
     fig.subplots_adjust(left=0.06, right=0.76, bottom=0.1, top=0.92, wspace=0.3)
     save(fig, path)
-    side["scaling.png"] = {"clocks": chosen, "left_out": len(doc["clocks"]) - len(chosen), "busy_points": busy}
+    lo, hi = ax1.get_ylim()
+    ticks = [t.get_text() for t in ax1.get_yticklabels() if t.get_text() and lo <= t.get_position()[1] <= hi]
+    side["scaling.png"] = {"clocks": chosen, "left_out": len(doc["clocks"]) - len(chosen), "busy_points": busy,
+                           "rate_tick_labels": ticks}
 
 
 def num3(v):
