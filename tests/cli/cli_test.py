@@ -434,6 +434,26 @@ def t_bench_text_without_exponents():
     assert re.search(r" \d{7,} ", coarse), coarse  # the tick in whole ns, e.g. 4000000
 
 
+def t_bench_text_stale_reads_true():
+    """A user read `stale 100.0%` beside `observed 745308` for fc_mono_coarse_ns: 3 non-zero deltas in 262144
+    rounded to 100.0 %. A row with an observed (non-zero) delta never says 100.0 % stale, and the legend gives
+    the delta columns' unit. The coarse clocks with the updater running: each has a few non-zero deltas among
+    hundreds of thousands of zero ones (the defect's case); a run where none moved asserts only the legend."""
+    import re
+    p = run(["bench", "--duration", "1", "--threads", "1", "--updater", "--clocks", "fc_*coarse*,fc_mono_ns"])
+    lines = p.stdout.splitlines()
+    legend = next(ln for ln in lines if ln.startswith("cost: "))
+    assert "smallest non-zero delta, ns" in legend and "consecutive deltas, ns" in legend, legend
+    head = next(ln for ln in lines if ln.startswith("clock "))
+    cols = head.replace("x vDSO", "x_vDSO").replace("x ctr", "x_ctr").split()
+    rows = [ln.split() for ln in lines if ln.startswith("fc_")]
+    assert len(rows) >= 5, p.stdout
+    for r in rows:
+        obs, stale = r[cols.index("observed")], r[cols.index("stale")]
+        assert re.fullmatch(r"(<0\.1|>99\.9|\d+\.\d)%", stale), r
+        assert not (obs != "-" and stale == "100.0%"), r
+
+
 def t_docs_clock_count():
     """docs/cli.md (and so the man page) said `bench` measures 38 clocks on x86-64 with Abseil, its progress
     example `of all 41 clocks`; `bench --list` has 40 there. The count the page states for this kind of

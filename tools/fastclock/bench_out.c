@@ -73,6 +73,22 @@ static const char *ns_cell(char *buf, size_t n, double v, const char *none)
 	return buf;
 }
 
+/* A share of zero deltas as a percentage that never reads 0.0 % or 100.0 % unless it is exactly that: a coarse
+ * clock with 3 non-zero deltas in 262144 printed "100.0%" beside its observed smallest delta. */
+static const char *pct_cell(char *buf, size_t n, long part, long whole)
+{
+	double p = whole ? 100.0 * (double)part / (double)whole : NAN;
+	if (isnan(p))
+		snprintf(buf, n, "nan");
+	else if (part > 0 && p < 0.1)
+		snprintf(buf, n, "<0.1%%");
+	else if (part < whole && p > 99.9)
+		snprintf(buf, n, ">99.9%%");
+	else
+		snprintf(buf, n, "%.1f%%", p);
+	return buf;
+}
+
 static void print_agreement_summary(void)
 {
 	const struct agree_series *a = &B->agree;
@@ -109,8 +125,8 @@ static void print_text(struct result *res, size_t n, double wall_s, const struct
 	else
 		printf("; fc_ticks returns CLOCK_MONOTONIC ns\n");
 	printf("cost: median ns/call over %ld interleaved rounds [p25..p75]; x vDSO, x ctr: per-round ratios to "
-	       "%s and to the bare counter read; res: clock_getres / smallest delta; stale: zero deltas; back: "
-	       "backward steps\n",
+	       "%s and to the bare counter read; getres, observed: clock_getres and the smallest non-zero delta, ns; "
+	       "stale: share of zero deltas; d50, d99: consecutive deltas, ns; back: backward steps\n",
 	       n ? res[0].reps : 0L, FCB_VDSO_REF);
 	printf("%-36s %9s %17s %7s %6s %9s %9s %6s %9s %9s %5s %9s %9s", "clock", "ns/call", "[p25..p75]", "x vDSO",
 	       "x ctr", "getres", "observed", "stale", "d50", "d99", "back", "lat99.99", "lat max");
@@ -121,12 +137,12 @@ static void print_text(struct result *res, size_t n, double wall_s, const struct
 		struct result *r = &res[i];
 		char rng[32], gr[16], ob[16], fl[80];
 		int last = r->nthreads - 1;
-		char d50[24], d99[24], l4[24], lm[24];
+		char d50[24], d99[24], l4[24], lm[24], zp[16];
 		snprintf(rng, sizeof(rng), "[%.1f..%.1f]", r->cost_p25, r->cost_p75);
-		printf("%-36s %9.2f %17s %7.2f %6.2f %9s %9s %5.1f%% %9s %9s %5ld", r->c->name, r->cost_med, rng,
+		printf("%-36s %9.2f %17s %7.2f %6.2f %9s %9s %6s %9s %9s %5ld", r->c->name, r->cost_med, rng,
 		       r->x_vdso, r->x_ctr, ns_cell(gr, sizeof(gr), r->getres_ns, "-"),
 		       ns_cell(ob, sizeof(ob), r->observed_ns, "-"),
-		       r->samples ? 100.0 * (double)r->zero / (double)r->samples : NAN, ns_cell(d50, sizeof(d50), r->d_p50, "nan"),
+		       pct_cell(zp, sizeof(zp), r->zero, r->samples), ns_cell(d50, sizeof(d50), r->d_p50, "nan"),
 		       ns_cell(d99, sizeof(d99), r->d_p99, "nan"), r->backward);
 		printf(" %9s %9s", ns_cell(l4, sizeof(l4), r->lat_p9999, "nan"), ns_cell(lm, sizeof(lm), r->lat_max, "nan"));
 		for (int k = 0; k < B->nthreads; k++)
