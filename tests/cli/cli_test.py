@@ -487,6 +487,29 @@ def t_help_speaks_to_the_user():
         assert not wide, (cmd, wide)
 
 
+def t_help_and_page_name_the_same_options():
+    """`check --help`'s usage left --json off the --bound form that docs/cli.md (the man page) gives it, and
+    `report --help` offered --output, which the page never named. Each command's --help and its part of the
+    page (its section and its row of the command table) name the same options."""
+    import re
+    opt = r"(?<![\w-])--[a-z][a-z-]*|(?<![\w-])-o\b"
+    with open(os.path.join(A.source, "docs", "cli.md"), encoding="utf-8") as f:
+        page = f.read()
+    for cmd in ("info", "bench", "check", "report", "compare", "monitor"):
+        helped = set(re.findall(opt, run([cmd, "--help"]).stdout)) - {"--help"}
+        m = re.search(r"\n## `fastclock %s`\n(.*?)(?=\n## )" % cmd, page, re.S)
+        rows = [ln for ln in page.splitlines() if ln.startswith(f"| `fastclock {cmd}")]
+        assert m and rows, f"docs/cli.md has no section or table row for {cmd}"
+        documented = set(re.findall(opt, m.group(1) + "\n".join(rows))) - {"--help"}
+        assert helped == documented, (cmd, "help only:", sorted(helped - documented),
+                                      "page only:", sorted(documented - helped))
+        usage = [ln for ln in run([cmd, "--help"]).stdout.splitlines() if "fastclock " + cmd in ln][:3]
+        for ln in usage:
+            forms = re.sub(r"^\s*(usage:)?\s*", "", ln)
+            if forms.startswith("fastclock") and "[" in forms:  # a synopsis line: in the page as printed
+                assert " ".join(forms.split()) in " ".join((m.group(1) + "\n".join(rows)).split()), (cmd, forms)
+
+
 def t_docs_every_variable():
     """A user read README's environment line (FASTCLOCK_SOURCE, _PERIOD_US, _UPDATER, _UPDATER_RT) and the man
     page's table, which lacked FASTCLOCK_UPDATER_RT and the bound sources' paths (FASTCLOCK_CHRONY_SOCKET,

@@ -89,7 +89,7 @@ static struct {
 
 static const char check_help[] =
 	"usage: fastclock check [--duration S] [--threads N] [--slack-ns NS] [--json]\n"
-	"       fastclock check --bound [--duration S] [--reference-offset-ns N]\n"
+	"       fastclock check --bound [--duration S] [--reference-offset-ns N] [--json]\n"
 	"\n"
 	"Run fastclock against the kernel for S seconds (default 5) on every CPU and exit 1 on any violation:\n"
 	"  - bracketed agreement: clock_gettime before <= fastclock <= clock_gettime after, within slack plus\n"
@@ -99,7 +99,7 @@ static const char check_help[] =
 	"  - cross-thread causality: a token passed round all threads (release/acquire) never sees\n"
 	"    fc_mono_ns or fc_ticks go back.\n"
 	"\n"
-	"  --duration S    seconds to run (default 5)\n"
+	"  --duration S    seconds to run, at most 604800 (default 5)\n"
 	"  --threads N     threads 1..256, each pinned to a CPU (default: the CPUs this process may use, at least 2;\n"
 	"                  with 1, no cross-thread causality check)\n"
 	"  --slack-ns NS   tolerance added to the documented bound (default 1000)\n"
@@ -110,8 +110,9 @@ static const char check_help[] =
 	"\n"
 	"Self-test: FASTCLOCK_CHECK_INJECT=backstep|bracket|causality perturbs one observed value so the check\n"
 	"must fail (exit 1). Ctrl-C ends the run early and prints what was checked.\n"
-	"Exit codes: 0 no violation, 1 violation (or nothing checked), 2 bad usage, 3 the output could not be\n"
-	"written, 130 interrupted without a violation.\n";
+	"Exit codes: 0 no violation (--bound: also where no read promised an interval, said as 'nothing to\n"
+	"check'), 1 violation (or no bracketed read made), 2 bad usage, 3 the output could not be written,\n"
+	"130 interrupted without a violation.\n";
 
 static void violation(struct tstate *t, int kind, int64_t a, int64_t b)
 {
