@@ -437,9 +437,12 @@ static void recommend(struct info *in)
 		    in->daemons[0] ? "" : " and no time daemon was found", fc_sync_name(in->st.sync_status));
 	if (coarse && coarse->ok && coarse->getres_ns >= 1e6 && in->coarse_checked == 0)
 		add(b, n,
-		    "The kernel's coarse clocks tick every %.0f ms; fc_mono_coarse_ns() with fc_updater_start() is "
-		    "as cheap and at most one re-anchor period (%.0f us) old.",
-		    coarse->getres_ns / 1e6, (double)in->st.period_ns / 1e3);
+		    "The kernel's coarse clocks tick every %.0f ms (%.1f ns a read); fc_mono_coarse_ns() costs %.1f ns "
+		    "here and is at most one re-anchor period (%.0f us) old: its updater thread (started by the first "
+		    "coarse read, or fc_updater_start()) runs SCHED_FIFO in this process. A process without "
+		    "RLIMIT_RTPRIO >= 1 or CAP_SYS_NICE gets coarse reads checked against the kernel's coarse clock "
+		    "instead (never staler than it).",
+		    coarse->getres_ns / 1e6, coarse->libc_ns, in->fc_coarse_cost_ns, (double)in->st.period_ns / 1e3);
 	else if (coarse && coarse->ok && in->coarse_checked == 1)
 		add(b, n,
 		    "fastclock's updater thread cannot run SCHED_FIFO in this process (or FASTCLOCK_UPDATER_RT=0), so "
@@ -537,8 +540,16 @@ static void print_text(const struct info *in)
 	printf("bound vs UTC (fc_real_bounded)\n");
 	printf("  source             %s (%s)\n", st->bound_source, st->bound_why);
 	printf("  status             %s: %s\n", fc_sync_name(st->bound_status), st->bound_reason);
-	printf("  half-width         %.3f us, centre %+.3f us from CLOCK_REALTIME, data %.3f s old\n",
-	       st->bound_half_ns / 1e3, st->bound_center_ns / 1e3, st->bound_age_ns / 1e9);
+	/* UNKNOWN (and DISRUPTED) intervals promise nothing (fastclock.h): say so beside the width, which a reader
+	 * otherwise takes for a bound. */
+	printf("  half-width         %.3f us", st->bound_half_ns / 1e3);
+	if (st->bound_status != FC_SYNC_SYNCHRONIZED && st->bound_status != FC_SYNC_FREE_RUNNING)
+		printf(" (not a bound while %s)", fc_sync_name(st->bound_status));
+	printf(", centre %+.3f us from CLOCK_REALTIME, ", st->bound_center_ns / 1e3);
+	if (st->bound_age_ns >= 0)
+		printf("data %.3f s old\n", st->bound_age_ns / 1e9);
+	else
+		printf("no data from the source\n"); /* bound_age_ns -1: it never gave any (fc_status) */
 	if (st->bound_error[0])
 		printf("  last error         %s (%.1f s ago)\n", st->bound_error, st->bound_error_age_ns / 1e9);
 	printf("recommendation\n");
