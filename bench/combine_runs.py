@@ -31,7 +31,7 @@ def main(paths):
         if [c["name"] for c in r["clocks"]] != names:
             sys.exit(f"combine_runs.py: {p} measured other clocks than {paths[0]}")
     h, fc = runs[0]["host"], runs[0]["fastclock"]
-    print(f"{len(runs)} runs of `fastclock bench` on {h['cpu_model']}, {h['ncpus']} CPUs, clocksource "
+    print(f"{len(runs)} run{'s' if len(runs) != 1 else ''} of `fastclock bench` on {h['cpu_model']}, {h['ncpus']} CPUs, clocksource "
           f"`{h['clocksource']}`, Linux {h['kernel']}; fastclock backend `{fc['backend']}`; "
           + ", ".join(f"{r['clocks'][0]['cost']['reps']} rounds x {r['config']['batch_target_ns'] / 1e6:.3g} ms"
                       for r in runs)
