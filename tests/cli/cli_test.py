@@ -281,7 +281,8 @@ def t_report_labels_read_true():
     """A user's deltas.png read "100% zero" beside the violin of a coarse clock's 3 non-zero deltas in 262144
     (a share of 0.99999 printed %.3g), and scaling.png's log rate axis had one labelled tick ("10^2") over the
     50-400 Mcalls/s its lines spanned. A share strictly between 0 and 1 never reads 0 % or 100 %; the rate
-    axis labels at least two ticks inside its range, in plain numbers."""
+    axis labels at least two ticks inside its range, in plain numbers. summary.md's "zero deltas %" column
+    read 100 for 99.9996 % too."""
     fx = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
     with open(fx) as f:
         doc = json.load(f)
@@ -298,6 +299,13 @@ def t_report_labels_read_true():
     for name, zs in shares.items():
         pct = labels[name].split("%")[0]
         assert (pct == "100") == (zs == 1.0) and (pct == "0") == (zs == 0.0), (name, zs, labels[name])
+    # ... and the same in summary.md's table (report.html prints the same cells)
+    with open(os.path.join(out, "summary.md"), encoding="utf-8") as f:
+        table = [ln.strip("|").split(" | ") for ln in f.read().splitlines() if ln.startswith("| ")]
+    col = [c.strip() for c in table[0]].index("zero deltas %")
+    cells = {r[0].strip().strip("`"): r[col].strip() for r in table[1:]}
+    for name, zs in shares.items():
+        assert (cells[name] == "100") == (zs == 1.0) and (cells[name] == "0") == (zs == 0.0), (name, zs, cells[name])
     ticks = side["scaling.png"]["rate_tick_labels"]
     assert len(ticks) >= 2 and all(t.replace(".", "").isdigit() for t in ticks), ticks
 

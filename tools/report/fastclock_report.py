@@ -253,6 +253,15 @@ def fmt(v):
     return str(v)
 
 
+def cell(r, k):
+    """A table cell as a reader sees it (summary.md, report.html): the zero-delta share as share_pct says it,
+    never 100 for 99.9996 %; summary.csv keeps the number."""
+    v = r.get(k)
+    if k == "zero_pct" and v is not None:
+        return share_pct(v / 100).rstrip("%")
+    return fmt(v)
+
+
 def verdict(doc, rows):
     """One line: fastclock's headline ratio, the runs, and what the figure checks found (flags most clocks carry
     are said once, as a property of the run)."""
@@ -295,7 +304,7 @@ def write_summary(doc, rows, out):
              "| " + " | ".join(t for _, t in TABLE_COLS) + " |",
              "|---|" + "---:|" * (len(TABLE_COLS) - 2) + "---|"]
     for r in rows:
-        lines.append("| " + " | ".join(f"`{r[k]}`" if k == "clock" else fmt(r[k]) for k, _ in TABLE_COLS) + " |")
+        lines.append("| " + " | ".join(f"`{r[k]}`" if k == "clock" else cell(r, k) for k, _ in TABLE_COLS) + " |")
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     with open(os.path.join(out, "summary.csv"), "w", encoding="utf-8", newline="") as f:
@@ -656,7 +665,7 @@ def kv_table(d):
 
 def rows_table(rows, cols):
     head = "".join(f"<th>{html.escape(t)}</th>" for _, t in cols)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(fmt(r.get(k)))}</td>" for k, _ in cols) + "</tr>"
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell(r, k))}</td>" for k, _ in cols) + "</tr>"
                    for r in rows)
     return f"<table><tr>{head}</tr>{body}</table>"
 
