@@ -462,6 +462,17 @@ def t_bench_text_stale_reads_true():
         assert not (obs != "-" and stale == "100.0%"), r
 
 
+def t_monitor_real_error_not_quantised():
+    """A user's `monitor` said real_err_ns 256 beside real_half_ns 20: fastclock's CLOCK_REALTIME outside the
+    kernel's bracket, by 236 ns. It was the tool's arithmetic: the values (~1.8e18 ns) as doubles are multiples
+    of 256 ns, so the error could only read 0, 128 or 256 ns. Over 20 lines (the error moves by ns from read
+    to read, as mono_err_ns does), real_err_ns must take a value that is not a multiple of 128."""
+    p = run(["monitor", "--interval", "0.01", "--count", "20"])
+    errs = [json.loads(ln)["real_err_ns"] for ln in p.stdout.splitlines()]
+    assert len(errs) == 20, p.stdout
+    assert any(e % 128 for e in errs), errs
+
+
 def t_docs_clock_count():
     """docs/cli.md (and so the man page) said `bench` measures 38 clocks on x86-64 with Abseil, its progress
     example `of all 41 clocks`; `bench --list` has 40 there. The count the page states for this kind of

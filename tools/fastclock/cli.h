@@ -138,6 +138,12 @@ static inline void bracket_read(struct bracket *b)
 	b->g = fc_real_ns();
 	b->r2 = cli_ns(CLOCK_REALTIME);
 }
+/* v minus the midpoint of [lo, hi], taken in integers first: CLOCK_REALTIME's ~1.8e18 ns as a double is a
+ * multiple of 256 ns, so (double)v - ((double)lo + (double)hi) / 2 read 0 or 256 ns (monitor did). */
+static inline double bracket_err(int64_t v, int64_t lo, int64_t hi)
+{
+	return (double)(v - lo) - (double)(hi - lo) / 2;
+}
 /* Append one bracketed sample; t_s counts from t0. Errors are against the bracket's midpoint. Dropped if out
  * of memory. */
 void agree_push(struct agree_series *a, int64_t t0, const struct bracket *b);

@@ -70,9 +70,9 @@ static void monitor_line(long seq, int64_t t0, struct fc_status *prev, uint64_t 
 	jw_int(&j, "seq", seq);
 	jw_str(&j, "utc", when);
 	jw_num(&j, "t_s", round((double)(b.k1 - t0) / 1e6) / 1000);
-	jw_num(&j, "mono_err_ns", (double)b.f - ((double)b.k1 + (double)b.k2) / 2);
+	jw_num(&j, "mono_err_ns", bracket_err(b.f, b.k1, b.k2));
 	jw_num(&j, "mono_half_ns", (double)(b.k2 - b.k1) / 2);
-	jw_num(&j, "real_err_ns", (double)b.g - ((double)b.r1 + (double)b.r2) / 2);
+	jw_num(&j, "real_err_ns", bracket_err(b.g, b.r1, b.r2));
 	jw_num(&j, "real_half_ns", (double)(b.r2 - b.r1) / 2);
 	jw_str(&j, "backend", fc_backend_name(st.backend));
 	jw_int(&j, "counter_hz", (int64_t)st.counter_hz);

@@ -373,9 +373,9 @@ void agree_push(struct agree_series *a, int64_t t0, const struct bracket *b)
 		a->cap = cap;
 	}
 	a->t_s[a->n] = (double)(b->k1 - t0) / 1e9;
-	a->mono_err[a->n] = (double)(b->f - b->k1) - (double)(b->k2 - b->k1) / 2;
+	a->mono_err[a->n] = bracket_err(b->f, b->k1, b->k2);
 	a->mono_half[a->n] = (double)(b->k2 - b->k1) / 2;
-	a->real_err[a->n] = (double)(b->g - b->r1) - (double)(b->r2 - b->r1) / 2;
+	a->real_err[a->n] = bracket_err(b->g, b->r1, b->r2);
 	a->real_half[a->n] = (double)(b->r2 - b->r1) / 2;
 	a->n++;
 }
