@@ -282,7 +282,7 @@ def t_report_labels_read_true():
     (a share of 0.99999 printed %.3g), and scaling.png's log rate axis had one labelled tick ("10^2") over the
     50-400 Mcalls/s its lines spanned. A share strictly between 0 and 1 never reads 0 % or 100 %; the rate
     axis labels at least two ticks inside its range, in plain numbers. summary.md's "zero deltas %" column
-    read 100 for 99.9996 % too."""
+    read 100 for 99.9996 % too, and deltas.png coloured its violins by group with no legend."""
     fx = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
     with open(fx) as f:
         doc = json.load(f)
@@ -306,6 +306,8 @@ def t_report_labels_read_true():
     cells = {r[0].strip().strip("`"): r[col].strip() for r in table[1:]}
     for name, zs in shares.items():
         assert (cells[name] == "100") == (zs == 1.0) and (cells[name] == "0") == (zs == 0.0), (name, zs, cells[name])
+    # deltas.png's colours are explained: a legend entry for each group drawn (there was none)
+    assert set(side["deltas.png"]["legend"]) == {c["group"] for c in doc["clocks"]}, side["deltas.png"]["legend"]
     ticks = side["scaling.png"]["rate_tick_labels"]
     assert len(ticks) >= 2 and all(t.replace(".", "").isdigit() for t in ticks), ticks
 

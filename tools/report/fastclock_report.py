@@ -481,10 +481,17 @@ def plot_deltas(doc, path, size, side):
     ax.set_xlabel("ns between consecutive reads in one thread (log). Width: share of the non-zero deltas; "
                   "|: median; line: min..max")
     ax.grid(axis="x", which="major", alpha=0.4)
-    fig.suptitle("how far apart two consecutive reads are: narrow and left = stable and cheap", fontsize=11)
+    fig.suptitle("how far apart two consecutive reads are: narrow and left = stable and cheap", fontsize=11,
+                 y=1 - 8 / size[1], va="top")
+    # the colours: cost.png's groups, in one row under the title (they were unexplained here)
+    from matplotlib.patches import Patch
+    groups = [g for g in GROUP_COLORS if g in {t[1].get("group") for t in items}]
+    fig.legend(handles=[Patch(color=GROUP_COLORS[g], alpha=0.7, label=g) for g in groups], fontsize=8,
+               loc="upper center", bbox_to_anchor=(0.56, 1 - 26 / size[1]), ncol=max(1, len(groups)),
+               frameon=False, handlelength=1.2, columnspacing=1.2, borderaxespad=0)
     save(fig, path)
     side["deltas.png"] = {"order": [t[1]["name"] for t in items], "violins": plotted, "all_zero": only_zero,
-                          "shared_axis": True, "zero_labels": zero_labels}
+                          "shared_axis": True, "zero_labels": zero_labels, "legend": groups}
 
 
 def plot_scaling(doc, path, size, side):
