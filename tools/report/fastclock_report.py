@@ -507,7 +507,8 @@ def plot_scaling(doc, path, size, side):
     for i, n in enumerate(chosen):
         th = [t for t in by[n]["threads"] if t.get("calls_per_s")]
         xs = [t["threads"] for t in th]
-        look = dict(color=f"C{i}", linewidth=1.5)
+        # a line style each as well as a colour: equal rates (fc_mono_ns and fc_real_ns) drew one line over the other
+        look = dict(color=f"C{i}", linewidth=1.5, linestyle=("-", "--", "-.", ":")[i % 4])
         ax1.plot(xs, [t["calls_per_s"] / t["threads"] / 1e6 for t in th], label=n, **look)
         ax2.plot(xs, [t.get("efficiency") for t in th], **look)
         for t in th:
