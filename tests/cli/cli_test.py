@@ -464,6 +464,19 @@ def t_bench_text_stale_reads_true():
         assert not (obs != "-" and stale == "100.0%"), r
 
 
+def t_bench_markdown_says_what_is_suspect():
+    """`bench --markdown` printed a busy machine's thread table (cpu 0.10) with no word that its figures cannot
+    be right, where the text output flags them per clock. With twice as many threads as CPUs every thread gets
+    at most half a CPU (the `cpu` rule, < 0.9), so the markdown must say so: a Check line naming cpu and
+    counting every clock."""
+    import re
+    t = min(256, 2 * len(os.sched_getaffinity(0)))
+    p = run(["bench", "--markdown", "--duration", "1", "--threads", f"1,{t}", "--clocks", "fc_mono_ns,rdtsc"])
+    m = re.search(r"^Check: (\d+) of (\d+) clocks have a figure that cannot be right \((.*)\)", p.stdout, re.M)
+    assert m, p.stdout
+    assert m.group(1) == m.group(2) == "2" and re.search(r"\bcpu 2\b", m.group(3)), m.group(0)
+
+
 def t_monitor_real_error_not_quantised():
     """A user's `monitor` said real_err_ns 256 beside real_half_ns 20: fastclock's CLOCK_REALTIME outside the
     kernel's bracket, by 236 ns. It was the tool's arithmetic: the values (~1.8e18 ns) as doubles are multiples

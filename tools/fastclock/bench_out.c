@@ -205,6 +205,27 @@ static void print_markdown(struct result *res, size_t n, const struct fc_status 
 		printf("| `%s` | %.1f | %.1f | %.1f | %.1f | %.0f |\n", r->c->name, r->lat_p50, r->lat_p99, r->lat_p999,
 		       r->lat_p9999, r->lat_max);
 	}
+	{
+		/* The text output's check, said once: the tables carry no check column, and a busy machine's thread
+		 * figures (cpu 0.10) were pasted as if they were the library's. */
+		int count[NFLAGS] = {0}, flagged = 0;
+		for (size_t i = 0; i < n; i++) {
+			int f = figure_flags(&res[i]);
+			flagged += f != 0;
+			for (int k = 0; k < NFLAGS; k++)
+				count[k] += (f >> k) & 1;
+		}
+		if (flagged) {
+			printf("\nCheck: %d of %zu clocks have a figure that cannot be right (", flagged, n);
+			for (int k = 0, first = 1; k < NFLAGS; k++)
+				if (count[k]) {
+					printf("%s%s %d", first ? "" : ", ", flag_names[k], count[k]);
+					first = 0;
+				}
+			printf("; `fastclock bench` prints them per clock): re-run on a quiet machine before quoting "
+			       "these tables.\n");
+		}
+	}
 	if (B->reanchor_n)
 		printf("\nThe reader that re-anchors (`fc_mono_ns` after 1.5 periods without a read, no updater): %.0f ns "
 		       "(median of %d, max %.0f); the read after it %.0f ns.\n", B->reanchor_p50, B->reanchor_n,
