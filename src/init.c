@@ -96,7 +96,7 @@ static void global_init(void)
 	c->bound_env.chrony_socket = env("FASTCLOCK_CHRONY_SOCKET");
 	c->bound_env.vmclock_path = env("FASTCLOCK_VMCLOCK_PATH");
 	c->bounder = &g_bounder;
-	c->bounder_reopen = 1;
+	c->bounder_reopen = FC_REOPEN_FIRST;
 	c->forced = cfg.backend != 0;
 	c->trust_every = TRUST_EVERY;
 	fc__clock_start(c, &fc__pub, &fc__real_source, cfg.period_ns, cfg.backend);
@@ -109,7 +109,7 @@ static void atfork_child(void)
 {
 	__atomic_store_n(&fc__global_clock()->lock, 0, __ATOMIC_RELAXED);
 	fc__in_writer = 0;
-	fc__global_clock()->bounder_reopen = 1; /* the chronyd socket is the parent's: replies would go there */
+	fc__global_clock()->bounder_reopen = FC_REOPEN_FIRST; /* the chronyd socket is the parent's: replies would go there */
 	if (__atomic_load_n(&g_state, __ATOMIC_RELAXED) == 1)
 		__atomic_store_n(&g_state, 0, __ATOMIC_RELAXED);
 }

@@ -80,3 +80,15 @@ void fc__clock_refresh_ntp_locked(struct fc_clock *c, int64_t now)
 	c->ntp_at = now;
 	c->have_ntp = 1;
 }
+
+int fc__clock_ntp_shared(void *ctx, struct fc_ntp *out)
+{
+	const struct fc_clock *c = ctx;
+	/* read at ntp_at, after the caller took its time (fc__clock_refresh_ntp_locked's now): as of that time it is
+	 * what a read of the source's own, also taken after it, would show, or less grown */
+	if (c->have_ntp && c->ntp_at == c->ntp_share_at) {
+		*out = c->ntp;
+		return out->sync;
+	}
+	return c->src.ntp ? c->src.ntp(c->src.ctx, out) : fc__ntp_read(NULL, out);
+}

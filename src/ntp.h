@@ -34,6 +34,10 @@ int64_t fc__ntp_offset_ns(long offset, int status);
 
 /* (ntp.c) Refresh the clock's cached NTP state if it is a second old (caller holds the writer lock). */
 void fc__clock_refresh_ntp_locked(struct fc_clock *c, int64_t now);
+/* (ntp.c) The bound's kernel source reading through the clock (ctx: the struct fc_clock; windup.c hands it to the
+ * bounder): the cached state when the refresh read it at the bound's own time (c->ntp_share_at), so the two
+ * share one adjtimex; else a read of its own (the clock's source's). */
+int fc__clock_ntp_shared(void *ctx, struct fc_ntp *out);
 
 #ifdef __cplusplus
 }

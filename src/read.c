@@ -71,9 +71,9 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	/* windup.c's try-lock, which marks this thread as the writer: a signal handler landing in the refresh
 	 * below reads without waiting for it (issue 23 item 8). */
 	if (fc__clock_trylock(c)) {
-		int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC);
-		fc__clock_refresh_ntp_locked(c, now);
-		fc__clock_bound_fields_locked(c, &p, now, 0);
+		/* a process's first bounded read in auto mode reads nothing (windup.c), the next opens the sources */
+		if (!fc__clock_bound_first_locked(c, &p))
+			fc__clock_bound_fields_locked(c, &p, fc__kernel_ns(c, CLOCK_MONOTONIC), 0); /* refreshes the NTP state */
 		/* for readers that find the lock taken: three relaxed stores; a reader may pair fields of two
 		 * refreshes a second apart, each a bound of its own, so the error is at most one refresh's growth */
 		__atomic_store_n(&c->kernel_utc_err_ns, p.utc_err_ns, __ATOMIC_RELAXED);

@@ -29,6 +29,8 @@ extern "C" {
 #endif
 
 struct fc_bounder; /* src/bound/select.h */
+#define FC_REOPEN_FIRST 1 /* c->bounder_reopen: the next bound is the process's first */
+#define FC_REOPEN_LOOK 2  /* ...: the first has been served (auto mode, nothing read); the next opens the sources */
 
 struct fc_clock {
 	struct fc_pub *pub;
@@ -48,7 +50,10 @@ struct fc_clock {
 	char clocksource[32];
 	char config_error[160];
 	struct fc_bounder *bounder; /* the UTC bound's source (src/bound); NULL: the kernel's NTP state via src.ntp */
-	int bounder_reopen;  /* (re-)open the source on the writer's next bound: at start, and in a fork child */
+	/* (re-)open the source on the writer's next bound: FC_REOPEN_FIRST at start and in a fork child (in auto mode a
+	 * bounded read's first bound reads nothing: windup.c fc__clock_bound_first_locked), FC_REOPEN_LOOK after
+	 * that; 0 once open */
+	int bounder_reopen;
 	struct { /* the bound source's environment, read at start-up (init.c), parsed by the writer (windup.c) */
 		const char *source;          /* FASTCLOCK_BOUND_SOURCE */
 		const char *clockbound_path; /* FASTCLOCK_CLOCKBOUND_PATH */
@@ -62,6 +67,7 @@ struct fc_clock {
 	struct fc_ntp ntp;   /* last NTP state read */
 	int64_t ntp_at;      /* kernel CLOCK_MONOTONIC when it was read */
 	int have_ntp;
+	int64_t ntp_share_at; /* the bound being computed's CLOCK_MONOTONIC: a refresh at it is the kernel source's read too */
 	/* counters (relaxed atomics; slow path only) */
 	uint64_t reanchors, slow_paths, waits, trust_checks;
 	/* Start-up without a wait (windup.c): the first hand is a kernel hand; the slow path then checks the

@@ -75,6 +75,12 @@ static void bound_status(struct fc_clock *c, struct fc_status *out)
 	}
 	fc__clock_lock(c);
 	now = fc__kernel_ns(c, CLOCK_MONOTONIC);
+	/* A process whose first bounded read read nothing (auto mode, windup.c), or that has had no bound yet (the
+	 * kernel backend): its sources are opened now, as its next bound would. */
+	if (c->bounder_reopen) {
+		struct fc_hand p;
+		fc__clock_bound_fields_locked(c, &p, now, 0);
+	}
 	cur = fc__bounder_current(bd);
 	fc__copy_str(out->bound_source, sizeof(out->bound_source), fc__bounder_name(bd));
 	fc__copy_str(out->bound_why, sizeof(out->bound_why), fc__bounder_why(bd));

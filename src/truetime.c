@@ -36,7 +36,7 @@ int fc_commit_wait(int64_t t_ns, int64_t timeout_ns)
 		return -1;
 	}
 	deadline = sat_add(fc_mono_ns(), timeout_ns);
-	for (;;) {
+	for (int asked = 0;; asked++) {
 		struct fc_interval iv;
 		int64_t wait, left;
 		struct timespec ts;
@@ -49,6 +49,11 @@ int fc_commit_wait(int64_t t_ns, int64_t timeout_ns)
 			errno = ETIMEDOUT;
 			return -1;
 		}
+		/* With time left, a bound that makes no promise is asked again at once, once, before any sleep: a
+		 * process's first bounded read promises nothing (in auto mode it opens no source: windup.c), the next
+		 * opens them (a segment and the kernel's state answer at once; chronyd at its reply) */
+		if (asked == 0 && iv.status != FC_SYNC_SYNCHRONIZED && iv.status != FC_SYNC_FREE_RUNNING)
+			continue;
 		/* earliest advances at the rate of real time: t is past once it has grown by t - earliest + 1 (>= 1
 		 * here; saturated for an interval wider than the int64 range allows) */
 		wait = (iv.status == FC_SYNC_SYNCHRONIZED || iv.status == FC_SYNC_FREE_RUNNING)

@@ -84,18 +84,34 @@ static int near_midnight(int64_t real_from, int64_t real_to)
 	return real_from < prev + FC_LEAP_WINDOW_NS || real_to > next - FC_LEAP_WINDOW_NS;
 }
 
+int fc__clock_bound_first_locked(struct fc_clock *c, struct fc_hand *p)
+{
+	if (!c->bounder || c->bounder_reopen != FC_REOPEN_FIRST || !fc__bound_config_is_auto(c->bound_env.source))
+		return 0;
+	/* What it could read cheaply, the kernel's NTP state (one adjtimex), could not say SYNCHRONIZED before the
+	 * sources are looked for: it leaves out chronyd's correction still being slewed (src/bound/kernel.c,
+	 * docs/THREATS.md), and the source auto would choose (VMClock, chronyd, a segment) may say otherwise. So it
+	 * reads nothing: the next bound opens the sources, as this one did before. */
+	c->bounder_reopen = FC_REOPEN_LOOK;
+	p->utc_err_ns = FC_BOUND_NOTHING;
+	p->utc_corr_ns = 0;
+	p->sync_status = FC_SYNC_UNKNOWN;
+	return 1;
+}
+
 void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
 {
 	const struct fc_bound *b;
 	int64_t coarse = 0, real = 0;
-	fc__clock_refresh_ntp_locked(c, now); /* once a second: fc_status reports the kernel's state beside the source */
 	if (!c->bounder) { /* simulated clocks: the kernel's NTP state through the source, grown at 500 ppm */
+		fc__clock_refresh_ntp_locked(c, now);
 		p->utc_err_ns =
 			c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + life_ns) / NTP_GROWTH_DIV : 0;
 		p->utc_corr_ns = 0;
 		p->sync_status = c->ntp.sync;
 		return;
 	}
+	fc__clock_refresh_ntp_locked(c, now); /* once a second: fc_status reports the kernel's state beside the source */
 	if (c->bounder_reopen) { /* first use, or a fork child: parse the environment read at start-up, open */
 		struct fc_bound_config cfg;
 		char err[sizeof(c->config_error)] = "";
@@ -103,12 +119,17 @@ void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_
 					  c->bound_env.vmclock_path, &cfg, err, sizeof(err)) && !strstr(c->config_error, err))
 			fc__str_cat(c->config_error, sizeof(c->config_error), c->config_error[0] ? "; " : "", err, NULL);
 		fc__bounder_close(c->bounder);
+		/* the kernel source reads through the clock: the refresh above and its read are one adjtimex */
+		c->bounder->ntp = fc__clock_ntp_shared;
+		c->bounder->ntp_ctx = c;
 		fc__bounder_init(c->bounder, &cfg, now);
 		c->bounder_reopen = 0;
 	}
 	c->src.kernel(c->src.ctx, CLOCK_MONOTONIC_COARSE, &coarse);
 	c->src.kernel(c->src.ctx, CLOCK_REALTIME, &real);
+	c->ntp_share_at = now;
 	b = fc__bounder_poll(c->bounder, now, coarse);
+	c->ntp_share_at = INT64_MIN;
 	/* the half-width at the end of the hand's life: it only grows, so it holds for every read of the hand */
 	p->utc_err_ns = fc__bound_half_at(b, now + life_ns);
 	if (b->leap != FC_LEAP_NONE && near_midnight(real, real + life_ns))

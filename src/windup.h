@@ -43,6 +43,11 @@ void fc__clock_set_period_locked(struct fc_clock *c, int64_t period_ns);
 /* Stamp p's bound fields (utc_err_ns over [now, now + life_ns], utc_corr_ns, sync_status) from the bound source
  * (or the kernel's NTP state when the clock has none). Caller holds the lock. */
 void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);
+/* A process's first bound asked by a bounded read (read.c; also after a fork): in auto mode it reads nothing (no
+ * system call, no file, no socket) and promises nothing (UNKNOWN, FC_BOUND_NOTHING), and the next bound opens the
+ * sources: 1 with p's bound fields so stamped. Else 0 (take fc__clock_bound_fields_locked). Caller holds the
+ * lock. */
+int fc__clock_bound_first_locked(struct fc_clock *c, struct fc_hand *p);
 
 #ifdef __cplusplus
 }

@@ -52,11 +52,13 @@ enum fc_bound_kind {
 enum fc_leap { FC_LEAP_NONE = 0, FC_LEAP_INSERT = 1, FC_LEAP_DELETE = 2 };
 
 #define FC_BOUND_TEXT 120
+/* The half-width that promises nothing (wider than any clock; four of them still fit an int64). */
+#define FC_BOUND_NOTHING (INT64_MAX / 4)
 
 /* One poll's answer. */
 struct fc_bound {
 	int64_t center_ns;  /* true UTC ~ CLOCK_REALTIME + center_ns (chrony's current correction; else 0) */
-	int64_t half_ns;    /* half-width at as_of_ns; INT64_MAX/4 when nothing is promised */
+	int64_t half_ns;    /* half-width at as_of_ns; FC_BOUND_NOTHING when nothing is promised */
 	int64_t as_of_ns;   /* CLOCK_MONOTONIC at which half_ns held */
 	int64_t drift_ppb;  /* growth of half_ns per second after as_of_ns, ns/s = ppb */
 	int status;         /* enum fc_sync */

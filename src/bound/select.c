@@ -138,13 +138,18 @@ static int set_path(char *dst, size_t n, const char *v, const char *def, const c
 	return 0;
 }
 
+int fc__bound_config_is_auto(const char *mode)
+{
+	return !mode || !*mode || strcmp(mode, "auto") == 0;
+}
+
 int fc__bound_config_parse(const char *mode, const char *cb_path, const char *chrony_path, const char *vm_path,
 			  struct fc_bound_config *out, char *err, size_t errlen)
 {
 	int errors = 0;
 	memset(out, 0, sizeof(*out));
 	out->mode = -1;
-	if (mode && *mode && strcmp(mode, "auto") != 0) {
+	if (!fc__bound_config_is_auto(mode)) {
 		int found = 0;
 		for (int k = 0; k < KINDS; k++)
 			if (strcmp(mode, drv(k)->name) == 0)

@@ -27,6 +27,9 @@ struct fc_bound_config {
 int fc__bound_config_parse(const char *mode, const char *cb_path, const char *chrony_path, const char *vm_path,
 			  struct fc_bound_config *out, char *err, size_t errlen);
 
+/* FASTCLOCK_BOUND_SOURCE's value means auto: unset, empty or "auto". */
+int fc__bound_config_is_auto(const char *mode);
+
 /* The chosen source and every source's state (each source's own struct: the driver table in select.c reaches
  * it by kind). */
 struct fc_bounder {
