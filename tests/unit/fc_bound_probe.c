@@ -12,6 +12,8 @@
  *   fc_bound_probe commit-wait   on a SYNCHRONIZED bound: fc_commit_wait(now + 5 ms, INT64_MAX) returns 0, and
  *                                fc_commit_wait(INT64_MAX, 100 ms) times out having slept (CPU time printed):
  *                                "max_timeout=RC errno=E far=RC errno=E cpu_ns=N wall_ns=N"
+ *   fc_bound_probe commit-wait-first   the process's first call: fc_commit_wait(1 s ago, 2 s); its sleeps are
+ *                                counted (clock_nanosleep wrapped at link time): "rc=RC sleeps=N status=S"
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -82,6 +84,28 @@ int __wrap___openat64_2(int d, const char *p, int flags)
 {
 	__atomic_add_fetch(&g_opens, 1, __ATOMIC_RELAXED);
 	return __real___openat64_2(d, p, flags);
+}
+
+/* ---- sleep counting (the library's commit wait sleeps with clock_nanosleep) ---------------------------- */
+static int g_sleeps;
+int __real_clock_nanosleep(clockid_t id, int flags, const struct timespec *req, struct timespec *rem);
+int __wrap_clock_nanosleep(clockid_t id, int flags, const struct timespec *req, struct timespec *rem);
+int __wrap_clock_nanosleep(clockid_t id, int flags, const struct timespec *req, struct timespec *rem)
+{
+	__atomic_add_fetch(&g_sleeps, 1, __ATOMIC_RELAXED);
+	return __real_clock_nanosleep(id, flags, req, rem);
+}
+
+/* A process's first call is a commit wait for a time already past: its first bounded read promises nothing (auto
+ * mode opens no source then), so with time left the wait asks again at once, before any sleep. */
+static int commit_wait_first(void)
+{
+	struct fc_interval iv;
+	int rc = fc_commit_wait(kns(CLOCK_REALTIME) - 1000000000, 2000000000);
+	int sleeps = __atomic_load_n(&g_sleeps, __ATOMIC_RELAXED);
+	fc_real_bounded(&iv);
+	printf("rc=%d sleeps=%d status=%d\n", rc, sleeps, iv.status);
+	return 0;
 }
 
 static int opens(void)
@@ -166,7 +190,7 @@ static int mono(long ms)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: fc_bound_probe status|opens|commit-wait\n");
+		fprintf(stderr, "usage: fc_bound_probe status|opens|mono MS|commit-wait|commit-wait-first\n");
 		return 1;
 	}
 	if (strcmp(argv[1], "status") == 0)
@@ -175,6 +199,8 @@ int main(int argc, char **argv)
 		return opens();
 	if (strcmp(argv[1], "mono") == 0 && argc > 2)
 		return mono(atol(argv[2]));
+	if (strcmp(argv[1], "commit-wait-first") == 0)
+		return commit_wait_first();
 	if (strcmp(argv[1], "commit-wait") == 0)
 		return commit_wait();
 	fprintf(stderr, "fc_bound_probe: unknown mode %s\n", argv[1]);

@@ -17,6 +17,14 @@
  *                                 keeper's start, a slow keeper, its stop and a new start: every value is at least
  *                                 the kernel's coarse clock read just before it, never decreases, and is never
  *                                 above a precise read made after it
+ *   fc_first_check chronyd-silent a chronyd that never answers (a socket of the test's that is never read): the
+ *                                 first bounded read does not touch it, the reads after it ask it and keep returning
+ *                                 (counted by reads, not timed), never SYNCHRONIZED without its reply
+ *
+ * A bounded read's first call in auto mode (FASTCLOCK_BOUND_SOURCE unset or auto) reads nothing of the bound's:
+ * none of the bound sources' system calls below (adjtimex, openat, stat, fstatat, lstat, socket, bind, connect,
+ * mkdirat) nor an open other than the trust step's clocksource file. Those are counted only in an unsanitized
+ * build (a sanitizer's runtime intercepts them itself); open and socket in every build.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -29,7 +37,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/timex.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "first_calls.h"
@@ -40,7 +51,7 @@
  * VMClock device; chronyd is a socket): a fixed handful, whatever runs on the machine. */
 #define MAX_OPENS 4
 
-static int counting, n_open, n_proc, n_wait, n_thread, n_socket;
+static int counting, n_open, n_proc, n_wait, n_thread, n_socket, n_bound_sys, n_clocksource, n_adjtimex;
 static char opened[MAX_OPENS + 4][96];
 
 static int per_process_path(const char *p)
@@ -66,6 +77,7 @@ int open(const char *path, int flags, ...)
 			snprintf(opened[n_open], sizeof(opened[0]), "%s", path);
 		n_open++;
 		n_proc += per_process_path(path);
+		n_clocksource += strstr(path, "/clocksource") != NULL; /* the trust step's (trust.c) */
 	}
 	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 }
@@ -93,6 +105,61 @@ int clock_nanosleep(clockid_t id, int flags, const struct timespec *req, struct 
 	__atomic_fetch_add(&n_wait, counting, __ATOMIC_RELAXED);
 	return syscall(SYS_clock_nanosleep, id, flags, req, rem) == 0 ? 0 : errno;
 }
+
+/* The bound sources' other system calls (src/bound: bound.c, chrony.c, kernel.c through ntp.c), defined here so
+ * the library's calls count (see the top). */
+#ifndef FCF_SANITIZED_EARLY
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define FCF_SANITIZED_EARLY 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define FCF_SANITIZED_EARLY 1
+#endif
+#endif
+#endif
+#ifndef FCF_SANITIZED_EARLY
+static void bound_sys(void) { __atomic_fetch_add(&n_bound_sys, counting, __ATOMIC_RELAXED); }
+int adjtimex(struct timex *tx)
+{
+	bound_sys();
+	__atomic_fetch_add(&n_adjtimex, counting, __ATOMIC_RELAXED);
+	return (int)syscall(SYS_adjtimex, tx);
+}
+int openat(int dfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	bound_sys();
+	return (int)syscall(SYS_openat, dfd, path, flags, mode);
+}
+int fstatat(int dfd, const char *path, struct stat *st, int flags)
+{
+	bound_sys();
+	return (int)syscall(SYS_newfstatat, dfd, path, st, flags);
+}
+int stat(const char *path, struct stat *st) { return fstatat(AT_FDCWD, path, st, 0); }
+int lstat(const char *path, struct stat *st) { return fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW); }
+int bind(int fd, const struct sockaddr *a, socklen_t n)
+{
+	bound_sys();
+	return (int)syscall(SYS_bind, fd, a, n);
+}
+int connect(int fd, const struct sockaddr *a, socklen_t n)
+{
+	bound_sys();
+	return (int)syscall(SYS_connect, fd, a, n);
+}
+int mkdirat(int dfd, const char *path, mode_t mode)
+{
+	bound_sys();
+	return (int)syscall(SYS_mkdirat, dfd, path, mode);
+}
+#endif
 
 /* A sanitizer's runtime intercepts pthread_create itself: a definition here would bypass it (TSan then faults in
  * the new thread). There the threads are counted in /proc/self/task only (tasks() below), as they are anyway. */
@@ -156,6 +223,27 @@ static int early_expected(void)
 #endif
 }
 
+/* Are the bound's other system calls counted (an unsanitized build)? */
+static int counted_sys(void)
+{
+#ifndef FCF_SANITIZED_EARLY
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+static int is_bounded(const char *name)
+{
+	return strstr(name, "bounded") || !strcmp(name, "fc_real_after") || !strncmp(name, "fc_commit_wait", 14);
+}
+
+static int bound_auto(void)
+{
+	const char *m = getenv("FASTCLOCK_BOUND_SOURCE");
+	return !m || !*m || !strcmp(m, "auto");
+}
+
 static int check_call(const char *name)
 {
 	const struct fcf_fn *f = fcf_find(name);
@@ -178,8 +266,8 @@ static int check_call(const char *name)
 	printf("%s: %d open(s)", name, n_open);
 	for (int i = 0; i < n_open && i < (int)(sizeof(opened) / sizeof(opened[0])); i++)
 		printf("%s %s", i ? "," : ":", opened[i]);
-	printf("; %d socket(s), %d wait(s), %d thread(s); start-up phase %d, %s hand current\n", n_socket, n_wait,
-	       n_thread, phase, counter_hand_current() ? "a counter" : "a kernel");
+	printf("; %d socket(s), %d other bound system call(s), %d wait(s), %d thread(s); start-up phase %d, %s hand "
+	       "current\n", n_socket, n_bound_sys, n_wait, n_thread, phase, counter_hand_current() ? "a counter" : "a kernel");
 	if (n_proc) {
 		fprintf(stderr, "fc_first_check: %s opened %d file(s) under /proc/<pid>: one per process on the machine\n",
 			name, n_proc);
@@ -196,6 +284,32 @@ static int check_call(const char *name)
 	if (n_thread) {
 		fprintf(stderr, "fc_first_check: %s started %d thread(s)\n", name, n_thread);
 		bad = 1;
+	}
+	/* A bounded read's first call in auto mode reads nothing of the bound's: no source opened, asked or looked
+	 * for, no adjtimex (src/windup.c fc__clock_bound_first_locked). The trust step's clocksource file may be
+	 * opened by a first call that ran past its due time. */
+	if (is_bounded(name) && bound_auto() && (n_bound_sys || n_socket || n_open != n_clocksource)) {
+		fprintf(stderr, "fc_first_check: %s's first call made %d of the bound's system calls, %d socket(s), %d "
+			"open(s) besides the clocksource's: it should read nothing of the bound\n", name, n_bound_sys, n_socket,
+			n_open - n_clocksource);
+		bad = 1;
+	}
+	/* The second bounded read opens the sources and reads the kernel's NTP state once: the clock's refresh and
+	 * the kernel source share one adjtimex (ntp.c fc__clock_ntp_shared). Unless it published the first counter
+	 * hand (a slow machine: that re-anchor reads the state again, for its tick). */
+	if (is_bounded(name) && bound_auto() && counted_sys() && !counter_hand_current()) {
+		struct fc_interval iv;
+		int adj;
+		n_adjtimex = 0;
+		counting = 1;
+		fc_real_bounded(&iv);
+		counting = 0;
+		adj = n_adjtimex;
+		if (!counter_hand_current() && adj != 1) {
+			fprintf(stderr, "fc_first_check: the second bounded read made %d adjtimex calls (one, shared, expected)\n",
+				adj);
+			bad = 1;
+		}
 	}
 	/* A counter hand is published only after the rate's 1 ms baseline: one call that returns with one
 	 * current waited for the measurement. */
@@ -536,6 +650,78 @@ static int coarse_checked(void)
 	return c_bad;
 }
 
+/* A chronyd that never answers: a unix datagram socket of the test's at FASTCLOCK_CHRONY_SOCKET, never read (its
+ * queue holds what the library sends). The first bounded read must not touch it; the reads after it open it, ask
+ * and go on returning, UNKNOWN (no reply: no promise). Judged by counts: requests found queued, reads made. */
+#define SILENT_READS_MAX 2000000 /* reads to wait for the first request (it comes with the second bound) */
+#define SILENT_READS_AFTER 20000 /* reads after it, each returning without a reply */
+static int chronyd_silent(void)
+{
+	char dir[] = "/tmp/fc_first_check.XXXXXX", path[sizeof(((struct sockaddr_un *)0)->sun_path)], none[160];
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	struct fc_interval iv;
+	struct fc_status st;
+	uint8_t buf[1024];
+	int fake, bad = 0, queued_after_first, requests = 0, synced = 0;
+	long reads = 0;
+	if (!mkdtemp(dir) || snprintf(path, sizeof(path), "%s/chronyd.sock", dir) >= (int)sizeof(path))
+		return 2;
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	fake = (int)syscall(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fake < 0 || syscall(SYS_bind, fake, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		perror("fc_first_check: the fake chronyd's socket");
+		return 2;
+	}
+	snprintf(none, sizeof(none), "%s/none", dir);
+	setenv("FASTCLOCK_CHRONY_SOCKET", path, 1);
+	setenv("FASTCLOCK_CLOCKBOUND_PATH", none, 1); /* the machine's own sources stay out of it */
+	setenv("FASTCLOCK_VMCLOCK_PATH", none, 1);
+	unsetenv("FASTCLOCK_BOUND_SOURCE");
+	counting = 1;
+	fc_real_bounded(&iv);
+	counting = 0;
+	queued_after_first = recv(fake, buf, sizeof(buf), MSG_DONTWAIT) > 0;
+	printf("chronyd-silent: first read %s, %d socket(s), %d open(s), %d other bound system call(s), %s\n",
+	       fc_sync_name(iv.status), n_socket, n_open - n_clocksource, n_bound_sys,
+	       queued_after_first ? "a request queued" : "nothing asked");
+	if (queued_after_first || n_socket || n_open != n_clocksource || n_bound_sys || iv.status == FC_SYNC_SYNCHRONIZED) {
+		fprintf(stderr, "fc_first_check: the first bounded read touched the bound sources or promised (%s)\n",
+			fc_sync_name(iv.status));
+		bad = 1;
+	}
+	/* the reads after it: chronyd asked (a request queued), each read returning though no reply ever comes */
+	for (; reads < SILENT_READS_MAX && !requests; reads++) {
+		fc_real_bounded(&iv);
+		synced += iv.status == FC_SYNC_SYNCHRONIZED;
+		if ((reads & 63) == 0)
+			while (recv(fake, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+				requests++;
+	}
+	for (long i = 0; i < SILENT_READS_AFTER; i++, reads++) {
+		fc_real_bounded(&iv);
+		synced += iv.status == FC_SYNC_SYNCHRONIZED;
+	}
+	while (recv(fake, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		requests++;
+	fc_status(&st);
+	printf("chronyd-silent: %ld reads after the first, %d request(s) to the fake chronyd, %d SYNCHRONIZED; source %s: "
+	       "%s\n", reads, requests, synced, st.bound_source, st.bound_reason);
+	if (!requests || strcmp(st.bound_source, "chrony") != 0) {
+		fprintf(stderr, "fc_first_check: chronyd was never asked (%d requests, source %s: %s)\n", requests,
+			st.bound_source, st.bound_error);
+		bad = 1;
+	}
+	if (synced) {
+		fprintf(stderr, "fc_first_check: %d reads SYNCHRONIZED with no reply from chronyd\n", synced);
+		bad = 1;
+	}
+	close(fake);
+	snprintf((char *)buf, sizeof(buf), "rm -rf '%s'", dir);
+	if (system((char *)buf) != 0)
+		fprintf(stderr, "fc_first_check: could not remove %s\n", dir);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -549,6 +735,9 @@ int main(int argc, char **argv)
 		return keeper_policy();
 	if (argc == 2 && !strcmp(argv[1], "coarse-checked"))
 		return coarse_checked();
-	fprintf(stderr, "usage: fc_first_check call NAME | ticks-early | ticks-threads | keeper-policy | coarse-checked\n");
+	if (argc == 2 && !strcmp(argv[1], "chronyd-silent"))
+		return chronyd_silent();
+	fprintf(stderr, "usage: fc_first_check call NAME | ticks-early | ticks-threads | keeper-policy | coarse-checked | "
+		"chronyd-silent\n");
 	return 2;
 }
