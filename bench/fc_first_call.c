@@ -9,10 +9,12 @@
  *                              for N ms (default 3000) and prints how old each value was: p50 p99 p99.9 max, us
  *   fc_first_call coarse-cost [N]   what a coarse read that checked its own age would cost (see coarse_cost)
  *   fc_first_call coarse-gap [TICKS]   how old the kernel's coarse clock is when it has just moved (coarse_gap)
- *   fc_first_call time bounded-syscalls   not a fastclock call: the system calls a bounded first call makes on a
- *                              machine with no bound source (strace: one vDSO read, adjtimex twice, /dev's
- *                              vmclock0, chronyd's socket, ClockBound's directory), made directly: what any
- *                              first call that looks for the sources costs at least
+ *   fc_first_call time bounded-syscalls   not a fastclock call: the system calls a bounded first call made
+ *                              before it stopped looking for the sources (strace, on a machine with no bound
+ *                              source: one vDSO read, adjtimex twice, /dev's vmclock0, chronyd's socket,
+ *                              ClockBound's directory), made directly: what a first call that looked for the
+ *                              sources would cost at least. A first bounded call in auto mode now reads nothing of
+ *                              the bound (src/windup.c); a process's second bound opens them (one adjtimex less)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>

@@ -31,9 +31,14 @@
  *             here, as the precise reads;
  *   fc_ticks_to_*_ns of an early capture: nothing more (it is ns); of a counter capture taken before the first
  *             counter hand: one bracketed kernel sample;
- *   bounded (fc_real_bounded, fc_mono_bounded, fc_real_after/before, fc_commit_wait): one kernel read, the
- *             kernel's NTP state (adjtimex) and opening the bound source (a fixed handful of files): 40-48 us
- *             here, 7 system calls;
+ *   bounded (fc_real_bounded, fc_mono_bounded, fc_real_after/before, fc_commit_wait with no time left): one
+ *             kernel read, as the precise reads: in auto mode a process's first bound reads nothing of the bound
+ *             and promises nothing (status UNKNOWN, "no source read yet": the kernel's NTP state alone could not
+ *             say SYNCHRONIZED before chronyd, a ClockBound segment and VMClock are asked), and its next bound opens
+ *             the sources (a fixed handful of files, chronyd's socket; its reply never waited for). No system
+ *             call: @BOUNDED@ here. fc_commit_wait with time left asks again at once, so its first call also
+ *             opens the sources (@LOOK@ here); a source named by FASTCLOCK_BOUND_SOURCE is opened by the first
+ *             call, as asked;
  *   fc_init() and fc_status(): finish the start-up at once (~1 ms: the rate's measurement).
  *
  * Ordering:
@@ -234,7 +239,8 @@ static inline int64_t fc_real_ns_relaxed(void)
  * what only a privileged writer can set; a program started with raised privileges (AT_SECURE) reads no FASTCLOCK_*
  * variable and the installed library has no test seams; data out of range is refused or saturated. What cannot be
  * shown gives UNKNOWN with the reason in fc_status().bound_reason / bound_error, never SYNCHRONIZED; bad input
- * never crashes or hangs a reader, and no read opens more than a fixed handful of files (first call included).
+ * never crashes or hangs a reader, and no read opens more than a fixed handful of files (first call included;
+ * in auto mode a process's first bounded read opens none: it reads nothing of the bound and says UNKNOWN).
  * The contract. While status is not FC_SYNC_DISRUPTED (SYNCHRONIZED, FREE_RUNNING or UNKNOWN: those speak of
  * (b)), (a) holds at every read, at every period from 1 us to 1 s, however often or rarely the process reads
  * (on a counter narrower than 64 bits, at least once per half its range), on these conditions:
@@ -274,6 +280,8 @@ static inline int64_t fc_real_ns_relaxed(void)
  *                         within 2 s of a UTC midnight, or it was anchored within 2 s after one; or
  *                         the source (ClockBound, VMClock) reports a disruption;
  *   FC_SYNC_UNKNOWN       the source makes no promise (fc_status().bound_reason says why): (b) is not a bound;
+ *                         so is a process's first bounded read in auto mode (no source read yet; the next
+ *                         bound opens them);
  *   FC_SYNC_FREE_RUNNING  the source's data is stale or the clock undisciplined; (b) still holds, growing;
  *   FC_SYNC_SYNCHRONIZED  otherwise.
  * Monotonic counterpart: fc_mono_bounded gives the interval for CLOCK_MONOTONIC, (a) only.
@@ -318,11 +326,14 @@ FC_API const char *fc_sync_name(int status);
  * TrueTime helpers (Spanner's TT.after / TT.before / commit wait; cost: one bounded read).
  * fc_real_after(t): 1 if UTC t (ns since the epoch) has certainly passed: t < earliest of fc_real_bounded.
  * fc_real_before(t): 1 if t has certainly not arrived yet: t > latest. Both answer 0 when the bound makes no
- * promise (status UNKNOWN or DISRUPTED), so "not after" never means "before": ask the one you need.
+ * promise (status UNKNOWN or DISRUPTED; so does a process's first bounded read in auto mode), so "not after"
+ * never means "before": ask the one you need.
  * fc_commit_wait(t, timeout_ns): Spanner's commit wait. A transaction stamped s = latest of a bounded read
  * becomes visible only after fc_commit_wait(s) returns 0, so every later transaction, on any machine whose
  * bound holds, gets a larger timestamp (external consistency). Sleeps (CLOCK_MONOTONIC, never spinning) until
- * fc_real_after(t); costs the interval's width on average. Returns 0, or -1 with errno ETIMEDOUT when t is not
+ * fc_real_after(t); costs the interval's width on average. With time left, a bound that makes no promise is
+ * asked again at once before the first sleep (a process's first bounded read promises nothing: the second
+ * opens the sources). Returns 0, or -1 with errno ETIMEDOUT when t is not
  * certainly past within timeout_ns (including a bound that makes no promise all that time), EINVAL for
  * timeout_ns < 0.
  */
