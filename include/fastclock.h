@@ -17,17 +17,18 @@
  * serves reads at first, while the next slow paths check that the counter may be trusted and measure its rate
  * over 1 ms; then the counter takes over, never below a value already returned. What each first call of a
  * process costs (docs/PERFORMANCE.md, "Start-up: every function's first call", has the figures; "here": medians
- * of fresh processes on its 2-core VM, where the vDSO's own first clock_gettime took 7-8 us):
+ * of fresh processes on its 2-core VM, where the vDSO's own first clock_gettime took 5 us back to back and
+ * 8 us started alone, 2 s apart):
  *   precise, relaxed, drop-ins, helpers: one kernel read (and the library's initialisation: the environment);
- *             no system call, no file, no page fault but the vDSO's own: 10-11 us here, 1.1-1.6x the vDSO's
- *             first call back to back and 1.5-1.8x started alone;
+ *             no system call, no file, no page fault but the vDSO's own: 7-8 us back to back and 12-14 us
+ *             alone here, 1.4-1.5x the vDSO's first call back to back and 1.5-1.7x alone;
  *   coarse: one precise read, the same cost (coarse reads of the first millisecond are precise reads; the first
  *             one 1 ms or more after the first starts the updater thread, once);
  *   fc_ticks, fc_ticks_relaxed: one kernel read on x86-64 (a capture before the counter's trust check is
  *             CLOCK_MONOTONIC ns, an "early capture", told from the counter ticks captured after it by its value:
  *             the TSC's count is far above the kernel's ns count, by ~69 s at least or the capture is not early);
  *             elsewhere, or where the counter does not lead so, also the trust check if still due (a sysfs read
- *             and one CPUID, which decides a capture's unit: 30-50 us here); never the rate's 1 ms. 10-11 us
+ *             and one CPUID, which decides a capture's unit: 30-50 us here); never the rate's 1 ms. 8 us
  *             here, as the precise reads;
  *   fc_ticks_to_*_ns of an early capture: nothing more (it is ns); of a counter capture taken before the first
  *             counter hand: one bracketed kernel sample;
@@ -36,9 +37,10 @@
  *             and promises nothing (status UNKNOWN, "no source read yet": the kernel's NTP state alone could not
  *             say SYNCHRONIZED before chronyd, a ClockBound segment and VMClock are asked), and its next bound opens
  *             the sources (a fixed handful of files, chronyd's socket; its reply never waited for). No system
- *             call: @BOUNDED@ here. fc_commit_wait with time left asks again at once, so its first call also
- *             opens the sources (@LOOK@ here); a source named by FASTCLOCK_BOUND_SOURCE is opened by the first
- *             call, as asked;
+ *             call: 7-8.5 us back to back and 13-15 us alone here, 1.5-1.6x the vDSO's first call back to back
+ *             and 1.6-1.9x alone (it was 40-48 us, 7 system calls). That next bound costs ~37 us here, once.
+ *             fc_commit_wait with time left asks again at once, so its first call also opens the sources; a
+ *             source named by FASTCLOCK_BOUND_SOURCE is opened by the first call, as asked;
  *   fc_init() and fc_status(): finish the start-up at once (~1 ms: the rate's measurement).
  *
  * Ordering:

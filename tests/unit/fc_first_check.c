@@ -63,15 +63,19 @@ static int per_process_path(const char *p)
 	return *p >= '0' && *p <= '9';
 }
 
+/* open's and openat's mode argument: there only with O_CREAT or O_TMPFILE */
+#define OPEN_MODE(flags, mode)                                                                                       \
+	do {                                                                                                         \
+		va_list ap_;                                                                                         \
+		va_start(ap_, flags);                                                                                \
+		mode = ((flags) & (O_CREAT | O_TMPFILE)) ? va_arg(ap_, mode_t) : 0;                                  \
+		va_end(ap_);                                                                                         \
+	} while (0)
+
 int open(const char *path, int flags, ...)
 {
-	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
+	mode_t mode;
+	OPEN_MODE(flags, mode);
 	if (counting) {
 		if (n_open < (int)(sizeof(opened) / sizeof(opened[0])))
 			snprintf(opened[n_open], sizeof(opened[0]), "%s", path);
@@ -127,13 +131,8 @@ int adjtimex(struct timex *tx)
 }
 int openat(int dfd, const char *path, int flags, ...)
 {
-	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
+	mode_t mode;
+	OPEN_MODE(flags, mode);
 	bound_sys();
 	return (int)syscall(SYS_openat, dfd, path, flags, mode);
 }

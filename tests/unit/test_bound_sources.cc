@@ -634,6 +634,17 @@ TEST(Ranges, a_vmclock_error_past_the_saturation_is_refused_not_narrowed)
 	}
 }
 
+// A segment a live daemon wrote just now: SYNCHRONIZED, a 1 ms bound, void in 1000 s.
+void one_ms_segment(Segment *g)
+{
+	timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	int64_t now = (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
+	g->s.bound_nsec = MS;
+	g->set_as_of(now, now + 1000 * SEC);
+	g->write();
+}
+
 // A probe on a segment with a 1 ms bound: fc_commit_wait with a timeout of INT64_MAX waits and succeeds (the
 // deadline used to wrap negative: ETIMEDOUT at once), and a t that never comes times out after sleeping, not
 // spinning (CPU time well under the wall time).
@@ -641,12 +652,7 @@ TEST(CommitWait, saturating_timeout_and_no_spin)
 {
 	std::string d = tmpdir();
 	Segment g(d);
-	timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	int64_t now = (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
-	g.s.bound_nsec = MS;
-	g.set_as_of(now, now + 1000 * SEC);
-	g.write();
+	one_ms_segment(&g);
 	int rc;
 	std::string out = run("FASTCLOCK_BOUND_SOURCE=clockbound FASTCLOCK_CLOCKBOUND_PATH=" + g.path + " " +
 				      FC_BOUND_PROBE + " commit-wait",
@@ -672,12 +678,7 @@ TEST(CommitWait, a_first_call_asks_again_before_it_sleeps)
 {
 	std::string d = tmpdir();
 	Segment g(d);
-	timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	int64_t now = (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
-	g.s.bound_nsec = MS;
-	g.set_as_of(now, now + 1000 * SEC);
-	g.write();
+	one_ms_segment(&g);
 	int rc;
 	std::string out = run("FASTCLOCK_CLOCKBOUND_PATH=" + g.path + " FASTCLOCK_CHRONY_SOCKET=" + d +
 				      "/none.sock FASTCLOCK_VMCLOCK_PATH=" + d + "/none " + FC_BOUND_PROBE + " commit-wait-first",
