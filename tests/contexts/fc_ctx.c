@@ -581,8 +581,9 @@ static void on_in_writer(int sig)
 }
 
 /* fc_ctx signal-in-writer [--first bounded|mono|ticks|coarse] [--ms N]: the process's first fastclock call is
- * --first (the bound source opened, the start-up stepped, with the writer lock held), then bounded and precise
- * reads for N ms (re-anchors). */
+ * --first, then bounded and precise reads for N ms (re-anchors): the bound source opened (by the second bounded
+ * read: a first one reads nothing of the bound, so calls no adjtimex) and the start-up stepped, each with the
+ * writer lock held. */
 static int mode_signal_in_writer(int argc, char **argv)
 {
 	const char *first = arg_str(argc, argv, "--first");
