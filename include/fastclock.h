@@ -41,7 +41,9 @@
  *             and 1.6-1.9x alone (it was 40-48 us, 7 system calls). That next bound costs ~37 us here, once.
  *             fc_commit_wait with time left asks again at once, so its first call also opens the sources; a
  *             source named by FASTCLOCK_BOUND_SOURCE is opened by the first call, as asked;
- *   fc_init() and fc_status(): finish the start-up at once (~1 ms: the rate's measurement).
+ *   fc_init() and fc_status(): finish the start-up at once (~1 ms: the rate's measurement) and open the bound
+ *             sources (fc_init's first counter hand stamps the bound from them): a program whose first bounded read
+ *             must answer from the sources calls fc_init() when it starts.
  *
  * Ordering:
  *   ordered   (fc_mono_ns, fc_real_ns, fc_ticks): like clock_gettime, if one read happens-before another

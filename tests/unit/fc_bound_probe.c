@@ -14,6 +14,8 @@
  *                                "max_timeout=RC errno=E far=RC errno=E cpu_ns=N wall_ns=N"
  *   fc_bound_probe commit-wait-first   the process's first call: fc_commit_wait(1 s ago, 2 s); its sleeps are
  *                                counted (clock_nanosleep wrapped at link time): "rc=RC sleeps=N status=S"
+ *   fc_bound_probe init-first    fc_init(), then the process's first bounded read and fc_real_after(1 s ago):
+ *                                "status=S after=A"
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -108,6 +110,17 @@ static int commit_wait_first(void)
 	return 0;
 }
 
+/* A program that initialises at start-up (fc_init: the counter checked and its first hand made, which stamps the
+ * bound from the sources, opening them) gets a first bounded read that answers from them. */
+static int init_first(void)
+{
+	struct fc_interval iv;
+	fc_init();
+	fc_real_bounded(&iv);
+	printf("status=%d after=%d\n", iv.status, fc_real_after(kns(CLOCK_REALTIME) - 1000000000));
+	return 0;
+}
+
 static int opens(void)
 {
 	struct fc_interval iv;
@@ -190,7 +203,7 @@ static int mono(long ms)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: fc_bound_probe status|opens|mono MS|commit-wait|commit-wait-first\n");
+		fprintf(stderr, "usage: fc_bound_probe status|opens|mono MS|commit-wait|commit-wait-first|init-first\n");
 		return 1;
 	}
 	if (strcmp(argv[1], "status") == 0)
@@ -201,6 +214,8 @@ int main(int argc, char **argv)
 		return mono(atol(argv[2]));
 	if (strcmp(argv[1], "commit-wait-first") == 0)
 		return commit_wait_first();
+	if (strcmp(argv[1], "init-first") == 0)
+		return init_first();
 	if (strcmp(argv[1], "commit-wait") == 0)
 		return commit_wait();
 	fprintf(stderr, "fc_bound_probe: unknown mode %s\n", argv[1]);

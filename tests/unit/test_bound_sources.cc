@@ -691,6 +691,25 @@ TEST(CommitWait, a_first_call_asks_again_before_it_sleeps)
 	EXPECT_EQ(sleeps, 0) << out;
 }
 
+// A process that calls fc_init() at start-up: its first bounded read is served by the segment (fc_init's first
+// counter hand stamps the bound from the sources), and fc_real_after of a time a second ago is 1. Without
+// fc_init the same first read says UNKNOWN (auto mode reads no source on a first bounded read).
+TEST(CommitWait, fc_init_gives_the_first_bounded_read_its_source)
+{
+	std::string d = tmpdir();
+	Segment g(d);
+	one_ms_segment(&g);
+	int rc;
+	const std::string env = "FASTCLOCK_CLOCKBOUND_PATH=" + g.path + " FASTCLOCK_CHRONY_SOCKET=" + d +
+				"/none.sock FASTCLOCK_VMCLOCK_PATH=" + d + "/none ";
+	std::string out = run(env + FC_BOUND_PROBE + " init-first", &rc);
+	ASSERT_EQ(rc, 0) << out;
+	int status, after;
+	ASSERT_EQ(sscanf(out.c_str(), "status=%d after=%d", &status, &after), 2) << out;
+	EXPECT_EQ(status, FC_SYNC_SYNCHRONIZED) << out;
+	EXPECT_EQ(after, 1) << out;
+}
+
 // ---- item 10: a VMClock disruption ends with a measurement after it ------------------------------------------
 // QEMU's VMClock says UNKNOWN for ever. Its marker moves: DISRUPTED, until the source served (here the
 // kernel's state) shows a measurement taken after the move (maxerror written lower since); not for life.
