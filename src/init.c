@@ -38,7 +38,7 @@
  * its own (a read of the zero page, then the write: ~1-2 us each on the VM of docs/PERFORMANCE.md). */
 #define g_state (fc__global_clock()->init_state)
 static struct fc_bounder g_bounder; /* the global clock's bound source (static: no allocation) */
-static __thread int t_initialising; /* this thread runs global_init (a signal handler must not wait for it) */
+static FC_TLS int t_initialising; /* this thread runs global_init (a signal handler must not wait for it) */
 
 /* secure_getenv's rule (glibc's and musl's AT_SECURE): a program the kernel started with raised privileges
  * (set-user-ID, set-group-ID, file capabilities) sees no FASTCLOCK_* variable, so its caller cannot point it at

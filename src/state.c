@@ -41,7 +41,7 @@ struct fc_clock fc__clock_global = {
 /* Until initialisation, current is the boot hand: a kernel hand with stale_ticks 0, so every read takes the
  * slow path, which initialises. */
 struct fc_pub fc__pub = {.current = &fc__clock_global.hands.boot};
-__thread int fc__in_writer;
+FC_TLS int fc__in_writer;
 
 
 /* FC_KERNEL_TRIES (sample.h): why a kernel read is retried. */

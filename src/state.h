@@ -120,7 +120,12 @@ enum { FC_START_DONE = 0, FC_START_TRUST = 1, FC_START_RATE = 2 };
  * writer lock, so a signal handler that reads the clock on the same thread never waits on it. */
 extern struct fc_clock fc__clock_global; /* not exported (hidden, as every fc__ name outside the API) */
 static inline struct fc_clock *fc__global_clock(void) { return &fc__clock_global; }
-extern __thread int fc__in_writer;
+/* The library's thread-local variables: initial-exec, so a first call reads them at a fixed offset from the thread
+ * pointer instead of calling __tls_get_addr (a lazy binding of its own, ~700 instructions and cold ld.so data on
+ * the process's first call). The library is loaded with the program (or dlopen'd into glibc's surplus static TLS:
+ * its 8 bytes fit). */
+#define FC_TLS __thread __attribute__((tls_model("initial-exec")))
+extern FC_TLS int fc__in_writer;
 
 /* The real counter and kernel clocks as an fc_source. */
 extern const struct fc_source fc__real_source;

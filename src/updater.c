@@ -72,7 +72,7 @@ static int u_stop;         /* set under u_mu, read relaxed by the thread */
 static int64_t u_period_ns;
 static int u_test_fd = -1; /* set by tests before fc_updater_start */
 static int u_wake_fd = -1; /* eventfd: fc_updater_stop wakes the thread at once */
-static __thread int t_starting; /* ... and it is this thread (a signal handler here cannot wait) */
+static FC_TLS int t_starting; /* ... and it is this thread (a signal handler here cannot wait) */
 
 void fc__updater_test_step_fd(int fd) { u_test_fd = fd; }
 
