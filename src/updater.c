@@ -271,14 +271,14 @@ static void *updater_main(void *arg)
  * keeper can be held off a CPU for tens of ms on a busy machine, so it keeps coarse_kept and every coarse read
  * takes the larger of that and the kernel's coarse clock (fc__coarse_init): never staler than the kernel's.
  * The first value is stored after the thread exists (so in its mode's location), by this thread; the keeper's
- * own stores are raises, which leave 0 alone. u_starting is set meanwhile (seq_cst: fc__coarse_init's check
- * after a precise read pairs with it), so no coarse read returns a precise value above that first value. */
+ * own stores are raises, which leave 0 alone. u_starting is set from before that value is taken until it is
+ * stored (seq_cst: fc__coarse_init's check after a precise read pairs with it), so no coarse read returns a
+ * precise value above that first value; it is not set across pthread_create (a coarse read would wait for it). */
 static int start_locked(int64_t period_ns)
 {
 	int rc, checked = 1;
 	struct fc_clock *c = fc__global_clock();
 	t_starting = 1;
-	__atomic_store_n(&u_starting, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&u_period_ns, period_ns, __ATOMIC_RELAXED); /* 0: follow the clock's period */
 	__atomic_store_n(&u_stop, 0, __ATOMIC_RELAXED);
 	if (u_wake_fd < 0)
@@ -302,6 +302,10 @@ static int start_locked(int64_t period_ns)
 		rc = pthread_create(&u_thread, NULL, updater_main, NULL);
 	}
 	if (rc == 0) {
+		/* Only now, not across pthread_create: a coarse read waits while u_starting is set, and glibc's
+		 * pthread_create takes locks (its stack cache's, the loader's, malloc's) that the thread a signal
+		 * handler's coarse read interrupted may hold: that read would wait for a start waiting for it. */
+		__atomic_store_n(&u_starting, 1, __ATOMIC_SEQ_CST);
 		coarse_first(c, checked);
 		set_running(1);
 	} else { /* nobody keeps them (a fork child's locations may hold its parent's values) */
@@ -443,8 +447,8 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
 			return (how & FC__REAL) ? v + __atomic_load_n(&c->pub->coarse_real_off, __ATOMIC_RELAXED) : v;
 		if ((v = __atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED)) != 0)
 			return coarse_checked(c, v, how);
-		/* Another thread is starting the keeper: its first store comes within microseconds (the thread's
-		 * creation). A precise value returned meanwhile could be above that store: the next read would go
+		/* Another thread is starting the keeper: its first store comes within a sample and a store (the
+		 * thread exists already, start_locked; it takes no lock meanwhile). A precise value returned meanwhile could be above that store: the next read would go
 		 * back. (On the starting thread itself, a signal handler: never wait.) */
 		if (!t_starting && __atomic_load_n(&u_starting, __ATOMIC_ACQUIRE)) {
 			if (++spins % 64 == 0)

@@ -17,6 +17,8 @@
  *                                 keeper's start, a slow keeper, its stop and a new start: every value is at least
  *                                 the kernel's coarse clock read just before it, never decreases, and is never
  *                                 above a precise read made after it
+ *   fc_first_check coarse-start-lock  a coarse read by a thread holding a lock the keeper's pthread_create needs
+ *                                 returns (it waited for the start: a deadlock), never back after it
  *   fc_first_check chronyd-silent a chronyd that never answers (a socket of the test's that is never read): the
  *                                 first bounded read does not touch it, the reads after it ask it and keep returning
  *                                 (counted by reads, not timed), never SYNCHRONIZED without its reply
@@ -92,8 +94,10 @@ int socket(int domain, int type, int protocol)
 	return (int)syscall(SYS_socket, domain, type, protocol);
 }
 
+static long n_yield_all; /* coarse-start-lock: every sched_yield of the library's, counted or not */
 int sched_yield(void)
 {
+	__atomic_fetch_add(&n_yield_all, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&n_wait, counting, __ATOMIC_RELAXED); /* ticks-threads: threads yield at once */
 	return (int)syscall(SYS_sched_yield);
 }
@@ -170,10 +174,31 @@ int mkdirat(int dfd, const char *path, mode_t mode)
 #endif
 #endif
 #ifndef FCF_SANITIZED
+/* coarse-start-lock: the next pthread_create (the keeper's) needs l_lock first, as glibc's needs its stack cache's,
+ * the dynamic loader's TLS lock or a malloc arena's, which the thread it interrupted may hold. */
+static pthread_mutex_t l_lock = PTHREAD_MUTEX_INITIALIZER;
+static int l_armed, l_in_create, l_spun;
+#define L_SPIN_YIELDS 1000 /* a coarse read's wait yields every 64 turns: 64000 turns, never one precise read */
+static void l_take(void)
+{
+	const long y0 = __atomic_load_n(&n_yield_all, __ATOMIC_RELAXED);
+	__atomic_store_n(&l_in_create, 1, __ATOMIC_RELEASE);
+	while (pthread_mutex_trylock(&l_lock) != 0) {
+		if (__atomic_load_n(&n_yield_all, __ATOMIC_RELAXED) - y0 > L_SPIN_YIELDS) {
+			__atomic_store_n(&l_spun, 1, __ATOMIC_RELAXED); /* it waits for this start: go on without the lock */
+			return;
+		}
+		syscall(SYS_sched_yield); /* not counted */
+	}
+	pthread_mutex_unlock(&l_lock);
+}
+
 int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 	__atomic_fetch_add(&n_thread, counting, __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&l_armed, 0, __ATOMIC_ACQ_REL))
+		l_take();
 	*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
 	return real ? real(t, attr, fn, arg) : EAGAIN;
 }
@@ -649,6 +674,61 @@ static int coarse_checked(void)
 	return c_bad;
 }
 
+#ifndef FCF_SANITIZED
+/* coarse-start-lock: a thread holding a lock that pthread_create needs (l_lock, standing for glibc's) reads a
+ * coarse clock, in a signal handler or not, while another thread starts the keeper: its read must return without
+ * waiting for that start (which waits for the lock), and its next coarse read after the start must not be below
+ * it. Judged by counts: the yields of the read's wait loop while the start waits for the lock. */
+static int l_holding, l_started;
+static int64_t l_v1, l_v2;
+static void *l_reader(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&l_lock);
+	__atomic_store_n(&l_holding, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&l_in_create, __ATOMIC_ACQUIRE))
+		syscall(SYS_sched_yield);
+	l_v1 = fc_mono_coarse_ns();
+	pthread_mutex_unlock(&l_lock);
+	while (!__atomic_load_n(&l_started, __ATOMIC_ACQUIRE))
+		syscall(SYS_sched_yield);
+	l_v2 = fc_mono_coarse_ns();
+	return NULL;
+}
+
+static int coarse_start_lock(void)
+{
+	pthread_t th;
+	int bad = 0;
+	(void)fc_mono_ns(); /* initialised: the reader's read is a coarse read's, nothing else */
+	if (pthread_create(&th, NULL, l_reader, NULL) != 0)
+		return 2;
+	while (!__atomic_load_n(&l_holding, __ATOMIC_ACQUIRE))
+		syscall(SYS_sched_yield);
+	__atomic_store_n(&l_armed, 1, __ATOMIC_RELEASE);
+	if (fc_updater_start(0) != 0) {
+		perror("fc_first_check: fc_updater_start");
+		bad = 1;
+	}
+	__atomic_store_n(&l_started, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	printf("coarse-start-lock: the coarse read during the keeper's pthread_create %s; %lld then %lld\n",
+	       l_spun ? "waited for it (deadlock, broken by the test)" : "returned", (long long)l_v1, (long long)l_v2);
+	if (l_spun) {
+		fprintf(stderr, "fc_first_check: a coarse read waited for the keeper's pthread_create\n");
+		bad = 1;
+	}
+	if (l_v2 < l_v1) {
+		fprintf(stderr, "fc_first_check: the coarse clock went back across the keeper's start\n");
+		bad = 1;
+	}
+	fc_updater_stop();
+	return bad;
+}
+#else
+static int coarse_start_lock(void) { return 77; } /* pthread_create is the sanitizer's */
+#endif
+
 /* A chronyd that never answers: a unix datagram socket of the test's at FASTCLOCK_CHRONY_SOCKET, never read (its
  * queue holds what the library sends). The first bounded read must not touch it; the reads after it open it, ask
  * and go on returning, UNKNOWN (no reply: no promise). Judged by counts: requests found queued, reads made. */
@@ -736,7 +816,9 @@ int main(int argc, char **argv)
 		return coarse_checked();
 	if (argc == 2 && !strcmp(argv[1], "chronyd-silent"))
 		return chronyd_silent();
+	if (argc == 2 && !strcmp(argv[1], "coarse-start-lock"))
+		return coarse_start_lock();
 	fprintf(stderr, "usage: fc_first_check call NAME | ticks-early | ticks-threads | keeper-policy | coarse-checked | "
-		"chronyd-silent\n");
+		"chronyd-silent | coarse-start-lock\n");
 	return 2;
 }
