@@ -19,6 +19,7 @@
 #include "start.h"
 #include "state.h"
 #include "windup.h"
+#include "bound/bound.h" /* FC_BOUND_NOTHING */
 
 /* Busy-spins (fc__cpu_relax: x86 PAUSE, arm64 YIELD) before a waiting reader (its hand expired while another
  * thread re-anchors) starts yielding the CPU. A re-anchor takes ~0.5 us (a few bracketed kernel reads,
@@ -71,19 +72,32 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	/* windup.c's try-lock, which marks this thread as the writer: a signal handler landing in the refresh
 	 * below reads without waiting for it (issue 23 item 8). */
 	if (fc__clock_trylock(c)) {
+		/* The bound as a hand's (windup.c): its half-width at the end of a life of a period and an eighth, so
+		 * that readers that find the lock taken may use it until then */
+		const int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC), life = c->period_ns + c->period_ns / 8;
 		/* a process's first bounded read in auto mode reads nothing (windup.c), the next opens the sources */
 		if (!fc__clock_bound_first_locked(c, &p))
-			fc__clock_bound_fields_locked(c, &p, fc__kernel_ns(c, CLOCK_MONOTONIC), 0); /* refreshes the NTP state */
-		/* for readers that find the lock taken: three relaxed stores; a reader may pair fields of two
-		 * refreshes a second apart, each a bound of its own, so the error is at most one refresh's growth */
+			fc__clock_bound_fields_locked(c, &p, now, life); /* refreshes the NTP state */
+		/* for readers that find the lock taken: three relaxed stores, then (release) until when they hold; a
+		 * reader may pair fields of two refreshes, each a bound of its own until at least that time */
 		__atomic_store_n(&c->kernel_utc_err_ns, p.utc_err_ns, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->kernel_utc_corr_ns, p.utc_corr_ns, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->kernel_sync_status, p.sync_status, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->kernel_bound_until, now + life, __ATOMIC_RELEASE);
 		fc__clock_unlock(c);
 	} else if (c->bounder) {
+		/* The last refresh's bound, while it holds (another thread's refresh under way, or this thread's in a
+		 * signal handler): it was the bound at its end of life, and the source's bound only grows after it, so
+		 * past it (refreshes are as rare as bounded reads) it promises nothing */
+		const int64_t until = __atomic_load_n(&c->kernel_bound_until, __ATOMIC_ACQUIRE);
 		p.utc_err_ns = __atomic_load_n(&c->kernel_utc_err_ns, __ATOMIC_RELAXED);
 		p.utc_corr_ns = __atomic_load_n(&c->kernel_utc_corr_ns, __ATOMIC_RELAXED);
 		p.sync_status = __atomic_load_n(&c->kernel_sync_status, __ATOMIC_RELAXED);
+		if (fc__kernel_ns(c, CLOCK_MONOTONIC) > until) {
+			p.utc_err_ns = FC_BOUND_NOTHING;
+			p.utc_corr_ns = 0;
+			p.sync_status = FC_SYNC_UNKNOWN;
+		}
 	} else if (c->src.ntp) {
 		c->src.ntp(c->src.ctx, &n);
 		p.utc_err_ns = n.maxerror_ns;

@@ -61,9 +61,11 @@ struct fc_clock {
 		const char *vmclock_path;    /* FASTCLOCK_VMCLOCK_PATH */
 	} bound_env;
 	/* The kernel backend's bound vs UTC (half-width, centre, status) at the last refresh, for readers that find
-	 * the writer lock taken (read.c; relaxed atomics). */
+	 * the writer lock taken (read.c; relaxed atomics), and the CLOCK_MONOTONIC until which it holds (release
+	 * after them; 0: none yet): past it a reader gets no promise. */
 	int64_t kernel_utc_err_ns, kernel_utc_corr_ns;
 	int32_t kernel_sync_status;
+	int64_t kernel_bound_until;
 	struct fc_ntp ntp;   /* last NTP state read */
 	int64_t ntp_at;      /* kernel CLOCK_MONOTONIC when it was read */
 	int have_ntp;

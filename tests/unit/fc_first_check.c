@@ -19,6 +19,9 @@
  *                                 above a precise read made after it
  *   fc_first_check coarse-start-lock  a coarse read by a thread holding a lock the keeper's pthread_create needs
  *                                 returns (it waited for the start: a deadlock), never back after it
+ *   fc_first_check bound-cache   (the kernel backend) a bounded read that finds the writer lock taken (another
+ *                                thread's refresh, or its own thread's when in a signal handler) is never narrower
+ *                                than the source's bound at its time: a ClockBound segment's grows at its drift
  *   fc_first_check chronyd-silent a chronyd that never answers (a socket of the test's that is never read): the
  *                                 first bounded read does not touch it, the reads after it ask it and keep returning
  *                                 (counted by reads, not timed), never SYNCHRONIZED without its reply
@@ -45,9 +48,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "bound/clockbound.h"
 #include "first_calls.h"
 #include "start.h"
 #include "state.h"
+#include "windup.h"
 
 /* Files a first call may open: the clocksource (trust step), and the bound source's (a ClockBound segment, a
  * VMClock device; chronyd is a socket): a fixed handful, whatever runs on the machine. */
@@ -801,6 +806,77 @@ static int chronyd_silent(void)
 	return bad;
 }
 
+/* bound-cache: a ClockBound segment of 1 ms growing at 100 ppm (SYNCHRONIZED), the kernel backend (its bounded reads
+ * refresh the bound under the writer lock, and a read that finds it taken uses what the last refresh left). One
+ * read, then a read by a thread while this one holds the lock at least B_GAP_NS later: the segment's bound has grown
+ * by 100 ppm of the time between them; a promise narrower than that is one the source never made. Values only. */
+#define B_GAP_NS 200000000LL
+#define B_DRIFT_PPB 100000u
+static struct fc_interval b_iv;
+static void *b_reader(void *arg)
+{
+	(void)arg;
+	fc_real_bounded(&b_iv);
+	return NULL;
+}
+
+static int bound_cache(void)
+{
+	char dir[] = "/tmp/fc_first_check.XXXXXX", path[64], cmd[96];
+	struct fc_cb_segment s = {.magic = {FC_CB_MAGIC0, FC_CB_MAGIC1}, .segsize = FC_CB_SIZE, .version = FC_CB_VERSION,
+				  .generation = 2, .bound_nsec = 1000000, .max_drift_ppb = B_DRIFT_PPB,
+				  .clock_status = FC_CB_SYNCHRONIZED};
+	struct fc_interval a, c;
+	pthread_t th;
+	int64_t t0, tb, te, need, wb, wc, fd, bad = 0;
+	const int64_t as_of = kns(CLOCK_MONOTONIC_COARSE);
+	if (!mkdtemp(dir) || chmod(dir, 0755) != 0)
+		return 2;
+	snprintf(path, sizeof(path), "%s/shm0", dir);
+	s.as_of_sec = as_of / 1000000000LL, s.as_of_nsec = as_of % 1000000000LL;
+	s.void_after_sec = s.as_of_sec + 1000, s.void_after_nsec = s.as_of_nsec;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || write((int)fd, &s, sizeof(s)) != (ssize_t)sizeof(s))
+		return 2;
+	close((int)fd);
+	setenv("FASTCLOCK_SOURCE", "kernel", 1);
+	setenv("FASTCLOCK_BOUND_SOURCE", "clockbound", 1);
+	setenv("FASTCLOCK_CLOCKBOUND_PATH", path, 1);
+	fc_real_bounded(&a);
+	t0 = kns(CLOCK_MONOTONIC);
+	while (kns(CLOCK_MONOTONIC) < t0 + B_GAP_NS)
+		usleep(10000);
+	fc__clock_lock(fc__global_clock()); /* as another thread's refresh holds it */
+	tb = kns(CLOCK_MONOTONIC);
+	if (pthread_create(&th, NULL, b_reader, NULL) != 0 || pthread_join(th, NULL) != 0)
+		return 2;
+	te = kns(CLOCK_MONOTONIC);
+	fc__clock_unlock(fc__global_clock());
+	fc_real_bounded(&c);
+	/* the segment's bound at the read's start is at least a's half-width grown by the drift since a */
+	need = (a.latest_ns - a.earliest_ns) / 2 + (tb - t0) / (1000000000LL / B_DRIFT_PPB);
+	wb = (b_iv.latest_ns - b_iv.earliest_ns) / 2;
+	wc = (c.latest_ns - c.earliest_ns) / 2;
+	printf("bound-cache: first %s half %lld ns; %lld ms later with the lock taken %s half %lld ns (the source's "
+	       "bound then >= %lld); after it %s half %lld ns\n",
+	       fc_sync_name(a.status), (long long)(a.latest_ns - a.earliest_ns) / 2, (long long)(tb - t0) / 1000000,
+	       fc_sync_name(b_iv.status), (long long)wb, (long long)need, fc_sync_name(c.status), (long long)wc);
+	if (a.status != FC_SYNC_SYNCHRONIZED || c.status != FC_SYNC_SYNCHRONIZED || wc < need) {
+		fprintf(stderr, "fc_first_check: the segment was not taken as SYNCHRONIZED, growing (set-up)\n");
+		bad = 1;
+	}
+	if ((b_iv.status == FC_SYNC_SYNCHRONIZED || b_iv.status == FC_SYNC_FREE_RUNNING) && wb < need) {
+		fprintf(stderr, "fc_first_check: a bounded read with the writer lock taken promised %lld ns, narrower than "
+				"the source's %lld ns (a refresh %lld ms old)\n",
+			(long long)wb, (long long)need, (long long)(te - t0) / 1000000);
+		bad = 1;
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "fc_first_check: could not remove %s\n", dir);
+	return (int)bad;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -818,7 +894,9 @@ int main(int argc, char **argv)
 		return chronyd_silent();
 	if (argc == 2 && !strcmp(argv[1], "coarse-start-lock"))
 		return coarse_start_lock();
+	if (argc == 2 && !strcmp(argv[1], "bound-cache"))
+		return bound_cache();
 	fprintf(stderr, "usage: fc_first_check call NAME | ticks-early | ticks-threads | keeper-policy | coarse-checked | "
-		"chronyd-silent | coarse-start-lock\n");
+		"chronyd-silent | coarse-start-lock | bound-cache\n");
 	return 2;
 }
