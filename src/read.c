@@ -62,6 +62,11 @@ static int64_t hand_value(int64_t mono, uint64_t mult, uint64_t frac, int64_t of
 	return (how & FC__REAL) ? v + off : v;
 }
 
+/* How long a kernel-backend bound holds for readers that find the writer lock taken: 1 ms, not the period (a 1 us
+ * period would leave them nothing, a 1 s one widen every bound by the source's growth over 1 s); the kernel's
+ * maxerror grows 500 ppm, so the holder's own bound is 0.5 us wider for it. */
+#define KERNEL_BOUND_LIFE_NS 1000000
+
 /* The kernel's NTP state for a bounded read on the kernel backend: the cached one, refreshed once a second
  * by whoever gets the writer lock. */
 static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__bound *b)
@@ -72,9 +77,9 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	/* windup.c's try-lock, which marks this thread as the writer: a signal handler landing in the refresh
 	 * below reads without waiting for it (issue 23 item 8). */
 	if (fc__clock_trylock(c)) {
-		/* The bound as a hand's (windup.c): its half-width at the end of a life of a period and an eighth, so
+		/* The bound as a hand's (windup.c): its half-width at the end of a life (KERNEL_BOUND_LIFE_NS), so
 		 * that readers that find the lock taken may use it until then */
-		const int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC), life = c->period_ns + c->period_ns / 8;
+		const int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC), life = KERNEL_BOUND_LIFE_NS;
 		/* a process's first bounded read in auto mode reads nothing (windup.c), the next opens the sources */
 		if (!fc__clock_bound_first_locked(c, &p))
 			fc__clock_bound_fields_locked(c, &p, now, life); /* refreshes the NTP state */
