@@ -64,7 +64,8 @@
  *             never ahead of a precise read made after it (a precise read made before it may be older: mixing
  *             the two can look like time going back); for a value taken from the kernel's coarse clock, as long
  *             as fastclock is behind the kernel by less than the age of that clock's value (measured: <= 22 ns
- *             behind, against an age of >= 2.3 ms there).
+ *             behind, against an age of >= 2.3 ms there), which is also the condition for the first precise value
+ *             after an fc_updater_stop() to be no lower than such a value.
  *             A coarse read 1 ms or more after the process's first starts the updater thread (see
  *             fc_updater_start; until then coarse reads are precise reads); with
  *             FASTCLOCK_UPDATER=off, or after fc_updater_stop(), coarse reads return precise values instead
