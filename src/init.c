@@ -45,43 +45,73 @@ static FC_TLS int t_initialising; /* this thread runs global_init (a signal hand
  * a file of the caller's, stall it, or make it read a file the caller cannot. getauxval reads the auxiliary
  * vector libc keeps: async-signal-safe, as getenv. */
 extern char **environ;
-/* noinline: each variable's name stays one string in the library, as getenv's argument was. Inlined, clang
- * unrolls the scan into byte compares and the names vanish from the binary, and the test that the installed
- * library has no FASTCLOCK_TEST_ seam (SetUid.the_installed_library_has_no_test_seams) could no longer see them. */
-__attribute__((noinline)) static const char *env(const char *name)
+
+/* The variables the library reads, each a whole name (the test that the installed library has no
+ * FASTCLOCK_TEST_ seam, SetUid.the_installed_library_has_no_test_seams, looks for these strings). */
+enum { E_SOURCE, E_PERIOD, E_UPDATER, E_UPDATER_RT, E_BOUND_SOURCE, E_CLOCKBOUND, E_CHRONY, E_VMCLOCK,
+#ifdef FASTCLOCK_TEST_SEAMS
+	E_TEST_CLOCKSOURCE, E_TEST_INIT_DELAY,
+#endif
+	E_COUNT };
+static const char *const env_names[E_COUNT] = {
+	"FASTCLOCK_SOURCE", "FASTCLOCK_PERIOD_US", "FASTCLOCK_UPDATER", "FASTCLOCK_UPDATER_RT",
+	"FASTCLOCK_BOUND_SOURCE", "FASTCLOCK_CLOCKBOUND_PATH", "FASTCLOCK_CHRONY_SOCKET", "FASTCLOCK_VMCLOCK_PATH",
+#ifdef FASTCLOCK_TEST_SEAMS
+	"FASTCLOCK_TEST_CLOCKSOURCE_FILE", "FASTCLOCK_TEST_INIT_DELAY_US",
+#endif
+};
+#define ENV_PREFIX_LEN 10 /* strlen("FASTCLOCK_"), which every name above begins with */
+
+/* One pass over environ, as getenv reads it (the first definition of a name wins), done here: getenv and
+ * strncmp may lie on libc text pages the process has not touched yet, a page fault each (4-8 us of a 12 us
+ * first call on the VM of docs/PERFORMANCE.md), and a getenv per variable scanned the whole environment eight
+ * times (4,400 of a first call's 6,000 instructions under callgrind). An entry that does not begin with the
+ * prefix costs a byte compare or a few. */
+static void env_scan(const char *val[E_COUNT])
 {
-	/* getenv's scan of environ, done here: getenv and strncmp may lie on libc text pages the process has not
-	 * touched yet, a page fault each (4-8 us of a 12 us first call on the VM of docs/PERFORMANCE.md). */
+	for (int i = 0; i < E_COUNT; i++)
+		val[i] = NULL;
 	if (getauxval(AT_SECURE))
-		return NULL;
+		return;
 	for (char **e = environ; e && *e; e++) {
-		const char *p = *e, *n = name;
-		while (*n && *p == *n)
-			p++, n++;
-		if (!*n && *p == '=')
-			return p + 1;
+		const char *p = *e, *pre = env_names[0];
+		int k = 0;
+		while (k < ENV_PREFIX_LEN && p[k] == pre[k])
+			k++;
+		if (k < ENV_PREFIX_LEN)
+			continue;
+		for (int i = 0; i < E_COUNT; i++) {
+			const char *n = env_names[i] + ENV_PREFIX_LEN, *q = p + ENV_PREFIX_LEN;
+			while (*n && *q == *n)
+				q++, n++;
+			if (!*n && *q == '=' && val[i] == NULL) {
+				val[i] = q + 1;
+				break;
+			}
+		}
 	}
-	return NULL;
 }
 
 static void global_init(void)
 {
 	struct fc_clock *c = fc__global_clock();
 	struct fc_config cfg;
+	const char *v[E_COUNT];
 
+	env_scan(v);
 	c->config_error[0] = 0;
-	fc__config_parse(env("FASTCLOCK_SOURCE"), env("FASTCLOCK_PERIOD_US"), &cfg, c->config_error,
+	fc__config_parse(v[E_SOURCE], v[E_PERIOD], &cfg, c->config_error,
 			sizeof(c->config_error));
-	fc__config_parse_updater(env("FASTCLOCK_UPDATER"), &c->updater_auto, c->config_error, sizeof(c->config_error));
-	fc__config_parse_updater_rt(env("FASTCLOCK_UPDATER_RT"), &c->updater_rt, c->config_error,
+	fc__config_parse_updater(v[E_UPDATER], &c->updater_auto, c->config_error, sizeof(c->config_error));
+	fc__config_parse_updater_rt(v[E_UPDATER_RT], &c->updater_rt, c->config_error,
 				    sizeof(c->config_error));
 #ifdef FASTCLOCK_TEST_SEAMS
 	/* Test seams, compiled into the tests' library only (fastclock_testing): tests point this at a file of
 	 * their own to play a machine whose kernel uses another clocksource (never change the host's)... */
-	fc__trust_set_path(env("FASTCLOCK_TEST_CLOCKSOURCE_FILE"));
+	fc__trust_set_path(v[E_TEST_CLOCKSOURCE]);
 	{
 		/* ...and hold the initialisation open so a test can fork while another thread is inside it. */
-		const char *d = env("FASTCLOCK_TEST_INIT_DELAY_US");
+		const char *d = v[E_TEST_INIT_DELAY];
 		if (d && *d) {
 			long us = atol(d);
 			struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
@@ -91,10 +121,10 @@ static void global_init(void)
 	}
 #endif
 	/* The bound source's settings, parsed and opened by the writer on first use (fc__clock_bound_fields_locked). */
-	c->bound_env.source = env("FASTCLOCK_BOUND_SOURCE");
-	c->bound_env.clockbound_path = env("FASTCLOCK_CLOCKBOUND_PATH");
-	c->bound_env.chrony_socket = env("FASTCLOCK_CHRONY_SOCKET");
-	c->bound_env.vmclock_path = env("FASTCLOCK_VMCLOCK_PATH");
+	c->bound_env.source = v[E_BOUND_SOURCE];
+	c->bound_env.clockbound_path = v[E_CLOCKBOUND];
+	c->bound_env.chrony_socket = v[E_CHRONY];
+	c->bound_env.vmclock_path = v[E_VMCLOCK];
 	c->bounder = &g_bounder;
 	c->bounder_reopen = FC_REOPEN_FIRST;
 	c->forced = cfg.backend != 0;
@@ -114,9 +144,20 @@ static void atfork_child(void)
 		__atomic_store_n(&g_state, 0, __ATOMIC_RELAXED);
 }
 
-/* Registered when the library is loaded, before main and before any thread of the program exists: a fork
- * at any moment, during another thread's initialisation included, runs the handler (issue 15). */
-__attribute__((constructor)) static void register_fork_handler(void) { pthread_atfork(NULL, NULL, atfork_child); }
+/* When the library is loaded, before main and before any thread of the program exists:
+ * - the fork handler is registered, so a fork at any moment, during another thread's initialisation included,
+ *   runs it (issue 15);
+ * - the library's read-only data is read once, as running this function reads its text: the first call's
+ *   first load from it (the variables' names) was the page fault that made most of the library's own share of
+ *   a first call (1 minor fault, ~1.5 us of 2.4 us in a fresh process on the VM of docs/PERFORMANCE.md, "Start-up:
+ *   every function's first call"); the kernel maps the pages around a faulting one with it (fault-around), so
+ *   one read maps them all. Nothing is parsed here: the environment is read at the first call, after main
+ *   may have set it. */
+__attribute__((constructor)) static void on_load(void)
+{
+	pthread_atfork(NULL, NULL, atfork_child);
+	(void)*(const volatile char *)env_names[0];
+}
 
 int fc__ensure_init(void)
 {

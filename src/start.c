@@ -90,16 +90,14 @@ void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_sou
 	p.mask = ~(uint64_t)0;
 	p.floor_ns = INT64_MIN;
 	fc__hands_publish(pub, &p);
-	c->reason[0] = 0;
 	c->early_defer = 0;
 	if (!FC_HAVE_COUNTER) {
-		fc__str_cat(c->reason, sizeof(c->reason), "no user-readable counter on this architecture", (const char *)0);
+		FC__STR_SET(c->reason, "no user-readable counter on this architecture");
 	} else if (want == FC_BACKEND_KERNEL) {
-		fc__str_cat(c->reason, sizeof(c->reason), "forced by FASTCLOCK_SOURCE=kernel", (const char *)0);
+		FC__STR_SET(c->reason, "forced by FASTCLOCK_SOURCE=kernel");
 	} else {
-		fc__str_cat(c->reason, sizeof(c->reason),
-			    "starting: the kernel's clock serves reads until the counter is checked and its rate measured",
-			    (const char *)0);
+		FC__STR_SET(c->reason,
+			    "starting: the kernel's clock serves reads until the counter is checked and its rate measured");
 		const int64_t k0 = fc__kernel_ns(c, CLOCK_MONOTONIC);
 		const uint64_t c0 = c->src.counter(c->src.ctx);
 		c->start_step = start_step;

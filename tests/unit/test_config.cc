@@ -1,8 +1,13 @@
 // Configuration parsing and the NTP-state rules: pure functions.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <initializer_list>
 #include <string>
 #include <sys/timex.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
 
 #include "config.h"
 #include "fastclock.h"
@@ -108,4 +113,47 @@ TEST(Str, cat_appends_truncates_and_terminates)
 	char z[1] = {'x'};
 	fc__str_cat(z, 0, "q", (const char *)0); // size 0: untouched
 	EXPECT_EQ(z[0], 'x');
+}
+
+// The environment is read in one pass over environ (src/init.c env_scan), as getenv reads it: a whole name
+// followed by '=', the first definition of a name wins, and a name that begins another (FASTCLOCK_UPDATER,
+// FASTCLOCK_UPDATER_RT) or a longer one (FASTCLOCK_PERIOD_USX) is not taken for it. fc_probe config-error TEXT
+// exits 0 only if fc_status().config_error contains TEXT; execve gives it an environment setenv could not
+// (a name defined twice).
+static int probe_with_env(const char *want, std::initializer_list<const char *> env)
+{
+	std::vector<char *> envp;
+	for (const char *e : env)
+		envp.push_back(const_cast<char *>(e));
+	envp.push_back(nullptr);
+	const pid_t pid = fork();
+	if (pid == 0) {
+		char *argv[] = {const_cast<char *>(FC_PROBE), const_cast<char *>("config-error"), const_cast<char *>(want),
+				nullptr};
+		const int devnull = open("/dev/null", O_WRONLY);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		execve(FC_PROBE, argv, envp.data());
+		_exit(127);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+TEST(ConfigEnv, the_first_definition_of_a_name_wins_and_only_whole_names_match)
+{
+	const std::initializer_list<const char *> env = {"PATH=/usr/bin", "FASTCLOCK_PERIOD_USX=-7", "FASTCLOCK_PERIOD_U=-8",
+							  "FASTCLOCK_PERIOD_US=-5", "FASTCLOCK_PERIOD_US=250",
+							  "FASTCLOCK_UPDATER_RT=yes", "FASTCLOCK_UPDATER=maybe", "FASTCLOCK_SOURCE"};
+	EXPECT_EQ(probe_with_env("FASTCLOCK_PERIOD_US='-5'", env), 0);
+	EXPECT_EQ(probe_with_env("FASTCLOCK_UPDATER_RT='yes'", env), 0);
+	EXPECT_EQ(probe_with_env("FASTCLOCK_UPDATER='maybe'", env), 0);
+	// what must not be there: the longer and shorter names' values, the second definition
+	EXPECT_NE(probe_with_env("'-7'", env), 0);
+	EXPECT_NE(probe_with_env("'-8'", env), 0);
+	EXPECT_NE(probe_with_env("'250'", env), 0);
+	// and a clean environment gives no error at all (the probe itself works: empty TEXT is always contained)
+	EXPECT_EQ(probe_with_env("", {"PATH=/usr/bin"}), 0);
+	EXPECT_NE(probe_with_env("FASTCLOCK", {"PATH=/usr/bin"}), 0);
 }
