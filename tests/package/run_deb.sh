@@ -7,7 +7,8 @@
 # and pkg-config files) and fastclock (the CLI, its report script, the man page), and one .tar.gz with
 # everything. Checks each .deb's files (dpkg-deb -c: exactly its own, none in two packages) and control fields
 # (dpkg-deb -f/-I: names, sections, Depends, shlibs, the ldconfig trigger); lintian: no error or warning that
-# tests/package/lintian-explained.txt does not explain. Extracts (dpkg-deb -x) the runtime package alone into
+# tests/package/lintian-explained.txt does not explain. Installs them with dpkg --root into a scratch root
+# (root only): dependencies, ldconfig, purge, and over the single package of before the split. Extracts (dpkg-deb -x) the runtime package alone into
 # WORK/lib, all three into WORK/root, the tarball into WORK/tgz; checks the man page renders (man -l) with NAME,
 # SYNOPSIS and every section of docs/cli.md; builds consumers against WORK/root with find_package and with
 # pkg-config and runs them on WORK/lib's library only; runs the extracted CLI (info, bench, check, report:
@@ -129,6 +130,63 @@ if command -v lintian >/dev/null; then
   done < <(sed -n 's/^[EW]: [^:]*: \([a-z0-9-]*\).*/\1/p' "$work/lintian.txt" | sort -u)
 else
   echo "deb: lintian not installed (scripts/setup.sh installs it): skipped"
+fi
+
+# Installed as dpkg installs them, into a scratch root, never this machine's (root only): dpkg --root=WORK/dpkg,
+# whose database holds this machine's records of what the three depend on (dpkg-query -s, followed through their
+# Depends) and nothing else, with a /bin/sh and ldconfig for the maintainer scripts dpkg runs chrooted there.
+# libfastclock-dev alone is refused (its libfastclockABI missing); the runtime package installs on libc6 alone
+# and ldconfig ran; then -dev and the tool; purged, nothing is left. Then over the single `fastclock` package of
+# before the split (the same files, rebuilt here as that package), the three install in one dpkg call (Replaces).
+dpkg_root() {
+  local S=$work/dpkg d p need next seen="" out=$work/dpkg.log
+  rm -rf "$S" && mkdir -p "$S/var/lib/dpkg/info" "$S/var/lib/dpkg/updates" "$S/bin" "$S/sbin" "$S/etc" || return 1
+  touch "$S/var/lib/dpkg/available" "$S/var/lib/dpkg/status"
+  for p in "$(readlink -f /bin/sh)" "$(readlink -f "$(command -v ldconfig || echo /sbin/ldconfig)")"; do
+    for d in $(ldd "$p" 2>/dev/null | grep -o '/[^ ]*'); do mkdir -p "$S$(dirname "$d")" && cp -L "$d" "$S$d"; done
+  done
+  cp "$(readlink -f /bin/sh)" "$S/bin/sh" && cp "$(readlink -f "$(command -v ldconfig || echo /sbin/ldconfig)")" "$S/sbin/ldconfig" || return 1
+  deps_of() { tr ',|' '\n\n' | sed 's/(.*//; s/:any//; s/[[:space:]]//g' | grep -v "^$\|^libfastclock"; }
+  records() { # PACKAGE.deb...: this machine's records of their Depends, followed, into the scratch database
+    need=$(for d in "$@"; do field "$d" Depends; done | deps_of | sort -u)
+    while [ -n "$need" ]; do
+      next=""
+      for p in $need; do
+        case " $seen " in *" $p "*) continue ;; esac
+        seen="$seen $p"
+        { dpkg-query -s "$p" && echo; } >>"$S/var/lib/dpkg/status" 2>/dev/null || continue
+        next="$next $(dpkg-query -W -f='${Depends},${Pre-Depends}\n' "$p" | deps_of | tr '\n' ' ')"
+      done
+      need=$next
+    done
+  }
+  records "$rt"
+  local D=(dpkg --root="$S" --log="$S/dpkg.log")
+  "${D[@]}" -i "$dev" >"$out" 2>&1 && fail "dpkg installed libfastclock-dev without $libpkg"
+  grep -qF "libfastclock-dev depends on $libpkg (= $ver)" "$out" || fail "dpkg -i libfastclock-dev alone: $(grep -v 'files list' "$out" | tail -3)"
+  "${D[@]}" --purge libfastclock-dev >>"$out" 2>&1
+  "${D[@]}" -i "$rt" >>"$out" 2>&1 || fail "dpkg -i $libpkg on libc6 alone: $(grep -v 'files list' "$out" | tail -3)"
+  strings "$S/etc/ld.so.cache" 2>/dev/null | grep -q "libfastclock\.so\.$abi" || fail "ldconfig did not run at $libpkg's install"
+  echo "deb: dpkg --root: $libpkg installed beside only$seen"
+  records "$dev" "$cli"
+  "${D[@]}" -i "$dev" "$cli" >>"$out" 2>&1 || fail "dpkg -i libfastclock-dev fastclock: $(grep -v 'files list' "$out" | tail -3)"
+  [ "$("${D[@]}" -l 2>/dev/null | grep -c "^ii  \($libpkg\|libfastclock-dev\|fastclock\) ")" -eq 3 ] || fail "the three are not all installed"
+  "${D[@]}" --purge fastclock libfastclock-dev "$libpkg" >>"$out" 2>&1 || fail "dpkg --purge: $(tail -3 "$out")"
+  left=$(cd "$S" && find usr -type f 2>/dev/null | tr '\n' ' ')
+  [ -z "$left" ] || fail "files left after the three were purged: $left"
+  # the single package of before the split: every file, Package: fastclock, the same version
+  mkdir -p "$work/single/DEBIAN" && cp -a "$work/root/usr" "$work/single/" &&
+    printf 'Package: fastclock\nVersion: %s\nArchitecture: %s\nMaintainer: test <test@localhost>\nDescription: %s\n' \
+      "$ver" "$arch" "the single package before the split" >"$work/single/DEBIAN/control" &&
+    dpkg-deb --root-owner-group -b "$work/single" "$work/single.deb" >>"$out" 2>&1 && "${D[@]}" -i "$work/single.deb" >>"$out" 2>&1 ||
+    { fail "could not install the single package of before the split: $(tail -3 "$out")"; return; }
+  "${D[@]}" -i "$rt" "$dev" "$cli" >>"$out" 2>&1 ||
+    fail "dpkg -i of the three over the single package: $(grep -v 'files list' "$out" | grep -m3 'overwrite\|error')"
+}
+if [ "$(id -u)" -eq 0 ] && [ -r /var/lib/dpkg/status ] && command -v dpkg-query >/dev/null; then
+  dpkg_root
+else
+  echo "deb: not root or no dpkg database: dpkg --root install skipped"
 fi
 
 # The man page: generated from docs/cli.md, so each of its sections is there, less the developer's parts
