@@ -40,7 +40,7 @@ apt_install --no-install-recommends "${BENCH_PKGS[@]}"
 
 # The tests. gcc-arm-linux-gnueabihf: the 32-bit target of the header compile matrix (tests/abi); not i686:
 # Debian's libc6-dev-i386 / gcc-multilib conflict with the aarch64 cross compilers. man-db: the package test
-# renders the man page (man -l); dpkg-dev: dpkg-shlibdeps for the .deb's Depends, lintian checks the .deb.
+# renders the man page (man -l); dpkg-dev: dpkg-shlibdeps for the .debs' Depends, lintian checks the .debs.
 # libcap2 libgnutls30 libnettle8 libseccomp2: the libraries chronyd links (below); plain libraries, no conflict.
 TEST_PKGS=(clang clang-tidy clang-format libclang-rt-14-dev libgtest-dev
       libabsl-dev spin valgrind python3-venv util-linux pkg-config strace

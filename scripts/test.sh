@@ -42,7 +42,7 @@ package() { # the library as a dependency and the package (issues 10, 17); needs
   ./build/consumer-pc &&
   tests/subproject/run.sh . build/subproject &&              # add_subdirectory / FetchContent consumers
   tests/package/run_standalone.sh . build/standalone &&      # absolute libdir; prefix without source and build
-  tests/package/run_deb.sh build/dev build/deb               # cpack .deb/.tar.gz, extracted and used
+  tests/package/run_deb.sh build/dev build/deb               # cpack: 3 .debs (split) + .tar.gz, extracted and used
 }
 
 lint() { [ -x scripts/lint.sh ] && scripts/lint.sh; }
