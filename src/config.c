@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "section.h"
 #include "config.h"
 #include "fastclock.h"
 #include "str.h"
@@ -27,7 +28,7 @@ static void add_error(char *err, size_t errlen, const char *pre, const char *val
 	fc__str_cat(err, errlen, err[0] ? "; " : "", pre, "'", v, "'", post, (const char *)0);
 }
 
-int fc__config_parse(const char *source, const char *period_us, struct fc_config *out, char *err, size_t errlen)
+FC__START_TEXT int fc__config_parse(const char *source, const char *period_us, struct fc_config *out, char *err, size_t errlen)
 {
 	int nerr = 0;
 	out->backend = 0;
@@ -61,7 +62,7 @@ int fc__config_parse(const char *source, const char *period_us, struct fc_config
 }
 
 /* A two-valued variable: unset, empty or `yes` -> 1; `no` -> 0; anything else is reported and gives 1. */
-static int parse_two(const char *v, const char *yes, const char *no, int *out, const char *pre, const char *post,
+FC__START_TEXT static int parse_two(const char *v, const char *yes, const char *no, int *out, const char *pre, const char *post,
 		     char *err, size_t errlen)
 {
 	*out = 1;
@@ -75,13 +76,13 @@ static int parse_two(const char *v, const char *yes, const char *no, int *out, c
 	return 1;
 }
 
-int fc__config_parse_updater(const char *v, int *autostart, char *err, size_t errlen)
+FC__START_TEXT int fc__config_parse_updater(const char *v, int *autostart, char *err, size_t errlen)
 {
 	return parse_two(v, "auto", "off", autostart, "FASTCLOCK_UPDATER=", " is not auto or off; using auto", err,
 			 errlen);
 }
 
-int fc__config_parse_updater_rt(const char *v, int *rt, char *err, size_t errlen)
+FC__START_TEXT int fc__config_parse_updater_rt(const char *v, int *rt, char *err, size_t errlen)
 {
 	return parse_two(v, "1", "0", rt, "FASTCLOCK_UPDATER_RT=", " is not 1 or 0; using 1", err, errlen);
 }

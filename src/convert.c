@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 
+#include "section.h"
 #include "init.h"
 #include "sample.h"
 #include "start.h"
@@ -155,7 +156,7 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 	}
 }
 
-static int64_t ticks_to_ns(uint64_t ticks, int how)
+FC__START_TEXT static int64_t ticks_to_ns(uint64_t ticks, int how)
 {
 	struct fc_clock *c = fc__global_clock();
 	const int saved = errno;
@@ -168,5 +169,5 @@ static int64_t ticks_to_ns(uint64_t ticks, int how)
 	return v;
 }
 
-int64_t fc_ticks_to_mono_ns(uint64_t ticks) { return ticks_to_ns(ticks, FC__MONO); }
-int64_t fc_ticks_to_real_ns(uint64_t ticks) { return ticks_to_ns(ticks, FC__REAL); }
+FC__START_TEXT int64_t fc_ticks_to_mono_ns(uint64_t ticks) { return ticks_to_ns(ticks, FC__MONO); }
+FC__START_TEXT int64_t fc_ticks_to_real_ns(uint64_t ticks) { return ticks_to_ns(ticks, FC__REAL); }

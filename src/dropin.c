@@ -11,10 +11,11 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "section.h"
 #include "fastclock.h"
 
 /* What the inline fc_clock_gettime does not serve itself: NULL, the coarse clocks, every other id. */
-int fc__clock_gettime_other(clockid_t id, struct timespec *ts)
+FC__START_TEXT int fc__clock_gettime_other(clockid_t id, struct timespec *ts)
 {
 	int64_t ns, s, sub;
 	if (ts == NULL) {
@@ -47,7 +48,7 @@ int fc__clock_gettime_other(clockid_t id, struct timespec *ts)
 
 /* What the inline fc_gettimeofday does not serve itself: a timezone argument (obsolete; the kernel fills it,
  * zeros on most systems), a NULL tv, the slow path. */
-int fc__gettimeofday_other(struct timeval *tv, void *tz)
+FC__START_TEXT int fc__gettimeofday_other(struct timeval *tv, void *tz)
 {
 	struct timeval ignored;
 	int64_t s, us;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "section.h"
 #include "hands.h"
 
 /* Interleaving points for deterministic tests (tests/interleave compiles this file with its own
@@ -19,7 +20,7 @@
 #define FC__WRITER_POINT(n) ((void)0)
 #endif
 
-void fc__hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start)
+FC__START_TEXT void fc__hands_init(struct fc_hands *h, struct fc_pub *pub, uint32_t gen_start)
 {
 	/* Readers that arrive before the first publish (or threads started before initialisation) load the
 	 * boot hand through pub->current, so its fields are written with relaxed atomic stores, never with a
@@ -66,7 +67,7 @@ void fc__hand_anchors(struct fc_hand *h)
 	h->real_subsec = ((uint64_t)nsec << 32) + h->frac;
 }
 
-struct fc_hand *fc__hands_publish(struct fc_pub *pub, const struct fc_hand *p)
+FC__START_TEXT struct fc_hand *fc__hands_publish(struct fc_pub *pub, const struct fc_hand *p)
 {
 	struct fc_hand a; /* the drop-ins' anchors, derived from mono_ns and real_off_ns */
 	/* Only the lock holder stores pub->current, so a relaxed load sees our own last store. */

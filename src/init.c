@@ -22,6 +22,7 @@
 #include <sys/auxv.h>
 #include <time.h>
 
+#include "section.h"
 #include "config.h"
 #include "init.h"
 #include "start.h"
@@ -92,7 +93,7 @@ static void env_scan(const char *val[E_COUNT])
 	}
 }
 
-static void global_init(void)
+FC__START_TEXT static void global_init(void)
 {
 	struct fc_clock *c = fc__global_clock();
 	struct fc_config cfg;
@@ -159,7 +160,7 @@ __attribute__((constructor)) static void on_load(void)
 	(void)*(const volatile char *)env_names[0];
 }
 
-int fc__ensure_init(void)
+FC__START_TEXT int fc__ensure_init(void)
 {
 	int expect = 0;
 	if (FC__LIKELY(__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == 2))

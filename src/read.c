@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <sched.h>
 
+#include "section.h"
 #include "init.h"
 #include "ntp.h"
 #include "read.h"
@@ -127,7 +128,7 @@ static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int
 	return v + raised;
 }
 
-int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bound *b)
+FC__START_TEXT int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 {
 	unsigned spins = 0;
 	int counted = 0, wound = 0;
@@ -222,7 +223,7 @@ int64_t fc__clock_slow(struct fc_clock *c, int how) { return fc__clock_read(c, h
 /* ---- the global clock's entry points (called by the inline readers) ------------------------------------ */
 /* A read from a signal handler must leave errno as it found it (the handler's caller may be between a
  * failing call and its errno check); the slow path's system calls may set it. */
-static int64_t global_read(int how, struct fc__bound *b)
+FC__START_TEXT static int64_t global_read(int how, struct fc__bound *b)
 {
 	struct fc_clock *c = fc__global_clock();
 	const int saved = errno;
@@ -238,9 +239,9 @@ static int64_t global_read(int how, struct fc__bound *b)
 	return v;
 }
 
-int64_t fc__slow_ns(int how) { return global_read(how, NULL); }
+FC__START_TEXT int64_t fc__slow_ns(int how) { return global_read(how, NULL); }
 
-uint64_t fc__ticks_kernel(void)
+FC__START_TEXT uint64_t fc__ticks_kernel(void)
 {
 	struct fc_clock *c = fc__global_clock();
 	const int saved = errno;
@@ -260,7 +261,7 @@ uint64_t fc__ticks_kernel(void)
 	return t;
 }
 
-int fc__slow_bounded(struct fc_interval *out, int how)
+FC__START_TEXT int fc__slow_bounded(struct fc_interval *out, int how)
 {
 	struct fc__bound b;
 	int64_t v, utc_err;

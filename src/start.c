@@ -34,6 +34,7 @@
  */
 #include <sched.h>
 
+#include "section.h"
 #include "hands.h"
 #include "sample.h"
 #include "start.h"
@@ -76,7 +77,7 @@ static void early_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 static void start_step(struct fc_clock *c);
 
-void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
+FC__START_TEXT void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
 		    int want)
 {
 	struct fc_hand p = {0};
@@ -206,7 +207,7 @@ void fc__clock_start_finish(struct fc_clock *c)
 	}
 }
 
-int fc__clock_capture_unit(struct fc_clock *c)
+FC__START_TEXT int fc__clock_capture_unit(struct fc_clock *c)
 {
 	unsigned spins = 0;
 	int phase;
@@ -237,7 +238,7 @@ int fc__clock_capture_unit(struct fc_clock *c)
 		       : FC_CAPTURE_COUNTER;
 }
 
-int fc__clock_capture_early(struct fc_clock *c, uint64_t *t)
+FC__START_TEXT int fc__clock_capture_early(struct fc_clock *c, uint64_t *t)
 {
 	int64_t k;
 	if (!c->early_defer || __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_TRUST)
@@ -253,7 +254,7 @@ int fc__clock_capture_early(struct fc_clock *c, uint64_t *t)
 	return 1;
 }
 
-int fc__clock_capture_is_early(struct fc_clock *c, uint64_t t)
+FC__START_TEXT int fc__clock_capture_is_early(struct fc_clock *c, uint64_t t)
 {
 	int64_t end;
 	if (!c->early_defer)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "section.h"
 #include "ntp.h"
 #include "sample.h"
 #include "state.h"
@@ -16,13 +17,13 @@
 
 
 /* ---- the real counter and reference clock ------------------------------------------------------- */
-static uint64_t real_counter(void *ctx)
+FC__START_TEXT static uint64_t real_counter(void *ctx)
 {
 	(void)ctx;
 	return fc__counter_ordered();
 }
 
-static int real_kernel(void *ctx, clockid_t id, int64_t *ns)
+FC__START_TEXT static int real_kernel(void *ctx, clockid_t id, int64_t *ns)
 {
 	struct timespec ts;
 	(void)ctx;
@@ -45,7 +46,7 @@ FC_TLS int fc__in_writer;
 
 
 /* FC_KERNEL_TRIES (sample.h): why a kernel read is retried. */
-int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id)
+FC__START_TEXT int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id)
 {
 	int64_t ns = 0;
 	for (int i = 0; i < FC_KERNEL_TRIES; i++)

@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "section.h"
 #include "config.h"
 #include "init.h"
 #include "state.h"
@@ -486,7 +487,7 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
 }
 
 /* The coarse clocks' slow path: fc__pub.coarse_mono is 0 (no real-time keeper). */
-int64_t fc__coarse_init(int how)
+FC__START_TEXT int64_t fc__coarse_init(int how)
 {
 	struct fc_clock *c = fc__global_clock();
 	const int64_t v = __atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED);

@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <string.h>
 
+#include "section.h"
 #include "hands.h"
 #include "ntp.h"
 #include "sample.h"
@@ -50,7 +51,7 @@ static uint64_t period_ticks(const struct fc_clock *c)
 /* The writer mark is raised before the compare-and-swap and lowered after the release: a signal that lands
  * between the two (the lock held, the mark not yet set) would otherwise wait for its own thread. A counter,
  * not a flag, so a handler's own attempt nested inside restores it exactly. */
-int fc__clock_trylock(struct fc_clock *c)
+FC__START_TEXT int fc__clock_trylock(struct fc_clock *c)
 {
 	int expect = 0;
 	fc__in_writer++;
@@ -63,7 +64,7 @@ int fc__clock_trylock(struct fc_clock *c)
 	return 1;
 }
 
-void fc__clock_unlock(struct fc_clock *c)
+FC__START_TEXT void fc__clock_unlock(struct fc_clock *c)
 {
 	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); /* pairs with fc__clock_trylock's acquire */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);         /* and only then the mark is lowered */
@@ -84,7 +85,7 @@ static int near_midnight(int64_t real_from, int64_t real_to)
 	return real_from < prev + FC_LEAP_WINDOW_NS || real_to > next - FC_LEAP_WINDOW_NS;
 }
 
-int fc__clock_bound_first_locked(struct fc_clock *c, struct fc_hand *p)
+FC__START_TEXT int fc__clock_bound_first_locked(struct fc_clock *c, struct fc_hand *p)
 {
 	if (!c->bounder || c->bounder_reopen != FC_REOPEN_FIRST || !fc__bound_config_is_auto(c->bound_env.source))
 		return 0;

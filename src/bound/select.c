@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../section.h"
 #include "fastclock/fc_counter.h"
 
 #include "select.h"
@@ -138,7 +139,7 @@ static int set_path(char *dst, size_t n, const char *v, const char *def, const c
 	return 0;
 }
 
-int fc__bound_config_is_auto(const char *mode)
+FC__START_TEXT int fc__bound_config_is_auto(const char *mode)
 {
 	return !mode || !*mode || strcmp(mode, "auto") == 0;
 }
