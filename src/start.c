@@ -86,7 +86,12 @@ FC__START_TEXT void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, cons
 	c->period_ns = period_ns;
 	c->lock = 0;
 	c->backend = FC_BACKEND_KERNEL;
-	fc__hands_init(&c->hands, pub, 0);
+	/* The global clock's hands start linked (FC__HANDS_STATIC): a process's first call does not write them again.
+	 * Cleared before the first publish, so a fork child of a parent that was past this point (init.c
+	 * atfork_child) initialises them. */
+	if (!c->hands_static)
+		fc__hands_init(&c->hands, pub, 0);
+	c->hands_static = 0;
 	p.flags = FC_HAND_KERNEL;
 	p.mask = ~(uint64_t)0;
 	p.floor_ns = INT64_MIN;

@@ -37,7 +37,8 @@ const struct fc_source fc__real_source = {real_counter, real_kernel, fc__ntp_rea
 
 /* ---- the global clock ------------------------------------------------------------------------------- */
 struct fc_clock fc__clock_global = {
-	.hands = {.boot = {.gen = 1, .flags = FC_HAND_KERNEL, .mask = ~(uint64_t)0}},
+	.hands = FC__HANDS_STATIC(fc__clock_global.hands),
+	.hands_static = 1,
 };
 /* Until initialisation, current is the boot hand: a kernel hand with stale_ticks 0, so every read takes the
  * slow path, which initialises. */

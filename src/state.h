@@ -39,6 +39,7 @@ struct fc_clock {
 	struct fc_track track;
 	int lock;        /* writer try-lock: 0 free, 1 held */
 	int init_state;  /* init.c's g_state (atomic): on the page the first call writes anyway */
+	int hands_static; /* the hands are still as FC__HANDS_STATIC left them: fc__clock_start skips fc__hands_init */
 	int backend;     /* enum fc_backend */
 	int64_t period_ns;
 	uint64_t counter_hz_initial;

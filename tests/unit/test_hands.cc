@@ -2,11 +2,26 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <set>
+#include <string>
 
 #include "hands.h"
 
+extern "C" struct fc_hands *fc_test_hands_static(void); // hands_static.c
+
 namespace {
+
+// A hand's bytes with its ring link replaced by the linked hand's index, so two rings compare by value.
+std::string image(const fc_hands &h, const fc_hand &x)
+{
+	fc_hand c = x;
+	const uintptr_t idx = x.next ? (uintptr_t)(x.next - h.ring) : UINTPTR_MAX;
+	c.next = nullptr;
+	std::string s(reinterpret_cast<const char *>(&c), sizeof(c));
+	s.append(reinterpret_cast<const char *>(&idx), sizeof(idx));
+	return s;
+}
 
 fc_hand params(int64_t mono)
 {
@@ -21,6 +36,25 @@ fc_hand params(int64_t mono)
 
 uint64_t g_ticks;
 uint64_t fake_counter() { return g_ticks; }
+
+// The global clock starts with FC__HANDS_STATIC's hands and its first call skips fc__hands_init (src/start.c):
+// the two must leave the same hands, field by field and link by link, whatever the memory held before.
+TEST(Hands, FC__HANDS_STATIC_is_what_fc__hands_init_makes)
+{
+	static fc_hands h;
+	static fc_pub pub;
+	// the ring whatever it held (fc__hands_init clears it); the boot hand as static storage starts, zero (its
+	// fields are stored one by one, never cleared: readers may be loading it)
+	std::memset(static_cast<void *>(h.ring), 0xa5, sizeof(h.ring));
+	fc__hands_init(&h, &pub, 0);
+	const fc_hands &s = *fc_test_hands_static();
+	for (unsigned i = 0; i < FC_HANDS; i++)
+		EXPECT_EQ(image(h, h.ring[i]), image(s, s.ring[i])) << "ring hand " << i;
+	EXPECT_EQ(image(h, h.boot), image(s, s.boot)) << "boot hand";
+	EXPECT_EQ(pub.current, &h.boot);
+	EXPECT_EQ(pub.coarse_mono, 0);
+	EXPECT_EQ(pub.coarse_real_off, 0);
+}
 
 TEST(Hands, boot_hand_sends_readers_to_the_slow_path)
 {
