@@ -139,11 +139,19 @@ void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_
 	p->sync_status = b->status;
 }
 
-/* Stamp the hand with the bound vs UTC over its lifetime (valid until P + P/8), and the tracker's verdict. */
+/* Stamp the hand with the bound vs UTC over its lifetime, and the tracker's verdict. Its life is its window
+ * (valid_ticks) in the kernel's ns: at most its slope plus its rate allowance over it, and its error at both
+ * ends, while (a) holds; and at least P + P/8. More than that on a counter so slow that the window's floor of 8
+ * ticks (track.c) is longer: 9 us on a 1 MHz counter at a 1 us period. */
 static void stamp_utc_bound(struct fc_clock *c, struct fc_hand *p, int64_t now)
 {
 	struct fc_ntp n;
-	fc__clock_bound_fields_locked(c, p, now, c->period_ns + c->period_ns / 8);
+	const __int128 window =
+		((__int128)p->valid_ticks * ((__int128)p->mult + p->err_mult) >> 32) + 2 * (__int128)p->mono_err_ns;
+	int64_t life = c->period_ns + c->period_ns / 8;
+	if (window > life) /* at most 4 s: 8 ticks of a 2 Hz counter (a tracker's hand never spans more) */
+		life = window < 4 * NS_PER_SEC ? (int64_t)window : 4 * NS_PER_SEC;
+	fc__clock_bound_fields_locked(c, p, now, life);
 	/* the tracker's verdict (DISRUPTED while it is, or a kernel leap second inside the hand's window) over the
 	 * source's status */
 	n = c->ntp;
