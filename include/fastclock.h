@@ -389,7 +389,8 @@ static inline int64_t fc_real_coarse_ns(void)
 /* ---------------------------------------------------------------------------------------------------------
  * Capture now, convert later (PPS-style). fc_ticks() costs a counter read and nothing else; keep the raw
  * value and convert it when convenient. A capture converts exactly (to the value a read would have returned
- * when it was taken) while its hand is still in the ring, i.e. for FC_HANDS re-anchor periods. A capture
+ * when it was taken) while its hand is still in the ring, i.e. for the last FC_HANDS - 1 re-anchors: 6 periods
+ * or more without the updater thread, about 4.5 with it (it re-anchors every 3/4 of one). A capture
  * newer than the current hand's period (a program that only captures and converts) re-anchors first, as a
  * read would; one in no hand's window converts with the nearest anchor, or against a fresh kernel sample
  * when no re-anchor can run (error ~1e-7 x the distance). On the kernel backend fc_ticks() returns
@@ -432,7 +433,7 @@ FC_API int64_t fc_ticks_to_real_ns(uint64_t ticks);
 /* ---------------------------------------------------------------------------------------------------------
  * Drop-in replacements.
  * fc_clock_gettime: CLOCK_REALTIME and CLOCK_MONOTONIC from the counter; their _COARSE variants from
- * fastclock's coarse clocks (at most about a period old, where the kernel's are up to a tick old; they start
+ * fastclock's coarse clocks (at most about max(period, 50 us) old, where the kernel's are up to a tick old; they start
  * the updater thread as fc_mono_coarse_ns does); every other id goes to the kernel. Returns -1
  * with errno EINVAL for an id the kernel rejects (checked first, as the kernel does), EFAULT for a NULL ts.
  * fc_gettimeofday: CLOCK_REALTIME in microseconds; a NULL tv is allowed (as in the kernel); tz, if given,
@@ -506,12 +507,15 @@ static inline int64_t fc_mono_us(void) { return fc_mono_ns() / 1000; }
  * time: the rate is measured over 1 ms). Returns 0. */
 FC_API int fc_init(void);
 
-/* Re-anchor period in ns: 1 us .. 1 s. Returns -1/EINVAL (and changes nothing) outside that range. */
+/* Re-anchor period in ns: 1 us .. 1 s. Returns -1/EINVAL (and changes nothing) outside that range. An updater
+ * thread that follows the clock's period (fc_updater_start(0), or started by a coarse read) takes the new one at
+ * its next wake-up, up to 3/4 of the old period later: until then the coarse clocks may be that old. */
 FC_API int fc_set_period_ns(int64_t period_ns);
 
 /* Background thread that re-anchors every 3/4 of period_ns (0: the clock's period, following
- * fc_set_period_ns) at absolute deadlines,
- * so readers never take the slow path, and keeps the coarse clocks at most about one period old. A coarse read
+ * fc_set_period_ns), at least 50 us apart, at absolute deadlines, and keeps the coarse clocks at most about
+ * max(period_ns, 50 us) old. Readers then never take the slow path where period_ns is at most the clock's period
+ * and at least 67 us (at shorter periods they re-anchor between its wake-ups, as they do without it). A coarse read
  * 1 ms or more after the process's first starts it by itself (unless FASTCLOCK_UPDATER=off); fc_updater_start() then takes it over and
  * sets its period. In a child after fork() it is started again at once. Returns 0, or -1 with errno (EINVAL:
  * bad period; EALREADY: already started by fc_updater_start; or pthread_create's error).
