@@ -390,7 +390,10 @@ static inline int64_t fc_real_coarse_ns(void)
  * Capture now, convert later (PPS-style). fc_ticks() costs a counter read and nothing else; keep the raw
  * value and convert it when convenient. A capture converts exactly (to the value a read would have returned
  * when it was taken) while its hand is still in the ring, i.e. for the last FC_HANDS - 1 re-anchors: 6 periods
- * or more without the updater thread, about 4.5 with it (it re-anchors every 3/4 of one). A capture
+ * or more without the updater thread, about 4.5 with it (it re-anchors every 3/4 of one). One exception: a
+ * capture taken while another thread re-anchored, between that re-anchor's kernel sample and its new hand's
+ * publication (~0.5 us, longer if that thread was preempted there), converts with the new hand, which continues
+ * the old one at or above it (8 of 2 M captures here at the default period with the updater: up to 8 ns). A capture
  * newer than the current hand's period (a program that only captures and converts) re-anchors first, as a
  * read would; one in no hand's window converts with the nearest anchor, or against a fresh kernel sample
  * when no re-anchor can run (error ~1e-7 x the distance). On the kernel backend fc_ticks() returns
