@@ -270,8 +270,8 @@ static inline int64_t fc_real_ns_relaxed(void)
  *     is covered;
  *   - clocksource: the kernel's values are assumed finer than the extra time a read of them takes over the
  *     narrowest sample seen (hpet: 70 ns steps, ~0.5 us a read; acpi_pm: 279 ns, ~1 us); a switch to one
- *     is not covered until the next re-anchor, and the trust re-check then leaves the counter. jiffies is not
- *     covered;
+ *     is not covered until the next re-anchor, and the trust re-check (at a re-anchor, at least once a second)
+ *     then leaves the counter. jiffies is not covered until that re-check;
  *   - counter width: the period is capped so 9 periods fit in a quarter of the counter's range (a 32-bit
  *     counter at 1 GHz: 119 ms).
  * (b) is the bound source's claim. On the kernel backend, (a) is 0 for real reads and the clamp's distance for

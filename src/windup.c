@@ -32,6 +32,10 @@
  * often, for its tick: adjtimex costs ~1 us here (a syscall on a VM), 1 % of a core at 100 us and 0.1 % at the
  * default 1 ms period; below 100 us the tick's allowance is a few ns. */
 #define NTP_TICK_EVERY_NS 100000
+/* The clocksource is re-checked every c->trust_every re-anchors (init.c: 1024, about a second at the default
+ * period) and at least this often of the kernel's time: at a 1 s period 1024 re-anchors are 17 minutes, for
+ * which a switch to a clocksource the bound does not cover (jiffies) went unseen. */
+#define TRUST_EVERY_NS NS_PER_SEC
 /* The kernel's maxerror grows by 500 us each second (MAXFREQ, kernel/time/ntp.c): 500 ppm. */
 #define NTP_GROWTH_DIV 2000
 
@@ -241,16 +245,25 @@ static void windup_locked(struct fc_clock *c)
 	struct fc_sample s;
 	struct fc_hand p;
 	uint64_t t_a;
+	int64_t now = 0;
 
 	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE) {
 		c->start_step(c); /* start.c's state machine (set with the phase by fc__clock_start) */
 		return;
 	}
 
-	if (c->trust_every && ++c->since_trust >= c->trust_every) {
+	/* The time from the coarse clock (a vDSO read of a few ns; its ticks are fine for a second); the first counter
+	 * re-anchor starts it (start.c has just checked) */
+	if (c->trust_every) {
+		now = fc__kernel_ns(c, CLOCK_MONOTONIC_COARSE);
+		if (c->trust_at == 0)
+			c->trust_at = now;
+	}
+	if (c->trust_every && (++c->since_trust >= c->trust_every || now - c->trust_at >= TRUST_EVERY_NS)) {
 		char why[160], cs[32];
 		int ok = fc__trust_check(why, sizeof(why), cs, sizeof(cs));
 		c->since_trust = 0;
+		c->trust_at = now;
 		__atomic_fetch_add(&c->trust_checks, 1, __ATOMIC_RELAXED);
 		fc__copy_str(c->clocksource, sizeof(c->clocksource), cs);
 		if (!ok && !c->forced && c->backend == FC_BACKEND_COUNTER) {
