@@ -198,7 +198,9 @@ static inline int64_t fc_real_ns_relaxed(void)
  *       ppm: what the kernel may change its rate by, unseen, before the next re-anchor (docs/ACCURACY.md;
  *       median ~2.2 us at the default 1 ms period, ~60 ns at 1 us, ~2.3 ms at 1 s);
  *   (b) for fc_real_bounded only, the error of CLOCK_REALTIME against UTC, from a bound source polled by the
- *       writer (never per read; src/bound, docs/ACCURACY.md "Bound sources"), chosen by
+ *       writer at re-anchors (on the counter backend never per read, so at most once a period: at longer periods
+ *       the cadences below stretch to the period, and a source's news, chronyd's first reply included, reaches
+ *       bounds up to a period later; src/bound, docs/ACCURACY.md "Bound sources"), chosen by
  *       FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none (auto: a VMClock that gives the time
  *       of the counter; then chronyd wherever it can be asked, before ClockBound's segment, which is built from
  *       chronyd's report alone, twice as wide and blind to its newest measurement; the segment first beside a
