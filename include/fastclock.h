@@ -198,7 +198,9 @@ static inline int64_t fc_real_ns_relaxed(void)
  *       ppm: what the kernel may change its rate by, unseen, before the next re-anchor (docs/ACCURACY.md;
  *       median ~2.2 us at the default 1 ms period, ~60 ns at 1 us, ~2.3 ms at 1 s);
  *   (b) for fc_real_bounded only, the error of CLOCK_REALTIME against UTC, from a bound source polled by the
- *       writer (never per read; src/bound, docs/ACCURACY.md "Bound sources"), chosen by
+ *       writer at re-anchors (on the counter backend never per read, so at most once a period: at longer periods
+ *       the cadences below stretch to the period, and a source's news, chronyd's first reply included, reaches
+ *       bounds up to a period later; src/bound, docs/ACCURACY.md "Bound sources"), chosen by
  *       FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none (auto: a VMClock that gives the time
  *       of the counter; then chronyd wherever it can be asked, before ClockBound's segment, which is built from
  *       chronyd's report alone, twice as wide and blind to its newest measurement; the segment first beside a
@@ -270,8 +272,8 @@ static inline int64_t fc_real_ns_relaxed(void)
  *     is covered;
  *   - clocksource: the kernel's values are assumed finer than the extra time a read of them takes over the
  *     narrowest sample seen (hpet: 70 ns steps, ~0.5 us a read; acpi_pm: 279 ns, ~1 us); a switch to one
- *     is not covered until the next re-anchor, and the trust re-check then leaves the counter. jiffies is not
- *     covered;
+ *     is not covered until the next re-anchor, and the trust re-check (at a re-anchor, at least once a second)
+ *     then leaves the counter. jiffies is not covered until that re-check;
  *   - counter width: the period is capped so 9 periods fit in a quarter of the counter's range (a 32-bit
  *     counter at 1 GHz: 119 ms).
  * (b) is the bound source's claim. On the kernel backend, (a) is 0 for real reads and the clamp's distance for
@@ -389,7 +391,11 @@ static inline int64_t fc_real_coarse_ns(void)
 /* ---------------------------------------------------------------------------------------------------------
  * Capture now, convert later (PPS-style). fc_ticks() costs a counter read and nothing else; keep the raw
  * value and convert it when convenient. A capture converts exactly (to the value a read would have returned
- * when it was taken) while its hand is still in the ring, i.e. for FC_HANDS re-anchor periods. A capture
+ * when it was taken) while its hand is still in the ring, i.e. for the last FC_HANDS - 1 re-anchors: 6 periods
+ * or more without the updater thread, about 4.5 with it (it re-anchors every 3/4 of one). One exception: a
+ * capture taken while another thread re-anchored, between that re-anchor's kernel sample and its new hand's
+ * publication (~0.5 us, longer if that thread was preempted there), converts with the new hand, which continues
+ * the old one at or above it (8 of 2 M captures here at the default period with the updater: up to 8 ns). A capture
  * newer than the current hand's period (a program that only captures and converts) re-anchors first, as a
  * read would; one in no hand's window converts with the nearest anchor, or against a fresh kernel sample
  * when no re-anchor can run (error ~1e-7 x the distance). On the kernel backend fc_ticks() returns
@@ -432,7 +438,7 @@ FC_API int64_t fc_ticks_to_real_ns(uint64_t ticks);
 /* ---------------------------------------------------------------------------------------------------------
  * Drop-in replacements.
  * fc_clock_gettime: CLOCK_REALTIME and CLOCK_MONOTONIC from the counter; their _COARSE variants from
- * fastclock's coarse clocks (at most about a period old, where the kernel's are up to a tick old; they start
+ * fastclock's coarse clocks (at most about max(period, 50 us) old, where the kernel's are up to a tick old; they start
  * the updater thread as fc_mono_coarse_ns does); every other id goes to the kernel. Returns -1
  * with errno EINVAL for an id the kernel rejects (checked first, as the kernel does), EFAULT for a NULL ts.
  * fc_gettimeofday: CLOCK_REALTIME in microseconds; a NULL tv is allowed (as in the kernel); tz, if given,
@@ -506,14 +512,17 @@ static inline int64_t fc_mono_us(void) { return fc_mono_ns() / 1000; }
  * time: the rate is measured over 1 ms). Returns 0. */
 FC_API int fc_init(void);
 
-/* Re-anchor period in ns: 1 us .. 1 s. Returns -1/EINVAL (and changes nothing) outside that range. */
+/* Re-anchor period in ns: 1 us .. 1 s. Returns -1/EINVAL (and changes nothing) outside that range. An updater
+ * thread that follows the clock's period (fc_updater_start(0), or started by a coarse read) takes the new one at
+ * its next wake-up, up to 3/4 of the old period later: until then the coarse clocks may be that old. */
 FC_API int fc_set_period_ns(int64_t period_ns);
 
 /* Background thread that re-anchors every 3/4 of period_ns (0: the clock's period, following
- * fc_set_period_ns) at absolute deadlines,
- * so readers never take the slow path, and keeps the coarse clocks at most about one period old. A coarse read
- * 1 ms or more after the process's first starts it by itself (unless FASTCLOCK_UPDATER=off); fc_updater_start() then takes it over and
- * sets its period. In a child after fork() it is started again at once. Returns 0, or -1 with errno (EINVAL:
+ * fc_set_period_ns), at least 50 us apart, at absolute deadlines, and keeps the coarse clocks at most about
+ * max(period_ns, 50 us) old. Readers then never take the slow path where period_ns is at most the clock's period
+ * and at least 67 us (at shorter periods they re-anchor between its wake-ups, as they do without it). A coarse read
+ * 1 ms or more after the process's first starts it by itself (unless FASTCLOCK_UPDATER=off); fc_updater_start()
+ * then takes it over and sets its period (used from its next wake-up). In a child after fork() it is started again at once. Returns 0, or -1 with errno (EINVAL:
  * bad period; EALREADY: already started by fc_updater_start; or pthread_create's error).
  * fc_updater_stop() joins it and keeps coarse reads from starting it again (they then return precise
  * values); returns 0, or -1/ESRCH if none runs. */

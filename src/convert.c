@@ -4,7 +4,9 @@
  *
  * Rules, so a conversion is as exact as a read taken at the capture (issue 9):
  *  - a capture inside a counter hand's window [base, base + valid) converts with the newest such hand: the
- *    very value a reader would have computed then;
+ *    very value a reader would have computed then, unless it was taken while that hand was being made (after
+ *    its sample, before its publication: readers then used the previous hand, which the new one continues at
+ *    or above, track.c);
  *  - a capture past the current hand's stale point means no reader has re-anchored since (a program that
  *    only captures and converts): re-anchor first, as a reader would, then convert;
  *  - a capture in no window (older than the ring, or between an expired hand and the next) converts with

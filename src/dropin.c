@@ -31,7 +31,7 @@ FC__START_TEXT int fc__clock_gettime_other(clockid_t id, struct timespec *ts)
 	case CLOCK_REALTIME:
 		ns = fc_real_ns();
 		break;
-	case CLOCK_MONOTONIC_COARSE: /* fastclock's coarse clocks: at most about a period old (the kernel's: a tick) */
+	case CLOCK_MONOTONIC_COARSE: /* fastclock's coarse clocks: at most about max(period, 50 us) old (the kernel's: a tick) */
 		ns = fc_mono_coarse_ns();
 		break;
 	case CLOCK_REALTIME_COARSE:

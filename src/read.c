@@ -116,11 +116,21 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 
 /* A reader past its hand's window that may not re-anchor (again): CLOCK_MONOTONIC raised to the hand's largest
  * value, so nothing this hand returned is passed going back (the next hand starts at or above it too,
- * track.c); CLOCK_REALTIME as the kernel serves it. The bound is the distance raised. */
+ * track.c); CLOCK_REALTIME as the kernel serves it. The tracking bound is the distance raised. The hand's UTC
+ * bound was stamped for the end of its window, and the source's only grows after it (a reader preempted after
+ * its own re-anchor, at any period: the source's growth over the preemption): the bound as a kernel-backend
+ * read takes it, now (or no promise where this thread holds the writer lock); the tracker's DISRUPTED stays. */
 static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int how, struct fc__bound *b)
 {
 	const int64_t end = hand_value(h->mono_ns, h->mult, h->frac, 0, h->valid_ticks, FC__MONO);
-	int64_t v = fc__kernel_ns(c, CLOCK_MONOTONIC), raised = v < end ? end - v : 0;
+	int64_t v, raised;
+	if (b) { /* before the value's read: it holds for KERNEL_BOUND_LIFE_NS after */
+		kernel_bound(c, how, 0, b);
+		if (h->sync_status == FC_SYNC_DISRUPTED)
+			b->sync_status = FC_SYNC_DISRUPTED;
+	}
+	v = fc__kernel_ns(c, CLOCK_MONOTONIC);
+	raised = v < end ? end - v : 0;
 	if (b)
 		b->track_err_ns = raised + 1;
 	if (how & FC__REAL)

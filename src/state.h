@@ -47,6 +47,7 @@ struct fc_clock {
 	int forced;      /* FASTCLOCK_SOURCE forced a backend */
 	unsigned trust_every; /* re-check the clocksource every this many re-anchors (0: never, in tests) */
 	unsigned since_trust;
+	int64_t trust_at; /* CLOCK_MONOTONIC_COARSE at the last re-check (windup.c; 0: none yet) */
 	char reason[160];
 	char clocksource[32];
 	char config_error[160];

@@ -3,7 +3,8 @@
  *
  * Re-anchors every 3/4 of the period, at absolute deadlines with the thread's timer slack set to a small
  * part of the period, so readers find a fresh hand and never take the slow path; and stores a fresh precise
- * value into the coarse clocks each time, so they are at most about one period old on every backend.
+ * value into the coarse clocks each time, so they are at most about max(period, 50 us) old on every backend
+ * (MIN_WAKE_NS).
  * Nothing else depends on it: without it the first reader past the period re-anchors.
  *
  * The coarse clocks: fc_mono_coarse_ns() is one load of fc__pub.coarse_mono, which is 0 until this thread

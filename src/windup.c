@@ -32,6 +32,10 @@
  * often, for its tick: adjtimex costs ~1 us here (a syscall on a VM), 1 % of a core at 100 us and 0.1 % at the
  * default 1 ms period; below 100 us the tick's allowance is a few ns. */
 #define NTP_TICK_EVERY_NS 100000
+/* The clocksource is re-checked every c->trust_every re-anchors (init.c: 1024, about a second at the default
+ * period) and at least this often of the kernel's time: at a 1 s period 1024 re-anchors are 17 minutes, for
+ * which a switch to a clocksource the bound does not cover (jiffies) went unseen. */
+#define TRUST_EVERY_NS NS_PER_SEC
 /* The kernel's maxerror grows by 500 us each second (MAXFREQ, kernel/time/ntp.c): 500 ppm. */
 #define NTP_GROWTH_DIV 2000
 
@@ -139,11 +143,19 @@ void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_
 	p->sync_status = b->status;
 }
 
-/* Stamp the hand with the bound vs UTC over its lifetime (valid until P + P/8), and the tracker's verdict. */
+/* Stamp the hand with the bound vs UTC over its lifetime, and the tracker's verdict. Its life is its window
+ * (valid_ticks) in the kernel's ns: at most its slope plus its rate allowance over it, and its error at both
+ * ends, while (a) holds; and at least P + P/8. More than that on a counter so slow that the window's floor of 8
+ * ticks (track.c) is longer: 9 us on a 1 MHz counter at a 1 us period. */
 static void stamp_utc_bound(struct fc_clock *c, struct fc_hand *p, int64_t now)
 {
 	struct fc_ntp n;
-	fc__clock_bound_fields_locked(c, p, now, c->period_ns + c->period_ns / 8);
+	const __int128 window =
+		((__int128)p->valid_ticks * ((__int128)p->mult + p->err_mult) >> 32) + 2 * (__int128)p->mono_err_ns;
+	int64_t life = c->period_ns + c->period_ns / 8;
+	if (window > life) /* at most 4 s: 8 ticks of a 2 Hz counter (a tracker's hand never spans more) */
+		life = window < 4 * NS_PER_SEC ? (int64_t)window : 4 * NS_PER_SEC;
+	fc__clock_bound_fields_locked(c, p, now, life);
 	/* the tracker's verdict (DISRUPTED while it is, or a kernel leap second inside the hand's window) over the
 	 * source's status */
 	n = c->ntp;
@@ -233,16 +245,25 @@ static void windup_locked(struct fc_clock *c)
 	struct fc_sample s;
 	struct fc_hand p;
 	uint64_t t_a;
+	int64_t now = 0;
 
 	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE) {
 		c->start_step(c); /* start.c's state machine (set with the phase by fc__clock_start) */
 		return;
 	}
 
-	if (c->trust_every && ++c->since_trust >= c->trust_every) {
+	/* The time from the coarse clock (a vDSO read of a few ns; its ticks are fine for a second); the first counter
+	 * re-anchor starts it (start.c has just checked) */
+	if (c->trust_every) {
+		now = fc__kernel_ns(c, CLOCK_MONOTONIC_COARSE);
+		if (c->trust_at == 0)
+			c->trust_at = now;
+	}
+	if (c->trust_every && (++c->since_trust >= c->trust_every || now - c->trust_at >= TRUST_EVERY_NS)) {
 		char why[160], cs[32];
 		int ok = fc__trust_check(why, sizeof(why), cs, sizeof(cs));
 		c->since_trust = 0;
+		c->trust_at = now;
 		__atomic_fetch_add(&c->trust_checks, 1, __ATOMIC_RELAXED);
 		fc__copy_str(c->clocksource, sizeof(c->clocksource), cs);
 		if (!ok && !c->forced && c->backend == FC_BACKEND_COUNTER) {

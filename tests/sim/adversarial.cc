@@ -1,7 +1,7 @@
 // The adversarial suite (issue 16): what the kernel may legally do between two re-anchors, at the periods the
-// API accepts (1 us, 1 ms, 100 ms, 1 s), against the tracking bound. Every bounded read whose status is
-// SYNCHRONIZED is judged (Targets::adversarial, check_targets in run.cc): a read outside its interval is a
-// miss, and any miss fails the scenario. The only reads not judged: real reads after a wall step nobody
+// API accepts (1 us, 2 us, 50 us: below the updater's 50 us wake-up floor, 1 ms, 100 ms, 1 s), against the
+// tracking bound. Every bounded read whose status is SYNCHRONIZED is judged (Targets::adversarial, check_targets
+// in run.cc): a read outside its interval is a miss, and any miss fails the scenario. The only reads not judged: real reads after a wall step nobody
 // announced (settimeofday without the updater's notifier), until the tracker has seen it.
 // Scenario names are FAMILY@PERIOD (adv_steps@1ms); `fc_sim --scenario adv_steps` runs every period.
 // Event times are in periods, each at a random phase inside its period (seeded: runs are reproducible).
@@ -36,7 +36,7 @@ void add(std::vector<Scenario> &v, const char *family, const char *what, std::fu
 	static const struct {
 		const char *name;
 		int64_t ns;
-	} periods[] = {{"1us", 1000}, {"1ms", 1000000}, {"100ms", 100000000}, {"1s", 1000000000}};
+	} periods[] = {{"1us", 1000}, {"2us", 2000}, {"50us", 50000}, {"1ms", 1000000}, {"100ms", 100000000}, {"1s", 1000000000}};
 	for (const auto &p : periods) {
 		Targets t;
 		t.adversarial = true;

@@ -233,6 +233,38 @@ TEST(Api, bad_arguments_are_rejected_with_einval)
 	EXPECT_EQ(errno, ESRCH);
 }
 
+// The period's limits are those documented (1 us .. 1 s, src/config.h), inclusive, for the clock and for the
+// updater thread: one past either end is EINVAL and changes nothing; each end is accepted, and the updater
+// started at it stops again (its first wake-up at 1 s is cut short by fc_updater_stop).
+TEST(Api, period_limits_are_inclusive_and_one_past_them_is_einval)
+{
+	struct fc_status st{};
+	ASSERT_EQ(fc_set_period_ns(1000000), 0);
+	for (int64_t bad : {999ll, 1000000001ll}) {
+		errno = 0;
+		EXPECT_EQ(fc_set_period_ns(bad), -1) << bad;
+		EXPECT_EQ(errno, EINVAL) << bad;
+		fc_status(&st);
+		EXPECT_EQ(st.period_ns, 1000000) << bad;
+		errno = 0;
+		EXPECT_EQ(fc_updater_start(bad), -1) << bad;
+		EXPECT_EQ(errno, EINVAL) << bad;
+	}
+	(void)fc_updater_stop(); // an earlier test of this process may have left one running (a coarse read starts it)
+	for (int64_t good : {1000ll, 1000000000ll}) {
+		EXPECT_EQ(fc_set_period_ns(good), 0) << good;
+		fc_status(&st);
+		EXPECT_EQ(st.period_ns, good);
+		const int64_t a = fc_mono_ns(), b = fc_mono_ns();
+		EXPECT_LE(a, b) << good;
+		ASSERT_EQ(fc_updater_start(good), 0) << good;
+		fc_status(&st);
+		EXPECT_EQ(st.updater_running, 1) << good;
+		EXPECT_EQ(fc_updater_stop(), 0) << good;
+	}
+	ASSERT_EQ(fc_set_period_ns(1000000), 0);
+}
+
 TEST(Api, updater_keeps_coarse_fresh_and_rejects_a_second_start)
 {
 	ASSERT_EQ(fc_updater_start(0), 0);

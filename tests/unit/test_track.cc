@@ -6,6 +6,7 @@
 
 #include <sys/timex.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -24,6 +25,7 @@ struct Machine {
 	long double t_switch = 1e9;
 	long double ppm = 0;          // kernel rate offset after t_switch
 	int64_t wall_off = 1700000000ll * 1000000000ll;
+	long double ticks_per_ns = 3; // the counter's rate (a 3 GHz counter)
 
 	long double kernel_mono() const { return k_base + (t - t_switch) * (1 + ppm * 1e-6L); }
 	void set_ppm(long double p)
@@ -34,7 +36,7 @@ struct Machine {
 	}
 } M;
 
-uint64_t sim_counter() { M.t += 10; return (uint64_t)(M.t * 3); }
+uint64_t sim_counter() { M.t += 10; return (uint64_t)(M.t * M.ticks_per_ns); }
 uint64_t sim_counter_ctx(void *) { return sim_counter(); }
 int sim_kernel(void *, clockid_t id, int64_t *ns)
 {
@@ -182,6 +184,110 @@ TEST(Track, bound_contains_the_true_error_in_steady_state)
 		M.t += 1000;
 	}
 	EXPECT_EQ(misses, 0);
+}
+
+// ---- the UTC bound over the whole of a value's life, at every period the library accepts -----------------------
+// The kernel's NTP state says "maxerror as of this read", and the kernel grows maxerror by 500 ppm from there
+// (MAXFREQ): that is the claim a bounded read's UTC half-width must cover at the read's own instant.
+constexpr int64_t NTP_MAXERROR = 50000;
+long double ntp_read_at = -1; // the kernel's CLOCK_MONOTONIC at the NTP hook's last report
+long double ntp_stall = 0;    // the writer is preempted this long right after that report (once)
+int sim_ntp(void *, fc_ntp *out)
+{
+	*out = fc_ntp{FC_SYNC_SYNCHRONIZED, 0, NTP_MAXERROR, 20000, 10000, 0};
+	ntp_read_at = M.kernel_mono();
+	M.t += ntp_stall;
+	ntp_stall = 0;
+	return out->sync;
+}
+// The claim at the kernel's CLOCK_MONOTONIC k (whole ns, rounded down as the library rounds its growth).
+int64_t ntp_claim(long double k) { return NTP_MAXERROR + (int64_t)((k - ntp_read_at) / 2000); }
+
+const int64_t PERIODS[] = {1000, 2000, 50000, 1000000, 100000000, 1000000000}; // 1 us .. 1 s (src/config.h)
+
+// A clock at period_ns over M with the NTP hook, run for 12 readers (every 1.05 P, each past the last one's hand
+// but within its window: a re-anchor each) so the rate history is full.
+void setup_ntp(int64_t period_ns, long double ticks_per_ns)
+{
+	M = Machine{};
+	M.ticks_per_ns = ticks_per_ns;
+	ntp_read_at = -1;
+	ntp_stall = 0;
+	fc_source src{sim_counter_ctx, sim_kernel, sim_ntp, nullptr, ~0ull};
+	C = fc_clock{};
+	ASSERT_EQ(fc__clock_setup(&C, &PUB, &src, period_ns, (uint64_t)(ticks_per_ns * 1e9L), 0), 0);
+	const long double gap = std::max(1.05L * (long double)period_ns, 1.05L * 8 / ticks_per_ns);
+	for (int i = 0; i < 12; i++) {
+		M.t += gap;
+		fc__clock_slow(&C, FC__MONO);
+	}
+}
+
+class PeriodPromise : public ::testing::TestWithParam<int64_t> {};
+INSTANTIATE_TEST_SUITE_P(Periods, PeriodPromise, ::testing::ValuesIn(PERIODS));
+
+// A reader whose own re-anchor outlasts the new hand's window (preempted after the writer's NTP read: at a 1 us
+// period a re-anchor alone takes about that long) reads the kernel's clock past the hand (read.c,
+// kernel_past_hand): its UTC half-width must be the source's at that read, not the hand's, which was stamped for
+// the end of the hand's life and is smaller by the growth since (it was, by 50 ns to 0.5 ms here).
+TEST_P(PeriodPromise, a_read_past_its_own_reanchors_window_gets_the_bound_of_its_time)
+{
+	const int64_t P = GetParam();
+	setup_ntp(P, 3);
+	M.t += 1.2L * (long double)P + 200000; // the hand is stale and the NTP state is re-read at the next re-anchor
+	ntp_stall = 1.5L * (long double)(P + P / 8) + 200000;
+	fc__bound b;
+	fc__clock_read(&C, FC__REAL, &b);
+	const long double k = M.kernel_mono();
+	ASSERT_EQ(ntp_stall, 0) << "the read re-anchored, and the writer was preempted after its NTP read";
+	ASSERT_EQ(b.sync_status, FC_SYNC_SYNCHRONIZED);
+	EXPECT_GE(b.utc_err_ns, ntp_claim(k - 1000)) << "period " << P;
+}
+
+// A hand's UTC half-width is stamped for the end of its life (windup.c): that life is the hand's window, however
+// many ns it spans. On a counter slower than 8 MHz the window is at least 8 ticks (track.c: 8 us on a 1 MHz
+// counter at a 1 us period), not the period and an eighth: a read near its end was missing the source's growth
+// since (3.5 ns at 7 us).
+TEST_P(PeriodPromise, a_hands_bound_covers_its_whole_window)
+{
+	const int64_t P = GetParam();
+	for (long double tpn : {3.0L, 0.001L}) { // a 3 GHz and a 1 MHz counter
+		setup_ntp(P, tpn);
+		M.t += 1.2L * (long double)P + 200000 + 8 / tpn; // the next read re-anchors and re-reads the NTP state
+		fc__clock_slow(&C, FC__MONO);
+		const fc_hand *h = PUB.current;
+		ASSERT_FALSE(h->flags & FC_HAND_KERNEL);
+		// the last counter value the fast path serves from this hand, less one counter read's cost
+		M.t = ((long double)(h->base_ticks + h->stale_ticks - 1) / tpn) - 10;
+		int64_t m, off;
+		fc__bound b;
+		ASSERT_TRUE(fc__hand_read(&PUB, sim_counter, FC__HR_MASKED | FC__HR_REAL, &m, &off, &b)) << tpn;
+		ASSERT_EQ(PUB.current, h);
+		ASSERT_NE(b.sync_status, FC_SYNC_DISRUPTED) << tpn;
+		EXPECT_GE(b.utc_err_ns, ntp_claim(M.kernel_mono())) << "period " << P << ", counter " << tpn * 1e9L << " Hz";
+	}
+}
+
+// The clocksource is re-checked every 1024 re-anchors and at least once a second of the kernel's time, at every
+// period: at 1 s, 1024 re-anchors were 17 minutes (docs/DESIGN.md promises ~1 s), a switch to jiffies unseen for
+// that long. Re-anchors here come every 1.05 P (for at most 3000 of them or 3.5 s of simulated time); the checks read
+// this machine's clocksource, whatever it says (forced: a failed check does not leave the counter).
+TEST_P(PeriodPromise, the_clocksource_is_rechecked_at_least_once_a_second_and_no_more_often_than_every_1024_reanchors)
+{
+	const int64_t P = GetParam();
+	setup_ntp(P, 3);
+	C.trust_every = 1024;
+	C.forced = 1;
+	const long double t0 = M.kernel_mono();
+	const uint64_t r0 = C.reanchors, c0 = C.trust_checks;
+	while (C.reanchors - r0 < 3000 && M.kernel_mono() - t0 < 3.5e9L) {
+		M.t += 1.05L * (long double)P;
+		fc__clock_slow(&C, FC__MONO);
+	}
+	const uint64_t reanchors = C.reanchors - r0, checks = C.trust_checks - c0;
+	const uint64_t seconds = (uint64_t)((M.kernel_mono() - t0) / 1e9L);
+	EXPECT_GE(checks, std::max<uint64_t>(reanchors / 1024, seconds) - 1) << reanchors << " re-anchors, " << seconds << " s";
+	EXPECT_LE(checks, reanchors / 1024 + seconds + 1) << reanchors << " re-anchors, " << seconds << " s";
 }
 
 } // namespace
