@@ -30,8 +30,9 @@
 #include "trust.h"
 #include "bound/select.h"
 
-/* Re-check the kernel's clocksource every 1024 re-anchors: about once a second at the default period; a
- * sysfs read costs a few us under the writer lock, which readers never wait on. */
+/* Re-check the kernel's clocksource every 1024 re-anchors (about once a second at the default period), and at
+ * least once a second of the kernel's time at longer periods (windup.c, TRUST_EVERY_NS); a sysfs read costs a
+ * few us under the writer lock, which readers never wait on. */
 #define TRUST_EVERY 1024
 
 /* 0: not initialised, 1: initialising, 2: ready. A field of the global clock, not a variable of its own: the
