@@ -9,6 +9,8 @@
  *                              for N ms (default 3000) and prints how old each value was: p50 p99 p99.9 max, us
  *   fc_first_call coarse-cost [N]   what a coarse read that checked its own age would cost (see coarse_cost)
  *   fc_first_call coarse-gap [TICKS]   how old the kernel's coarse clock is when it has just moved (coarse_gap)
+ *   fc_first_call wake-late [N] [slice]   not fastclock: what an ordinary (SCHED_OTHER) keeper gets from the
+ *                              scheduler beside a coarse-only program's spinning reader (wake_late)
  *   fc_first_call time bounded-syscalls   not a fastclock call: the system calls a bounded first call made
  *                              before it stopped looking for the sources (strace, on a machine with no bound
  *                              source: one vDSO read, adjtimex twice, /dev's vmclock0, chronyd's socket,
@@ -21,10 +23,15 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
@@ -202,8 +209,81 @@ static int coarse_gap(long ticks)
 	return 0;
 }
 
+/* wake-late: a SCHED_OTHER thread that wakes every 750 us at absolute deadlines with the keeper's timer slack
+ * (src/updater.c: 3/4 of the 1 ms period, slack period/16), and with "slice" the keeper's EEVDF slice of 100 us,
+ * beside a reader that spins on the other side, as a coarse-only program's does. Prints how late each wake-up
+ * was (p50 / p99 / p99.9 / max) and how many ran on the CPU the reader was last seen on: what a keeper that may
+ * not run real-time gets, without the library in the way. */
+static volatile int wl_stop, wl_reader_cpu = -1;
+static int64_t *wl_late;
+static int *wl_shared;
+static long wl_n;
+
+static void *wl_keeper(void *slice)
+{
+	int64_t next = kns(CLOCK_MONOTONIC);
+	prctl(PR_SET_TIMERSLACK, 62500UL, 0, 0, 0);
+	if (slice) {
+		struct {
+			uint32_t size, policy;
+			uint64_t flags;
+			int32_t nice;
+			uint32_t priority;
+			uint64_t runtime, deadline, period;
+		} attr = {sizeof(attr), 0, 0, 0, 0, 100000, 0, 0};
+		attr.nice = getpriority(PRIO_PROCESS, 0);
+		(void)syscall(SYS_sched_setattr, 0, &attr, 0);
+	}
+	for (long i = 0; i < wl_n; i++) {
+		struct timespec ts;
+		next += 750000;
+		ts.tv_sec = (time_t)(next / NS), ts.tv_nsec = (long)(next % NS);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		wl_late[i] = kns(CLOCK_MONOTONIC) - next;
+		wl_shared[i] = sched_getcpu() == wl_reader_cpu;
+	}
+	wl_stop = 1;
+	return NULL;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int wake_late(long n, int slice)
+{
+	pthread_t t;
+	long shared = 0, late_shared = 0, late = 0;
+	wl_n = n > 0 ? n : 4000;
+	wl_late = calloc((size_t)wl_n, sizeof(*wl_late));
+	wl_shared = calloc((size_t)wl_n, sizeof(*wl_shared));
+	if (!wl_late || !wl_shared || pthread_create(&t, NULL, wl_keeper, slice ? (void *)1 : NULL) != 0)
+		return 2;
+	while (!wl_stop) {
+		wl_reader_cpu = sched_getcpu();
+		for (int i = 0; i < 1000; i++)
+			fcf_sink++;
+	}
+	pthread_join(t, NULL);
+	for (long i = 0; i < wl_n; i++) {
+		shared += wl_shared[i];
+		late += wl_late[i] > 350000;
+		late_shared += wl_shared[i] && wl_late[i] > 350000;
+	}
+	qsort(wl_late, (size_t)wl_n, sizeof(*wl_late), cmp64);
+	printf("wake-late%s: %ld wake-ups, %ld on the reader's CPU; late us: p50 %.0f p99 %.0f p99.9 %.0f max %.0f; "
+	       "over 350 us (0.25 of the period + 100 us): %ld, on the reader's CPU %ld\n",
+	       slice ? " slice" : "", wl_n, shared, wl_late[wl_n / 2] / 1e3, wl_late[wl_n * 99 / 100] / 1e3,
+	       wl_late[wl_n * 999 / 1000] / 1e3, wl_late[wl_n - 1] / 1e3, late, late_shared);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "wake-late"))
+		return wake_late(argc >= 3 ? atol(argv[2]) : 4000, argc >= 4 && !strcmp(argv[3], "slice"));
 	if (argc >= 2 && !strcmp(argv[1], "coarse-cost"))
 		return coarse_cost(argc >= 3 ? atol(argv[2]) : 100000000);
 	if (argc >= 2 && !strcmp(argv[1], "coarse-gap"))
@@ -218,6 +298,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr,
-		"usage: fc_first_call time NAME | stale CLOCK [--ms N] | coarse-cost [N] | coarse-gap [TICKS] | list\n");
+		"usage: fc_first_call time NAME | stale CLOCK [--ms N] | coarse-cost [N] | coarse-gap [TICKS] | "
+		"wake-late [N] [slice] | list\n");
 	return 2;
 }
