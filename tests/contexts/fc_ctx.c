@@ -684,8 +684,16 @@ static int mode_fork_during_init(void)
 static int mode_fork_stop_updater(void)
 {
 	pid_t pid;
+	struct fc_status ps;
 	if (fc_updater_start(0) != 0)
 		return fail("fc_updater_start", errno, 0);
+	/* Fork once the keeper thread runs its loop (it sets step_notifier there), not while it is still being
+	 * started: under ASan (gcc 12's libasan, which takes no allocator lock across fork) a fork while the new
+	 * thread was inside the sanitizer's allocator left that lock held in the child, whose own keeper's
+	 * pthread_create then waited for it for good (2 of 5 runs before this wait, SIGALRM). Progress, not time:
+	 * at most 2000 polls, then the fork goes ahead (a keeper without a timerfd never sets it). */
+	for (int i = 0; i < 2000 && (fc_status(&ps), !ps.step_notifier); i++)
+		usleep(1000);
 	pid = fork();
 	if (pid == 0) {
 		struct fc_status st;
