@@ -152,9 +152,10 @@ static void stamp_utc_bound(struct fc_clock *c, struct fc_hand *p, int64_t now)
 	struct fc_ntp n;
 	const __int128 window =
 		((__int128)p->valid_ticks * ((__int128)p->mult + p->err_mult) >> 32) + 2 * (__int128)p->mono_err_ns;
+	const int64_t longest = 4 * NS_PER_SEC; /* 8 ticks of a 2 Hz counter: a tracker's hand never spans more */
 	int64_t life = c->period_ns + c->period_ns / 8;
-	if (window > life) /* at most 4 s: 8 ticks of a 2 Hz counter (a tracker's hand never spans more) */
-		life = window < 4 * NS_PER_SEC ? (int64_t)window : 4 * NS_PER_SEC;
+	if (window > life)
+		life = window < longest ? (int64_t)window : longest;
 	fc__clock_bound_fields_locked(c, p, now, life);
 	/* the tracker's verdict (DISRUPTED while it is, or a kernel leap second inside the hand's window) over the
 	 * source's status */
