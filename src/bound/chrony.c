@@ -695,12 +695,22 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 			goto fail;
 		}
 		ch->dirfd = open_entry(d0, name); /* never into a mount or through a link swapped in for it */
-		if (ch->dirfd < 0 && (errno == ENOSYS || errno == EPERM)) {
+		if (ch->dirfd < 0) {
+			/* ours, made just now: removed again (rmdir removes an empty directory only: a mount or a link
+			 * swapped in stays, EBUSY or ENOTDIR). A process out of descriptors (EMFILE) used to leave one
+			 * each try, three each open (once a second), in chronyd's directory, and no sweep could take them */
 			e = errno;
 			unlinkat(d0, name, AT_REMOVEDIR);
+		}
+		if (ch->dirfd < 0 && (e == ENOSYS || e == EPERM)) {
 			ch->denied = 2; /* not ours to use safely: the command port instead, this reason kept */
 			fc__bound_error(b, now, "our directory in %.60s is not entered without openat2 (%s)", dir0,
 				       fc__errname(e));
+			goto fail;
+		}
+		if (ch->dirfd < 0 && e != EXDEV && e != ELOOP && e != ENOENT && e != ENOTDIR) {
+			/* not something swapped in for it (a mount, a link, a file) or removed: a new name fails alike */
+			fc__bound_error(b, now, "open our directory in %.60s: %s", dir0, fc__errname(e));
 			goto fail;
 		}
 		/* ours, locked, and still there (another process's sweep may have taken it before the lock) */
