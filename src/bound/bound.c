@@ -4,7 +4,7 @@
  * could have written it (docs/THREATS.md).
  *
  * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_socket_trusted,
- * fc__bound_uevent_is_vmclock.
+ * fc__bound_uevent_is_vmclock, fc__bound_fd_id, fc__bound_close.
  * May call: fmt.c, async-signal-safe libc (open, openat, read, fstat, fstatat, fstatfs, fgetxattr, getxattr, close,
  * geteuid).
  */
@@ -113,6 +113,22 @@ int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_
 		return 0;
 	}
 	return !acl_may_let_others_write(fd, &st, path, b, now);
+}
+
+struct fc_fd_id fc__bound_fd_id(int fd)
+{
+	struct stat st;
+	struct fc_fd_id id = {0, 0};
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		id.dev = (uint64_t)st.st_dev, id.ino = (uint64_t)st.st_ino;
+	return id;
+}
+
+void fc__bound_close(int fd, struct fc_fd_id id)
+{
+	struct fc_fd_id now = fc__bound_fd_id(fd);
+	if (fd >= 0 && now.dev == id.dev && now.ino == id.ino && (id.dev | id.ino) != 0)
+		close(fd);
 }
 
 /* Does the directory at the (O_PATH) descriptor fd have an ACL whose mask lets write? Read only where its group

@@ -22,12 +22,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "bound/bound.h"
 #include "bound/chrony.h"
 #include "bound/vmclock.h"
+#include "bound_fixtures.h"
 
 namespace {
 
@@ -175,6 +177,46 @@ TEST(VmClockDevice, a_failing_fstatfs_is_named_not_taken_for_another_filesystem)
 			EXPECT_NE(err.find(want), std::string::npos) << err;
 		});
 	}
+}
+
+// A fork child that closes every descriptor it did not open (a daemon's close-all, no exec) and reuses the numbers
+// for its own files: the sources' reopen at its second bounded read (fc__bounder_close) closed them by number (end
+// to end, FASTCLOCK_BOUND_SOURCE=clockbound: the program's /dev/null under the segment's old number 5 was gone after
+// the child's bounded reads). Each source now closes a descriptor only while it is still the file it opened: here
+// /dev/null is put under each of their numbers (dup2: the program's close and open in one), and must stay open.
+TEST(ForkCloseAll, a_sources_close_leaves_a_file_the_program_put_under_its_number)
+{
+	std::string d = tmpdir(); // ours, 0700: a segment and a socket of ours are trusted here
+	Segment seg(d);
+	seg.write();
+	VmFile vf(d);
+	FakeChronyd fake(d);
+	fc_cb cb;
+	fc_vmc v;
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__cb_open(&cb, seg.path.c_str(), &b, 0), 0) << b.last_error;
+	ASSERT_EQ(fc__vmc_open(&v, vf.path.c_str(), &b, 0), 0) << b.last_error;
+	ASSERT_EQ(fc__chrony_open(&ch, fake.path.c_str(), &b, 0), 0) << b.last_error;
+	const int fds[] = {cb.fd, v.fd, ch.fd, ch.dirfd};
+	for (int fd : fds) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		ASSERT_GE(fd, 0);
+		ASSERT_EQ(dup2(null, fd), fd) << strerror(errno);
+		close(null);
+	}
+	fc__cb_close(&cb);
+	fc__vmc_close(&v);
+	fc__chrony_close(&ch);
+	const char *what[] = {"the segment's", "the VMClock file's", "chronyd socket's", "our socket directory's"};
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		struct stat st;
+		EXPECT_TRUE(fstat(fds[i], &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+			<< "the program's /dev/null under " << what[i] << " number " << fds[i] << " was closed";
+		close(fds[i]);
+	}
+	std::error_code ec;
+	std::filesystem::remove_all(d, ec);
 }
 
 } // namespace
