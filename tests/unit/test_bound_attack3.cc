@@ -37,18 +37,10 @@ namespace {
 // are its exit status, 77 a skip.
 template <class F> void in_child(F body)
 {
-	fflush(nullptr);
-	pid_t p = fork();
-	if (p == 0) {
-		body();
-		fflush(nullptr);
-		_exit(::testing::Test::HasFailure() ? 1 : 0);
-	}
-	int st = 0;
-	ASSERT_EQ(waitpid(p, &st, 0), p);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+	int r = forked(body);
+	if (r == 77)
 		GTEST_SKIP() << "not possible here (see the child's output)";
-	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "child status " << st;
+	EXPECT_EQ(r, 0) << "child status";
 }
 
 // A directory of root's, mode 0750 (as chronyd's /run/chrony), removed with what the test leaves in it.
@@ -73,16 +65,8 @@ struct RootDir {
 	}
 	~RootDir()
 	{
-		DIR *d = opendir(path.c_str());
-		for (dirent *e; d && (e = readdir(d));) {
-			std::string p = path + "/" + e->d_name;
-			unlink((p + "/sock").c_str());
-			rmdir(p.c_str());
-			unlink(p.c_str());
-		}
-		if (d)
-			closedir(d);
-		rmdir(path.c_str());
+		std::error_code ec;
+		std::filesystem::remove_all(path, ec);
 	}
 };
 
