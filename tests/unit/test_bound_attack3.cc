@@ -133,8 +133,9 @@ int fail_fstatfs_of(int fd, int e)
 // A VMClock device is opened only once procfs (/proc/self/fd) and sysfs (its uevent) say what it is, each checked by
 // fstatfs. Where that fstatfs itself fails (a sandbox's filter), the refusal said "/proc is not procfs" or "/sys is
 // not sysfs": untrue, and the error that would tell an administrator why was lost. Now it is named. The device is
-// refused all the same. fc__bound_open_file opens, in order from the lowest free descriptor n: the directory (n),
-// the path O_PATH (n + 1), /proc/self/fd (n + 2), the uevent (n + 3): the filter fails one of their fstatfs.
+// refused all the same. fc__bound_open_file opens, in order from the lowest free descriptor n (the holes below the
+// highest open one filled first): the directory (n), the path O_PATH (n + 1), /proc/self/fd (n + 2), the uevent
+// (n + 3): the filter fails one of their fstatfs.
 TEST(VmClockDevice, a_failing_fstatfs_is_named_not_taken_for_another_filesystem)
 {
 	if (geteuid() != 0)
@@ -146,8 +147,14 @@ TEST(VmClockDevice, a_failing_fstatfs_is_named_not_taken_for_another_filesystem)
 		GTEST_SKIP() << "no sysfs or procfs here";
 	for (int which : {2, 3}) {
 		in_child([&] {
-			int n = dup(0);
-			close(n);
+			int hi = 2, n; // no hole below the descriptors it will open: they then come in order from n
+			for (int fd = 3; fd < 1024; fd++)
+				if (fcntl(fd, F_GETFD) >= 0)
+					hi = fd;
+			while ((n = open("/dev/null", O_RDONLY)) >= 0 && n < hi)
+				;
+			if (n >= 0)
+				close(n);
 			if (fail_fstatfs_of(n + which, EPERM) != 0) {
 				fprintf(stderr, "no seccomp filter: %s\n", strerror(errno));
 				_exit(77);
