@@ -36,7 +36,7 @@ int fc_commit_wait(int64_t t_ns, int64_t timeout_ns)
 		return -1;
 	}
 	deadline = sat_add(fc_mono_ns(), timeout_ns);
-	for (int asked = 0;; asked++) {
+	for (int asked = 0;; asked = 1) { /* a flag: a count would overflow after 2^31 rounds (248 days of 10 ms) */
 		struct fc_interval iv;
 		int64_t wait, left;
 		struct timespec ts;

@@ -42,6 +42,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -74,6 +75,8 @@ static int u_stop;         /* set under u_mu, read relaxed by the thread */
 static int64_t u_period_ns;
 static int u_test_fd = -1; /* set by tests before fc_updater_start */
 static int u_wake_fd = -1; /* eventfd: fc_updater_stop wakes the thread at once */
+static dev_t u_anon_dev;   /* ...an anonymous inode: its device and inode (every eventfd's and timerfd's) */
+static ino_t u_anon_ino;
 static FC_TLS int t_starting; /* ... and it is this thread (a signal handler here cannot wait) */
 
 void fc__updater_test_step_fd(int fd) { u_test_fd = fd; }
@@ -92,10 +95,32 @@ static int64_t mono_now(void)
 }
 
 /* Arm (or re-arm) the timerfd: an absolute expiry far in the future, so it only ever reports a set. */
+#define STEP_FD_EXPIRY ((time_t)1 << 40)
 static int arm_step_fd(int fd)
 {
-	struct itimerspec its = {{0, 0}, {(time_t)1 << 40, 0}};
+	struct itimerspec its = {{0, 0}, {STEP_FD_EXPIRY, 0}};
 	return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
+}
+
+/* Are the descriptors still the ones made here? A fork child may close every descriptor it did not open (a
+ * daemon's close-all without exec, after this file's fork handler started its keeper) and reuse the numbers for
+ * its own files: the keeper then polled the program's files (a regular file is always readable: it woke without
+ * end, a CPU at 100 %: 187930 re-anchors in 0.2 s against 267), read 8 bytes at a time out of the program's pipe
+ * (all of a 40-byte message: the program's own read then found nothing, or blocked), and fc_updater_stop wrote 8
+ * bytes into it and drained it. Looked at only when a descriptor shows an event (a wake-up, a step: rare), never
+ * on the timed path. The wake-up eventfd is an anonymous inode (fstat tells it from a file, pipe or socket, not
+ * from another anonymous one); the timerfd is armed STEP_FD_EXPIRY ahead, which timerfd_gettime shows and no
+ * other descriptor answers. */
+static int wake_fd_ours(void)
+{
+	struct stat st;
+	return u_wake_fd >= 0 && fstat(u_wake_fd, &st) == 0 && st.st_dev == u_anon_dev && st.st_ino == u_anon_ino;
+}
+
+static int step_fd_ours(int fd)
+{
+	struct itimerspec its;
+	return fd == u_test_fd || (fd >= 0 && timerfd_gettime(fd, &its) == 0 && its.it_value.tv_sec > STEP_FD_EXPIRY / 2);
 }
 
 static int open_step_fd(void)
@@ -115,30 +140,44 @@ static int open_step_fd(void)
 
 /* Wait until the absolute CLOCK_MONOTONIC time `deadline` (or fc_updater_stop); returns 1 if the wall clock
  * was set meanwhile. ppoll takes nanoseconds (poll's milliseconds rounded a 750 us wait up past the 1 ms
- * period, so readers re-anchored ~900 times a second: issue 15). */
-static int wait_until(int fd, int64_t deadline)
+ * period, so readers re-anchored ~900 times a second: issue 15). *wake and *fd: the wake-up eventfd is polled
+ * (1) or not (0), the step timerfd (or -1); a descriptor that shows an event and is no longer ours (a fork child
+ * closed it, and may have reused its number) is no longer polled, read or closed: the program's own. */
+static int wait_until(int *fd, int *wake, int64_t deadline)
 {
-	struct pollfd pfd[2] = {{u_wake_fd, POLLIN, 0}, {fd, POLLIN, 0}};
+	struct pollfd pfd[2] = {{*wake ? u_wake_fd : -1, POLLIN, 0}, {*fd, POLLIN, 0}};
 	uint64_t buf;
-	int n = fd >= 0 ? 2 : 1;
 	int64_t left = deadline - mono_now();
 	struct timespec ts;
 	if (left <= 0)
 		return 0;
 	ts.tv_sec = (time_t)(left / NS_PER_SEC);
 	ts.tv_nsec = (long)(left % NS_PER_SEC);
-	if (u_wake_fd < 0) { /* no eventfd: plain sleep to the deadline */
+	if (pfd[0].fd < 0 && pfd[1].fd < 0) { /* no descriptor: plain sleep to the deadline */
 		struct timespec abs = {(time_t)(deadline / NS_PER_SEC), (long)(deadline % NS_PER_SEC)};
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL);
 		return 0;
 	}
-	if (ppoll(pfd, (nfds_t)n, &ts, NULL) <= 0 || n < 2 || !(pfd[1].revents & POLLIN))
+	if (ppoll(pfd, 2, &ts, NULL) <= 0)
 		return 0;
-	if (read(fd, &buf, sizeof(buf)) < 0 && errno == ECANCELED) {
-		arm_step_fd(fd);
+	/* fc_updater_stop's wake-up (u_stop is set before it) ends the loop; any other event there is not its:
+	 * the eventfd is no longer polled (a stop then waits up to a period for the join) */
+	if (pfd[0].revents && !__atomic_load_n(&u_stop, __ATOMIC_RELAXED))
+		*wake = 0;
+	if (!pfd[1].revents)
+		return 0;
+	if (!step_fd_ours(*fd)) {
+		*fd = -1;
+		__atomic_store_n(&fc__global_clock()->step_notifier, 0, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (!(pfd[1].revents & POLLIN))
+		return 0;
+	if (read(*fd, &buf, sizeof(buf)) < 0 && errno == ECANCELED) {
+		arm_step_fd(*fd);
 		return 1;
 	}
-	return fd == u_test_fd; /* a test's eventfd/pipe: any readable event is a simulated step */
+	return *fd == u_test_fd; /* a test's eventfd/pipe: any readable event is a simulated step */
 }
 
 /* Where the keeper keeps the coarse value: fc__pub.coarse_mono, which the inline readers load (a real-time
@@ -223,7 +262,7 @@ static void keeper_priority(void)
 static void *updater_main(void *arg)
 {
 	struct fc_clock *c = fc__global_clock();
-	int fd = open_step_fd();
+	int fd = open_step_fd(), wake = u_wake_fd >= 0;
 	int64_t next = mono_now(), slack_for = 0;
 	(void)arg;
 	keeper_priority();
@@ -257,13 +296,13 @@ static void *updater_main(void *arg)
 			if (next <= now)
 				next = now + step;
 		}
-		if (wait_until(fd, next)) {
+		if (wait_until(&fd, &wake, next)) {
 			__atomic_fetch_add(&c->step_notifications, 1, __ATOMIC_RELAXED);
 			next = mono_now(); /* re-anchor at once */
 		}
 	}
 	__atomic_store_n(&c->step_notifier, 0, __ATOMIC_RELAXED);
-	if (fd >= 0 && fd != u_test_fd)
+	if (fd >= 0 && fd != u_test_fd && step_fd_ours(fd))
 		close(fd);
 	return NULL;
 }
@@ -283,8 +322,14 @@ static int start_locked(int64_t period_ns)
 	t_starting = 1;
 	__atomic_store_n(&u_period_ns, period_ns, __ATOMIC_RELAXED); /* 0: follow the clock's period */
 	__atomic_store_n(&u_stop, 0, __ATOMIC_RELAXED);
-	if (u_wake_fd < 0)
+	if (!wake_fd_ours()) { /* none yet, or a fork child closed it: a new one (the old number is not ours to close) */
+		struct stat st;
 		u_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (u_wake_fd >= 0 && fstat(u_wake_fd, &st) == 0)
+			u_anon_dev = st.st_dev, u_anon_ino = st.st_ino;
+		else if (u_wake_fd >= 0)
+			close(u_wake_fd), u_wake_fd = -1;
+	}
 	rc = EPERM;
 	if (c->updater_rt) {
 		pthread_attr_t a;
@@ -381,14 +426,16 @@ int fc_updater_stop(void)
 		return -1;
 	}
 	__atomic_store_n(&u_stop, 1, __ATOMIC_RELAXED);
-	if (u_wake_fd >= 0) {
+	if (wake_fd_ours()) {
 		uint64_t one = 1, drain;
+		struct pollfd p = {u_wake_fd, POLLIN, 0};
 		if (write(u_wake_fd, &one, sizeof(one)) != sizeof(one))
 			(void)0; /* the thread then wakes at its next period */
 		pthread_join(u_thread, NULL);
-		while (read(u_wake_fd, &drain, sizeof(drain)) > 0)
+		/* only while readable: an anonymous inode another part of the program opened under the number may block */
+		while (poll(&p, 1, 0) == 1 && (p.revents & POLLIN) && read(u_wake_fd, &drain, sizeof(drain)) > 0)
 			;
-	} else {
+	} else { /* none, or not ours any more (a fork child closed it): the thread sees u_stop within a period */
 		pthread_join(u_thread, NULL);
 	}
 	set_running(0);

@@ -4,7 +4,7 @@
  * could have written it (docs/THREATS.md).
  *
  * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_socket_trusted,
- * fc__bound_uevent_is_vmclock.
+ * fc__bound_uevent_is_vmclock, fc__bound_fd_id, fc__bound_close.
  * May call: fmt.c, async-signal-safe libc (open, openat, read, fstat, fstatat, fstatfs, fgetxattr, getxattr, close,
  * geteuid).
  */
@@ -113,6 +113,22 @@ int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_
 		return 0;
 	}
 	return !acl_may_let_others_write(fd, &st, path, b, now);
+}
+
+struct fc_fd_id fc__bound_fd_id(int fd)
+{
+	struct stat st;
+	struct fc_fd_id id = {0, 0};
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		id.dev = (uint64_t)st.st_dev, id.ino = (uint64_t)st.st_ino;
+	return id;
+}
+
+void fc__bound_close(int fd, struct fc_fd_id id)
+{
+	struct fc_fd_id now = fc__bound_fd_id(fd);
+	if (fd >= 0 && now.dev == id.dev && now.ino == id.ino && (id.dev | id.ino) != 0)
+		close(fd);
 }
 
 /* Does the directory at the (O_PATH) descriptor fd have an ACL whose mask lets write? Read only where its group
@@ -255,16 +271,17 @@ static int is_vmclock(dev_t rdev, const char *path, struct fc_bound *b, int64_t 
 	fc__bfmt(ue, sizeof(ue), "/sys/dev/char/%u:%u/uevent", (unsigned)major(rdev), (unsigned)minor(rdev));
 	fd = open(ue, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	e = errno;
-	fs_ok = fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == FC_SYSFS_MAGIC;
-	if (fs_ok) {
+	/* fs_ok: -1 fstatfs failed (its errno in e: the message names it, not "not sysfs"), 0 not sysfs, 1 sysfs */
+	fs_ok = fd < 0 ? -1 : fstatfs(fd, &sf) != 0 ? (e = errno, -1) : sf.f_type == FC_SYSFS_MAGIC;
+	if (fs_ok == 1) {
 		n = read(fd, buf, sizeof(buf));
 		e = errno;
 	}
 	if (fd >= 0)
 		close(fd);
-	if (fd < 0 || !fs_ok || n < 0) {
+	if (fs_ok != 1 || n < 0) {
 		fc__bound_error(b, now, "not opened: sysfs cannot tell a vmclock (%u:%u: %s): %.100s", (unsigned)major(rdev),
-			       (unsigned)minor(rdev), fs_ok || fd < 0 ? fc__errname(e) : "/sys is not sysfs", path);
+			       (unsigned)minor(rdev), fs_ok == 0 ? "/sys is not sysfs" : fc__errname(e), path);
 		return -1;
 	}
 	if (!fc__bound_uevent_is_vmclock(buf, (size_t)n, name, sizeof(name))) {
@@ -318,6 +335,7 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 		struct stat again;
 		char fdname[16];
 		struct statfs sf;
+		int pe;
 		if (st->st_uid != 0) {
 			fc__bound_error(b, now, "%.100s: a device owned by uid %u (mode 0%o), not root: not trusted", path,
 				       (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
@@ -331,9 +349,10 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 		 * (/proc/self/fd/N: that inode, not the path again, where something else may stand by then); its ACL
 		 * is read there too. No procfs, no device: fail closed. */
 		procd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (procd < 0 || fstatfs(procd, &sf) != 0 || sf.f_type != FC_PROC_SUPER_MAGIC) {
+		pe = procd < 0 || fstatfs(procd, &sf) != 0 ? errno : sf.f_type != FC_PROC_SUPER_MAGIC ? -1 : 0;
+		if (pe) { /* the open's or fstatfs's errno; "not procfs" only for a filesystem fstatfs named */
 			fc__bound_error(b, now, "not opened: no procfs to reopen a device by (%s): %.100s",
-				       procd < 0 ? fc__errname(errno) : "/proc is not procfs", path);
+				       pe > 0 ? fc__errname(pe) : "/proc is not procfs", path);
 			goto refused;
 		}
 		if (acl_may_let_others_write(pfd, st, path, b, now))

@@ -25,7 +25,7 @@
  * Owns (bound.c, fmt.c): struct fc_bound, enum fc_bound_kind, enum fc_leap, struct fc_bound_tick, struct
  * fc_bound_driver (the shape of a source), fc__bfmt / fc__bvfmt / fc__errname, fc__bound_half_at,
  * fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_writers_error,
- * fc__bound_socket_trusted.
+ * fc__bound_socket_trusted, struct fc_fd_id, fc__bound_fd_id, fc__bound_close.
  * May call: async-signal-safe libc (bound.c: open, openat, fstat, fstatat, close, geteuid); nothing else.
  */
 #ifndef FASTCLOCK_BOUND_H
@@ -98,6 +98,14 @@ int fc__bound_uevent_is_vmclock(const char *buf, size_t n, char *devname, size_t
 /* The open file's owner, mode and ACL still say who wrote it (an administrator may chmod it after the open): 1, or
  * 0 with b->last_error naming them. owner: its owner (uid) at open. */
 int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_bound *b, int64_t now);
+/* An open descriptor's file (device and inode; 0 0 where fstat fails), and close(fd) only while fd is still that
+ * file: a fork child may close every descriptor it did not open (a daemon's close-all, no exec) and reuse the
+ * numbers, and the sources' reopen at its second bounded read closed the program's own files by number. */
+struct fc_fd_id {
+	uint64_t dev, ino;
+};
+struct fc_fd_id fc__bound_fd_id(int fd);
+void fc__bound_close(int fd, struct fc_fd_id id);
 void fc__bound_writers_error(const struct stat *st, const char *path, struct fc_bound *b, int64_t now,
 			     const char *else_who);
 /* Could no one but root and the owner of the directory open at dfd have put the socket `base` there (chronyd's

@@ -624,8 +624,7 @@ __attribute__((destructor)) static void chrony_at_exit(void)
 
 void fc__chrony_close(struct fc_chrony *ch)
 {
-	if (ch->fd >= 0)
-		close(ch->fd);
+	fc__bound_close(ch->fd, ch->fd_id); /* and the directory's below: a fork child may have reused the numbers */
 	if (ch->dirfd >= 0 && ch->owner != 0) { /* owner: set once the directory is made (0 in a zeroed struct) */
 		if (ch->owner == (int)getpid()) {
 			char dir[sizeof(ch->local)];
@@ -634,7 +633,8 @@ void fc__chrony_close(struct fc_chrony *ch)
 			live_del(ch->dirfd);
 			remove_local(ch->dirfd, ch->dir_dev, ch->dir_ino, dir);
 		}
-		close(ch->dirfd); /* a fork child's copy: the parent's lock stays with the parent's descriptor */
+		/* a fork child's copy: the parent's lock stays with the parent's descriptor */
+		fc__bound_close(ch->dirfd, (struct fc_fd_id){ch->dir_dev, ch->dir_ino});
 	}
 	ch->fd = -1;
 	ch->dirfd = -1;
@@ -695,12 +695,22 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 			goto fail;
 		}
 		ch->dirfd = open_entry(d0, name); /* never into a mount or through a link swapped in for it */
-		if (ch->dirfd < 0 && (errno == ENOSYS || errno == EPERM)) {
+		if (ch->dirfd < 0) {
+			/* ours, made just now: removed again (rmdir removes an empty directory only: a mount or a link
+			 * swapped in stays, EBUSY or ENOTDIR). A process out of descriptors (EMFILE) used to leave one
+			 * each try, three each open (once a second), in chronyd's directory, and no sweep could take them */
 			e = errno;
 			unlinkat(d0, name, AT_REMOVEDIR);
+		}
+		if (ch->dirfd < 0 && (e == ENOSYS || e == EPERM)) {
 			ch->denied = 2; /* not ours to use safely: the command port instead, this reason kept */
 			fc__bound_error(b, now, "our directory in %.60s is not entered without openat2 (%s)", dir0,
 				       fc__errname(e));
+			goto fail;
+		}
+		if (ch->dirfd < 0 && e != EXDEV && e != ELOOP && e != ENOENT && e != ENOTDIR) {
+			/* not something swapped in for it (a mount, a link, a file) or removed: a new name fails alike */
+			fc__bound_error(b, now, "open our directory in %.60s: %s", dir0, fc__errname(e));
 			goto fail;
 		}
 		/* ours, locked, and still there (another process's sweep may have taken it before the lock) */
@@ -724,6 +734,7 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 	d0 = -1;
 	/* chronyd's user passes through (whatever our umask), cannot list */
 	ch->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	ch->fd_id = fc__bound_fd_id(ch->fd);
 	if (fchmod(ch->dirfd, 0711) != 0 || ch->fd < 0) {
 		fc__bound_error(b, now, "socket(AF_UNIX): %s", fc__errname(errno));
 		goto fail;
@@ -801,6 +812,7 @@ static int udp_open(struct fc_chrony *ch, int v6, struct fc_bound *b, int64_t no
 	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	a6.sin6_addr = in6addr_loopback;
 	ch->fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	ch->fd_id = fc__bound_fd_id(ch->fd);
 	if (ch->fd < 0 || (v6 ? connect(ch->fd, (struct sockaddr *)&a6, sizeof(a6))
 			      : connect(ch->fd, (struct sockaddr *)&a4, sizeof(a4))) != 0) {
 		fc__bound_error(b, now, "chronyd's %s: %s", ch->via_name, fc__errname(errno));
@@ -906,8 +918,7 @@ static int unix_reconnect(struct fc_chrony *ch, struct fc_bound *b, int64_t now)
 static void udp_flip(struct fc_chrony *ch, struct fc_bound *b, int64_t now)
 {
 	int v6 = ch->via == FC_CHRONY_VIA_UDP4;
-	if (ch->fd >= 0)
-		close(ch->fd);
+	fc__bound_close(ch->fd, ch->fd_id);
 	ch->fd = -1;
 	udp_open(ch, v6, b, now);
 }

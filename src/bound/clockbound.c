@@ -118,8 +118,7 @@ int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bo
 
 void fc__cb_close(struct fc_cb *cb)
 {
-	if (cb->fd >= 0)
-		close(cb->fd);
+	fc__bound_close(cb->fd, cb->fd_id);
 	cb->fd = -1;
 	cb->have_snap = 0;
 }
@@ -155,6 +154,7 @@ int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t 
 	}
 	cb->fd = fd;
 	cb->owner = (unsigned)st.st_uid;
+	cb->fd_id = (struct fc_fd_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
 	return 0;
 }
 

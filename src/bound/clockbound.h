@@ -55,6 +55,7 @@ struct fc_cb {
 	int64_t checked_at;      /* CLOCK_MONOTONIC_COARSE when a stale segment's path was last checked for a new
 				  * file (a restarted daemon's) */
 	unsigned owner;          /* its owner at open (uid): owner and mode re-checked at each new snapshot */
+	struct fc_fd_id fd_id;   /* fd's file: closed only while fd is still it (fc__bound_close) */
 };
 /* Open `path` read-only (fc__bound_open_file: a regular file root or its directory's owner wrote), validating
  * the header as ClockBound's client does. Returns 0, or -1 with b->last_error set (the path and what was wrong:

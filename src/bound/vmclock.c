@@ -65,8 +65,7 @@ void fc__vmc_close(struct fc_vmc *v)
 	if (v->map)
 		munmap((void *)v->map, v->maplen);
 	v->map = NULL;
-	if (v->fd >= 0)
-		close(v->fd);
+	fc__bound_close(v->fd, v->fd_id);
 	v->fd = -1;
 }
 
@@ -159,6 +158,7 @@ int fc__vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t
 		return -1;
 	} else {
 		v->fd = fd;
+		v->fd_id = (struct fc_fd_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
 	}
 	for (int i = 0; i < (v->map ? VMC_TRIES : VMC_FILE_TRIES) && r == 1; i++)
 		r = vmc_copy(v, page, why, sizeof(why));

@@ -66,6 +66,7 @@ struct fc_vmc {
 	const uint8_t *map; /* the device's page, mapped read-only (read under seq_count only); or NULL */
 	size_t maplen;
 	int fd;             /* a regular file at the path: read with pread at each poll (never mapped); or -1 */
+	struct fc_fd_id fd_id; /* its file: closed only while fd is still it (fc__bound_close) */
 	struct fc_vmc_snap snap;
 	int have_snap;
 	uint64_t marker_seen;

@@ -809,6 +809,50 @@ def t_report_validates_against_schema():
         assert "Traceback" not in p.stderr
 
 
+def t_report_matplotlib_cache_is_never_anothers():
+    """With a home it cannot write (a service user, nobody, ProtectHome=) the report gave matplotlib a fixed shared
+    cache directory, $TMPDIR/fastclock-mpl: another user could make it first, world-writable, with a matplotlibrc
+    (read as ours: it restyles every picture) and a symbolic link where matplotlib writes its font cache (written
+    through, onto any file of ours: root's run overwrote root's file). Such directories, by that name or by the
+    per-user one, are neither written into nor followed; the one the run uses is ours alone."""
+    import shutil
+    from matplotlib import font_manager
+
+    tmp = os.path.join(A.work, "tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    os.chmod(tmp, 0o1777)
+    victim = os.path.join(A.work, "victim")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    planted = {}
+    for name in ("fastclock-mpl", f"fastclock-mpl-{os.geteuid()}"):
+        d = os.path.join(tmp, name)
+        os.mkdir(d)
+        os.chmod(d, 0o777)
+        os.symlink(victim, os.path.join(d, f"fontlist-v{font_manager.FontManager.__version__}.json"))
+        with open(os.path.join(d, "matplotlibrc"), "w") as f:
+            f.write("axes.facecolor: ff0000\n")
+        if os.geteuid() == 0:
+            for p in [d] + [os.path.join(d, e) for e in os.listdir(d)]:
+                os.lchown(p, 65534, 65534)
+        planted[d] = sorted(os.listdir(d))
+    out = os.path.join(A.work, "out")
+    run(["report", os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json"), "-o", out],
+        env={"FASTCLOCK_PYTHON": sys.executable, "TMPDIR": tmp, "HOME": "/nonexistent"})
+    with open(victim) as f:
+        assert f.read() == "precious\n", "matplotlib's font cache was written through another user's link"
+    for d, was in planted.items():
+        assert sorted(os.listdir(d)) == was, (d, "written into", sorted(os.listdir(d)))
+    for e in os.listdir(tmp):
+        p = os.path.join(tmp, e)
+        if p in planted:
+            continue
+        st = os.lstat(p)
+        assert os.path.isdir(p) and not os.path.islink(p) and st.st_uid == os.geteuid() and not st.st_mode & 0o077, \
+            (e, oct(st.st_mode), st.st_uid)
+
+
 TESTS = {name[2:]: fn for name, fn in globals().items() if name.startswith("t_") and callable(fn)}
 
 

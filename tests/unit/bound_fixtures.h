@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
@@ -24,6 +25,23 @@
 namespace {
 
 constexpr int64_t MS = 1000000, SEC = 1000000000;
+
+// Runs body in a forked child (which leaves with _exit: nothing of the parent's is undone) and says how it ended: 0
+// (no gtest failure there), 1 (one), 77 (body asked to be skipped: _exit(77)), else 1000 + the wait status.
+template <class F> int forked(F body)
+{
+	fflush(nullptr);
+	pid_t p = fork();
+	if (p == 0) {
+		body();
+		fflush(nullptr);
+		_exit(::testing::Test::HasFailure() ? 1 : 0);
+	}
+	int st = 0;
+	if (waitpid(p, &st, 0) != p)
+		return 1000;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + st;
+}
 
 inline std::string tmpdir()
 {

@@ -10,12 +10,15 @@
  *   fc_probe demote                 clocksource changes from tsc at run time: followed, no backward step
  *   fc_probe fork                   a child after fork() reads correct time
  *   fc_probe fork-updater           the updater thread is restarted in the child
+ *   fc_probe fork-close-all         a child that closes every descriptor and reuses the numbers (a daemon's
+ *                                   close-all, no exec): the keeper neither spins nor reads, writes or closes them
  *   fc_probe timens OFFSET_S        inside a new time namespace with monotonic offset, mono follows it
  *   fc_probe first-call             the first call initialises in well under 1 ms (prints the figure)
  *   fc_probe first-ms               reads of the first 3 ms, across the switch to the counter, agree with the kernel
  *   fc_probe step-notify            a step notification wakes the updater and re-anchors at once
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -23,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -133,6 +137,143 @@ static int child_status(pid_t pid)
 	if (waitpid(pid, &st, 0) < 0)
 		return 1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/* The keeper's descriptors in this process (the readlink of /proc/self/fd/N names an eventfd or a timerfd). */
+static int keeper_fds(int *fds, int max)
+{
+	int n = 0;
+	for (int fd = 3; fd < 1024 && n < max; fd++) {
+		char path[32], what[64];
+		ssize_t r;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		r = readlink(path, what, sizeof(what) - 1);
+		if (r > 0 && (what[r] = 0, !strcmp(what, "anon_inode:[eventfd]") || !strcmp(what, "anon_inode:[timerfd]")))
+			fds[n++] = fd;
+	}
+	return n;
+}
+
+static uint64_t reanchors(void)
+{
+	struct fc_status st;
+	fc_status(&st);
+	return st.reanchors;
+}
+
+/* A fork child (the keeper restarted in it by the library's fork handler) that closes every descriptor it did
+ * not open and reuses the numbers: a pipe's read end under each of the keeper's eventfd and timerfd, 40 bytes
+ * waiting in each. The keeper used to poll them (woken without end: 187930 re-anchors in 0.2 s against 267, a CPU
+ * at 100 %), read the program's bytes 8 at a time from the timerfd's number, and fc_updater_stop wrote 8 bytes
+ * into the eventfd's and drained it. Counted, not timed: re-anchors against the keeper's own schedule (one per
+ * 3/4 period) over what CLOCK_MONOTONIC says passed, ten times over; and the keeper's CPU per sleep (the kernel's
+ * schedstat and voluntary switches of its thread): a keeper works a few us a wake-up, and a spin never sleeps, so
+ * once it has had 1 ms of CPU without 1 sleep per 200 us of it, it spins (the keeper of a kernel-backend clock
+ * spins without re-anchoring, and one the machine starves gets little CPU: the count alone missed it 2 runs in 4).
+ * A busy machine lowers both, never raises them. */
+static int thread_cpu(pid_t tid, int64_t *cpu_ns, int64_t *sleeps)
+{
+	char path[64], buf[4096];
+	long long run = 0, vol = -1;
+	FILE *f;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+	if (!(f = fopen(path, "r")) || fscanf(f, "%lld", &run) != 1) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "voluntary_ctxt_switches: %lld", &vol) == 1)
+			break;
+	fclose(f);
+	*cpu_ns = run, *sleeps = vol;
+	return vol < 0 ? -1 : 0;
+}
+
+static pid_t other_thread(void)
+{
+	pid_t self = (pid_t)syscall(SYS_gettid), other = 0;
+	DIR *d = opendir("/proc/self/task");
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (atoi(e->d_name) > 0 && atoi(e->d_name) != self)
+			other = atoi(e->d_name);
+	if (d)
+		closedir(d);
+	return other;
+}
+
+static int mode_fork_close_all(void)
+{
+	static const char msg[40] = "the program's own data, 40 bytes long.";
+	const int64_t period = 1000000;
+	pid_t pid;
+	int64_t c0, w0;
+	if (fc_updater_start(period) != 0)
+		return fail("fc_updater_start", errno, 0);
+	c0 = fc_mono_coarse_ns(), w0 = kns(CLOCK_MONOTONIC); /* fork once the keeper runs its loop (fork-updater) */
+	while (fc_mono_coarse_ns() == c0 && kns(CLOCK_MONOTONIC) - w0 < 2000000000LL)
+		sched_yield();
+	pid = fork();
+	if (pid == 0) {
+		int fds[8], rd[8], wr[8], n;
+		uint64_t r0 = reanchors(), r1;
+		int64_t t0 = kns(CLOCK_MONOTONIC), t1, cpu0 = 0, cpu1 = 0, sl0 = 0, sl1 = 0;
+		pid_t keeper;
+		struct timespec nap = {0, 50000000};
+		while (reanchors() < r0 + 4 && kns(CLOCK_MONOTONIC) - t0 < 2000000000LL) /* the child's keeper runs */
+			sched_yield();
+		n = keeper_fds(fds, 8);
+		if (n < 2)
+			_exit(fail("the keeper's eventfd and timerfd not found in /proc/self/fd", n, 2));
+		for (int fd = 3; fd < 1024; fd++) /* the daemon's close-all (stdio kept) */
+			close(fd);
+		for (int i = 0; i < n; i++) {
+			int p[2];
+			if (pipe(p) != 0)
+				_exit(fail("pipe", errno, 0));
+			rd[i] = fcntl(p[0], F_DUPFD, 200), wr[i] = fcntl(p[1], F_DUPFD, 200);
+			close(p[0]), close(p[1]);
+			if (dup2(rd[i], fds[i]) != fds[i] || write(wr[i], msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+				_exit(fail("dup2 or write", errno, fds[i]));
+			close(rd[i]);
+			fcntl(fds[i], F_SETFL, O_NONBLOCK);
+		}
+		keeper = other_thread();
+		r0 = reanchors(), t0 = kns(CLOCK_MONOTONIC);
+		if (keeper <= 0 || thread_cpu(keeper, &cpu0, &sl0) != 0)
+			keeper = 0; /* no schedstat here: the count alone */
+		/* the nap: 50 ms, longer (up to 1 s) while a keeper that has not slept has had less than 1 ms of CPU */
+		do {
+			nanosleep(&nap, NULL);
+			t1 = kns(CLOCK_MONOTONIC);
+			if (keeper && thread_cpu(keeper, &cpu1, &sl1) != 0)
+				keeper = 0;
+		} while (keeper && sl1 == sl0 && cpu1 - cpu0 < 1000000 && t1 - t0 < 1000000000LL);
+		r1 = reanchors();
+		if (r1 - r0 > (uint64_t)(10 * ((t1 - t0) / (period * 3 / 4) + 2)))
+			_exit(fail("the keeper woke without end on the program's descriptors: re-anchors in the time",
+				   (long long)(r1 - r0), (t1 - t0) / 1000));
+		if (keeper && cpu1 - cpu0 >= 1000000 && cpu1 - cpu0 > 200000 * (sl1 - sl0))
+			_exit(fail("the keeper spun on the program's descriptors: its CPU ns against its sleeps",
+				   cpu1 - cpu0, sl1 - sl0));
+		if (fc_updater_stop() != 0)
+			_exit(fail("fc_updater_stop", errno, 0));
+		for (int i = 0; i < n; i++) {
+			char buf[64];
+			ssize_t r = read(fds[i], buf, sizeof(buf));
+			if (r != (ssize_t)sizeof(msg) || memcmp(buf, msg, sizeof(msg)) != 0)
+				_exit(fail("the program's pipe under the keeper's old descriptor lost or gained bytes: read",
+					   (long long)r, fds[i]));
+		}
+		_exit(0);
+	}
+	if (child_status(pid))
+		return 1;
+	return fc_updater_stop() != 0 ? fail("fc_updater_stop", errno, 0) : 0;
 }
 
 static int mode_demote(void)
@@ -295,6 +436,8 @@ int main(int argc, char **argv)
 			return 1;
 		return fc_updater_stop() != 0 ? fail("fc_updater_stop", errno, 0) : 0;
 	}
+	if (!strcmp(mode, "fork-close-all"))
+		return mode_fork_close_all();
 	if (!strcmp(mode, "timens") && argc > 2)
 		return mode_timens(atoll(argv[2]));
 	if (!strcmp(mode, "first-call")) {

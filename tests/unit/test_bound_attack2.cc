@@ -96,20 +96,14 @@ bool asked(const std::string &path, const Listener &l, std::string *err)
 // child's gtest failures are its exit status. Skips where namespaces cannot be made.
 template <class F> void in_namespaces(F body)
 {
-	fflush(nullptr);
-	pid_t p = fork();
-	if (p == 0) {
+	int r = forked([&] {
 		if (!private_loopback(CLONE_NEWNS) || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
 			_exit(77);
 		body();
-		fflush(nullptr);
-		_exit(::testing::Test::HasFailure() ? 1 : 0);
-	}
-	int st = 0;
-	ASSERT_EQ(waitpid(p, &st, 0), p);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+	});
+	if (r == 77)
 		GTEST_SKIP() << "no namespaces or no other user here";
-	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "child status " << st;
+	EXPECT_EQ(r, 0) << "child status";
 }
 
 // Runs victim() in a child process whose openat and openat2 calls each wait, under a seccomp filter's user

@@ -30,6 +30,7 @@ JSON, does not match docs/bench.schema.json, or the output directory cannot be m
 written could not be printed (standard output closed or full).
 """
 import argparse
+import atexit
 import base64
 import csv
 import html
@@ -37,13 +38,40 @@ import io
 import json
 import math
 import os
+import shutil
+import stat
 import statistics
 import sys
+import tempfile
+
+
+def private_mpl_dir():
+    """A matplotlib cache directory no other user can have made or can write: $TMPDIR/fastclock-mpl-<euid>, ours
+    and 0700, else a fresh one. A fixed shared name ($TMPDIR/fastclock-mpl) let any user make it first: matplotlib
+    read their matplotlibrc, and wrote its font cache through their symbolic link onto any file of ours."""
+    d = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"fastclock-mpl-{os.geteuid()}")
+    try:
+        os.mkdir(d, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return fresh_dir()
+    st = os.lstat(d)
+    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o077:
+        return d
+    return fresh_dir()
+
+
+def fresh_dir():
+    d = tempfile.mkdtemp(prefix="fastclock-mpl-")
+    atexit.register(shutil.rmtree, d, ignore_errors=True)
+    return d
+
 
 # Headless and no writes to $HOME: a private matplotlib cache when the default one is not writable.
 os.environ.setdefault("MPLBACKEND", "Agg")
 if not os.access(os.path.expanduser("~"), os.W_OK):
-    os.environ.setdefault("MPLCONFIGDIR", os.path.join(os.environ.get("TMPDIR", "/tmp"), "fastclock-mpl"))
+    os.environ.setdefault("MPLCONFIGDIR", private_mpl_dir())
 
 DPI = 100
 WIDTH_PX = 1200
