@@ -17,11 +17,11 @@
  * serves reads at first, while the next slow paths check that the counter may be trusted and measure its rate
  * over 1 ms; then the counter takes over, never below a value already returned. What each first call of a
  * process costs (docs/PERFORMANCE.md, "Start-up: every function's first call", has the figures; "here": medians
- * of fresh processes on its 2-core VM, where the vDSO's own first clock_gettime took 5 us back to back and
- * 8 us started alone, 2 s apart):
- *   precise, relaxed, drop-ins, helpers: one kernel read (and the library's initialisation: the environment);
- *             no system call, no file, no page fault but the vDSO's own: 7-8 us back to back and 12-14 us
- *             alone here, 1.4-1.5x the vDSO's first call back to back and 1.5-1.7x alone;
+ * of fresh processes on its 2-core VM, where the vDSO's own first clock_gettime took 6 us back to back and
+ * 9 us started alone, 2 s apart):
+ *   precise, relaxed, drop-ins, helpers: one kernel read (and the library's initialisation: one pass over the
+ *             environment); no system call, no file, no page fault but the vDSO's own: 6.5-9 us back to back and
+ *             10-13 us alone here, 1.1-1.5x the vDSO's first call both ways;
  *   coarse: one precise read, the same cost (coarse reads of the first millisecond are precise reads; the first
  *             one 1 ms or more after the first starts the updater thread, once);
  *   fc_ticks, fc_ticks_relaxed: one kernel read on x86-64 (a capture before the counter's trust check is
@@ -37,8 +37,8 @@
  *             and promises nothing (status UNKNOWN, "no source read yet": the kernel's NTP state alone could not
  *             say SYNCHRONIZED before chronyd, a ClockBound segment and VMClock are asked), and its next bound opens
  *             the sources (a fixed handful of files, chronyd's socket; its reply never waited for). No system
- *             call: 7-8.5 us back to back and 13-15 us alone here, 1.5-1.6x the vDSO's first call back to back
- *             and 1.6-1.9x alone (it was 40-48 us, 7 system calls). That next bound costs ~37 us here, once.
+ *             call: 6.5-8 us back to back and 10-12 us alone here, 1.1-1.35x the vDSO's first call both
+ *             ways (it was 40-48 us, 7 system calls). That next bound costs ~37 us here, once.
  *             fc_commit_wait with time left asks again at once, so its first call also opens the sources; a
  *             source named by FASTCLOCK_BOUND_SOURCE is opened by the first call, as asked;
  *   fc_init() and fc_status(): finish the start-up at once (~1 ms: the rate's measurement) and open the bound
