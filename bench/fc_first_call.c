@@ -9,6 +9,9 @@
  *                              for N ms (default 3000) and prints how old each value was: p50 p99 p99.9 max, us
  *   fc_first_call coarse-cost [N]   what a coarse read that checked its own age would cost (see coarse_cost)
  *   fc_first_call coarse-gap [TICKS]   how old the kernel's coarse clock is when it has just moved (coarse_gap)
+ *   fc_first_call keeper-start [N]   how old the coarse clocks get while the updater thread starts: N starts by a
+ *                              thread mid-slice (run it on one CPU: taskset -c 0), each followed by 5 ms of coarse
+ *                              reads (keeper_start)
  *   fc_first_call wake-late [N] [slice]   not fastclock: what an ordinary (SCHED_OTHER) keeper gets from the
  *                              scheduler beside a coarse-only program's spinning reader (wake_late)
  *   fc_first_call time bounded-syscalls   not a fastclock call: the system calls a bounded first call made
@@ -280,10 +283,48 @@ static int wake_late(long n, int slice)
 	return 0;
 }
 
+/* keeper-start: N times, the thread spins 7-11 ms reading fc_mono_ns (so it is somewhere in its slice), starts the updater with
+ * fc_updater_start(0), reads fc_mono_coarse_ns for 5 ms, each read bracketed by CLOCK_MONOTONIC (brackets over
+ * 10 us dropped: this thread was preempted), and stops it. Prints the largest age of each start's 5 ms: median
+ * and max over the N, and how many were over 1.1 ms. On one CPU (taskset -c 0) the new thread shares this
+ * thread's CPU: when it first runs is the scheduler's to say (src/updater.c, lend_short_slice). */
+static int keeper_start(long n)
+{
+	int64_t *worst = calloc((size_t)(n > 0 ? n : 1), sizeof(*worst));
+	long over = 0;
+	if (!worst || n <= 0)
+		return 2;
+	for (long i = 0; i < n; i++) {
+		const int64_t spin_until = kns(CLOCK_MONOTONIC) + 7000000 + (i * 313000) % 4000000;
+		int64_t end;
+		while (kns(CLOCK_MONOTONIC) < spin_until)
+			fcf_sink += fc_mono_ns(); /* a program reading the clock: its hand is current */
+		if (fc_updater_start(0) != 0)
+			return 1;
+		end = kns(CLOCK_MONOTONIC) + 5000000;
+		for (;;) {
+			const int64_t a = kns(CLOCK_MONOTONIC), v = fc_mono_coarse_ns(), b = kns(CLOCK_MONOTONIC);
+			if (b > end)
+				break;
+			if (b - a < 10000 && a - v > worst[i])
+				worst[i] = a - v;
+		}
+		fc_updater_stop();
+		over += worst[i] > 1100000;
+	}
+	qsort(worst, (size_t)n, sizeof(*worst), cmp64);
+	printf("keeper-start: %ld starts; the coarse clock's largest age in the 5 ms after each, us: median %.0f max %.0f; "
+	       "over 1.1 ms: %ld\n", n, worst[n / 2] / 1e3, worst[n - 1] / 1e3, over);
+	free(worst);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "wake-late"))
 		return wake_late(argc >= 3 ? atol(argv[2]) : 4000, argc >= 4 && !strcmp(argv[3], "slice"));
+	if (argc >= 2 && !strcmp(argv[1], "keeper-start"))
+		return keeper_start(argc >= 3 ? atol(argv[2]) : 40);
 	if (argc >= 2 && !strcmp(argv[1], "coarse-cost"))
 		return coarse_cost(argc >= 3 ? atol(argv[2]) : 100000000);
 	if (argc >= 2 && !strcmp(argv[1], "coarse-gap"))
@@ -299,6 +340,6 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"usage: fc_first_call time NAME | stale CLOCK [--ms N] | coarse-cost [N] | coarse-gap [TICKS] | "
-		"wake-late [N] [slice] | list\n");
+		"keeper-start [N] | wake-late [N] [slice] | list\n");
 	return 2;
 }

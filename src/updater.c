@@ -37,6 +37,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -230,18 +231,45 @@ static void coarse_first(struct fc_clock *c, int checked)
 #ifndef SYS_sched_setattr
 #define SYS_sched_setattr 314 /* x86-64; the aarch64 headers all define it */
 #endif
+#ifndef SYS_sched_getattr
+#define SYS_sched_getattr 315
+#endif
 #define KEEPER_SLICE_NS 100000 /* the kernel's minimum */
+#define SCHED_FLAG_RESET_ON_FORK_ 0x01
+struct sched_attr_v0 { /* SCHED_ATTR_SIZE_VER0 (48 bytes): without the utilization clamps, which stay as they are */
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+};
+
 static void short_slice(void)
 {
-	struct {
-		uint32_t size, policy;
-		uint64_t flags;
-		int32_t nice;
-		uint32_t priority;
-		uint64_t runtime, deadline, period;
-	} attr = {sizeof(attr), 0 /* SCHED_OTHER */, 0, 0, 0, KEEPER_SLICE_NS, 0, 0};
+	struct sched_attr_v0 attr = {sizeof(attr), 0 /* SCHED_OTHER */, 0, 0, 0, KEEPER_SLICE_NS, 0, 0};
 	attr.nice = getpriority(PRIO_PROCESS, 0); /* keep the thread's nice value (inherited from its creator) */
 	(void)syscall(SYS_sched_setattr, 0, &attr, 0);
+}
+
+/* A new thread first runs when the scheduler lets it: created by a thread mid-slice on a CPU it shares (the
+ * other busy), an ordinary keeper waited for that thread's tick, 2 ms on average and up to 4 ms (HZ 250;
+ * perf sched timehist: 3.5-3.9 ms "sch delay" at its first run, the coarse clocks as old meanwhile). A thread
+ * inherits its creator's slice, and a woken task with a shorter slice than the running one's preempts it: so
+ * the creator takes the keeper's slice across pthread_create (then the new thread first ran 15 us after it on
+ * average, 57 us at worst, against 2.1 ms and 4.0 ms: 40 creations each on one CPU). Only an ordinary thread
+ * (SCHED_OTHER) with a longer slice; its own attributes are put back after (as sched_getattr reported them: a
+ * slice that followed the kernel's default is then a custom one of the same length). Returns whether to. */
+static int lend_short_slice(struct sched_attr_v0 *saved)
+{
+	struct sched_attr_v0 attr;
+	if (syscall(SYS_sched_getattr, 0, saved, sizeof(*saved), 0) != 0 || saved->policy != 0 /* SCHED_OTHER */ ||
+	    saved->runtime <= KEEPER_SLICE_NS)
+		return 0;
+	saved->size = sizeof(*saved);
+	saved->flags &= SCHED_FLAG_RESET_ON_FORK_; /* the only flag to give back: no clamp, no keep-* */
+	attr = *saved;
+	attr.runtime = KEEPER_SLICE_NS;
+	return syscall(SYS_sched_setattr, 0, &attr, 0) == 0;
 }
 
 /* Where the process may (root, CAP_SYS_NICE, or RLIMIT_RTPRIO >= 1), the keeper runs SCHED_FIFO at the lowest
@@ -265,7 +293,18 @@ static void *updater_main(void *arg)
 	int fd = open_step_fd(), wake = u_wake_fd >= 0;
 	int64_t next = mono_now(), slack_for = 0;
 	(void)arg;
+	prctl(PR_SET_NAME, "fastclock", 0, 0, 0); /* its name in top -H, ps -L, perf sched */
 	keeper_priority();
+	/* The first value, stored here rather than by the thread that created this one: a new thread first runs
+	 * when the scheduler lets it (up to a tick later, 4 ms at HZ 250: lend_short_slice), and a value stored at
+	 * its creation would have been that old meanwhile. Until this store coarse reads are precise reads;
+	 * u_starting, set from before the value is taken until it is stored (seq_cst: fc__coarse_init's check after
+	 * a precise read pairs with it), keeps them from returning a precise value above it. */
+	t_starting = 1;
+	__atomic_store_n(&u_starting, 1, __ATOMIC_SEQ_CST);
+	coarse_first(c, __atomic_load_n(&u_checked, __ATOMIC_RELAXED));
+	__atomic_store_n(&u_starting, 0, __ATOMIC_RELEASE);
+	t_starting = 0;
 	__atomic_store_n(&c->step_notifier, fd >= 0, __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&u_stop, __ATOMIC_RELAXED)) {
 		const int64_t up = __atomic_load_n(&u_period_ns, __ATOMIC_RELAXED);
@@ -311,13 +350,15 @@ static void *updater_main(void *arg)
  * fc__pub.coarse_mono, one load per coarse read; otherwise (not permitted, or FASTCLOCK_UPDATER_RT=0) the
  * keeper can be held off a CPU for tens of ms on a busy machine, so it keeps coarse_kept and every coarse read
  * takes the larger of that and the kernel's coarse clock (fc__coarse_init): never staler than the kernel's.
- * The first value is stored after the thread exists (so in its mode's location), by this thread; the keeper's
- * own stores are raises, which leave 0 alone. u_starting is set from before that value is taken until it is
- * stored (seq_cst: fc__coarse_init's check after a precise read pairs with it), so no coarse read returns a
- * precise value above that first value; it is not set across pthread_create (a coarse read would wait for it). */
+ * The thread stores the first value itself (updater_main: so in its mode's location, and as fresh as its
+ * first run); its later stores are raises, which leave 0 alone. Until then coarse reads are precise reads.
+ * u_starting is never set across pthread_create (a coarse read waits while it is set, and glibc's
+ * pthread_create takes locks, its stack cache's, the loader's, malloc's, that the thread a signal handler's
+ * coarse read interrupted may hold: that read would wait for a start waiting for it). */
 static int start_locked(int64_t period_ns)
 {
-	int rc, checked = 1;
+	int rc;
+	sigset_t all, was_mask;
 	struct fc_clock *c = fc__global_clock();
 	t_starting = 1;
 	__atomic_store_n(&u_period_ns, period_ns, __ATOMIC_RELAXED); /* 0: follow the clock's period */
@@ -330,6 +371,10 @@ static int start_locked(int64_t period_ns)
 		else if (u_wake_fd >= 0)
 			close(u_wake_fd), u_wake_fd = -1;
 	}
+	/* The thread starts with every signal blocked (it inherits this mask): a signal sent to the process is then
+	 * handled by one of the program's threads, never by the keeper in the middle of its work. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &was_mask);
 	rc = EPERM;
 	if (c->updater_rt) {
 		pthread_attr_t a;
@@ -342,24 +387,22 @@ static int start_locked(int64_t period_ns)
 				rc = pthread_create(&u_thread, &a, updater_main, NULL);
 			pthread_attr_destroy(&a);
 		}
-		checked = rc != 0;
 	}
 	if (rc != 0) { /* not permitted (EPERM), or FASTCLOCK_UPDATER_RT=0: an ordinary thread, checked */
+		struct sched_attr_v0 saved;
+		const int lent = lend_short_slice(&saved);
 		__atomic_store_n(&u_checked, 1, __ATOMIC_RELAXED);
 		rc = pthread_create(&u_thread, NULL, updater_main, NULL);
+		if (lent)
+			(void)syscall(SYS_sched_setattr, 0, &saved, 0);
 	}
+	pthread_sigmask(SIG_SETMASK, &was_mask, NULL);
 	if (rc == 0) {
-		/* Only now, not across pthread_create: a coarse read waits while u_starting is set, and glibc's
-		 * pthread_create takes locks (its stack cache's, the loader's, malloc's) that the thread a signal
-		 * handler's coarse read interrupted may hold: that read would wait for a start waiting for it. */
-		__atomic_store_n(&u_starting, 1, __ATOMIC_SEQ_CST);
-		coarse_first(c, checked);
-		set_running(1);
+		set_running(1); /* the thread stores the first value itself (updater_main) */
 	} else { /* nobody keeps them (a fork child's locations may hold its parent's values) */
 		__atomic_store_n(&c->pub->coarse_mono, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->coarse_kept, 0, __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(&u_starting, 0, __ATOMIC_RELEASE);
 	t_starting = 0;
 	if (rc != 0) {
 		errno = rc;

@@ -497,17 +497,72 @@ static void *fifo_probe(void *arg)
 	return NULL;
 }
 
+/* The calling thread's scheduling attributes (SCHED_ATTR_SIZE_VER0). */
+struct k_attr {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+};
+static int k_getattr(struct k_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	return (int)syscall(SYS_sched_getattr, 0, a, sizeof(*a), 0);
+}
+
+/* The keeper (the thread named "fastclock"): every signal a thread can block is blocked there, so a signal sent
+ * to the process runs its handler on one of the program's threads. 1 if so; its SigBlk line into blk. */
+static int keeper_blocks_signals(const char *tid, char *blk, size_t n)
+{
+	char path[300], buf[256];
+	int named = 0, all = 0;
+	FILE *f;
+	snprintf(path, sizeof(path), "/proc/self/task/%s/status", tid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(buf, sizeof(buf), f)) {
+		if (!strncmp(buf, "Name:", 5))
+			named = strstr(buf, "fastclock") != NULL;
+		if (!strncmp(buf, "SigBlk:", 7)) {
+			unsigned long long m = strtoull(buf + 7, NULL, 16);
+			snprintf(blk, n, "%.40s", buf + 7);
+			/* 1-31 (bit sig-1) except SIGKILL and SIGSTOP, which nothing blocks; and SIGRTMAX (64) */
+			all = (m & 0x7ffbfeffULL) == 0x7ffbfeffULL && (m >> 63) == 1;
+		}
+	}
+	fclose(f);
+	return named ? all : -1;
+}
+
 static int keeper_policy(void)
 {
 	const char *rt = getenv("FASTCLOCK_UPDATER_RT");
-	int may = 0, n = 0, n_fifo = 0;
+	int may = 0, n = 0, n_fifo = 0, n_named = 0;
+	struct k_attr before, after;
 	pthread_t th;
 	DIR *d;
 	struct dirent *e;
 	if (pthread_create(&th, NULL, fifo_probe, &may) != 0 || pthread_join(th, NULL) != 0)
 		return 2;
+	/* A slice of this thread's own (EEVDF, Linux 6.12+), which the keeper's start lends and gives back */
+	if (k_getattr(&before) == 0 && before.policy == SCHED_OTHER && before.runtime != 0) {
+		before.size = sizeof(before);
+		before.runtime = 3000000;
+		if (syscall(SYS_sched_setattr, 0, &before, 0) != 0 || k_getattr(&before) != 0)
+			before.runtime = 0;
+	} else {
+		before.runtime = 0; /* the kernel does not say: not checked */
+	}
 	if (fc_updater_start(0) != 0) {
 		perror("fc_first_check: fc_updater_start");
+		return 1;
+	}
+	if (before.runtime != 0 && (k_getattr(&after) != 0 || after.policy != before.policy ||
+				    after.nice != before.nice || after.runtime != before.runtime)) {
+		fprintf(stderr, "fc_first_check: starting the keeper left this thread's policy %u nice %d slice %llu ns, "
+				"was %u %d %llu\n", after.policy, after.nice, (unsigned long long)after.runtime, before.policy,
+			before.nice, (unsigned long long)before.runtime);
 		return 1;
 	}
 	/* Judged by the keeper's progress, not by time: it sets its policy before its first wake-up's stores, so
@@ -524,6 +579,15 @@ static int keeper_policy(void)
 		FILE *f;
 		if (e->d_name[0] == '.' || atoi(e->d_name) == getpid())
 			continue;
+		{
+			char blk[64] = "";
+			const int b = keeper_blocks_signals(e->d_name, blk, sizeof(blk));
+			n_named += b >= 0;
+			if (b == 0) {
+				fprintf(stderr, "fc_first_check: the keeper's blocked signals are %s", blk);
+				return 1;
+			}
+		}
 		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
 		if ((f = fopen(path, "r")) == NULL)
 			continue;
@@ -549,9 +613,15 @@ static int keeper_policy(void)
 		 * kept) for a real-time keeper; checked reads (it stays 0) otherwise. */
 		const int one_load = __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) != 0;
 		printf("keeper-policy: %d other thread(s), %d of them SCHED_FIFO, expected %d (this process %s SCHED_FIFO; "
-		       "FASTCLOCK_UPDATER_RT=%s); coarse reads %s\n",
+		       "FASTCLOCK_UPDATER_RT=%s); coarse reads %s; %d named fastclock, every signal blocked there; "
+		       "this thread's slice %s\n",
 		       n, n_fifo, want, may ? "may run" : "may not run", rt ? rt : "unset",
-		       one_load ? "one load" : "checked against the kernel's coarse clock");
+		       one_load ? "one load" : "checked against the kernel's coarse clock", n_named,
+		       before.runtime ? "as it was (3 ms)" : "not reported by this kernel");
+		if (n_named != 1) {
+			fprintf(stderr, "fc_first_check: %d threads named fastclock, expected 1 (the keeper)\n", n_named);
+			return 1;
+		}
 		if (n < 1 || n_fifo != want) {
 			fprintf(stderr, "fc_first_check: %d SCHED_FIFO thread(s) beside the main one, expected %d (the keeper)\n",
 				n_fifo, want);
