@@ -522,7 +522,11 @@ FC_API int fc_set_period_ns(int64_t period_ns);
  * max(period_ns, 50 us) old. Readers then never take the slow path where period_ns is at most the clock's period
  * and at least 67 us (at shorter periods they re-anchor between its wake-ups, as they do without it). A coarse read
  * 1 ms or more after the process's first starts it by itself (unless FASTCLOCK_UPDATER=off); fc_updater_start()
- * then takes it over and sets its period (used from its next wake-up). In a child after fork() it is started again at once. Returns 0, or -1 with errno (EINVAL:
+ * then takes it over and sets its period (used from its next wake-up). In a child after fork() it is started again
+ * at once. The thread is named "fastclock", runs with every signal blocked (a signal sent to the process is
+ * handled by the program's threads), and stores the coarse clocks' first value at its own first run (until then
+ * coarse reads are precise reads); the thread that starts it lends it its EEVDF slice across pthread_create so
+ * it runs soon, and gets its own back. Returns 0, or -1 with errno (EINVAL:
  * bad period; EALREADY: already started by fc_updater_start; or pthread_create's error).
  * fc_updater_stop() joins it and keeps coarse reads from starting it again (they then return precise
  * values); returns 0, or -1/ESRCH if none runs. */
