@@ -235,6 +235,36 @@ static double cost_of(void (*batch)(long n), clockid_t id)
 	return bench_batch_median(batch, VDSO_CALLS, VDSO_BATCHES);
 }
 
+/* The keeper's policy once it has run: -1 while no thread of this process is named "fastclock" (src/updater.c
+ * names it at its first run), else 1 if it runs SCHED_FIFO, 0 if not. /proc/self/task: this process's few
+ * threads (field 41 of stat is the policy). */
+static int keeper_fifo(void)
+{
+	int found = -1;
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/task");
+	while (d && found < 0 && (e = readdir(d)) != NULL) {
+		char path[300], buf[512], *p;
+		FILE *f;
+		int field = 2;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/stat", e->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && strstr(buf, "(fastclock)") && (p = strrchr(buf, ')')) != NULL)
+			for (char *q = p + 1; *q; q++)
+				if (*q == ' ' && ++field == 41) {
+					found = atoi(q + 1) == 1 /* SCHED_FIFO */;
+					break;
+				}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 static void measure_vdso(struct info *in)
 {
 	static const struct {
@@ -275,7 +305,16 @@ static void measure_vdso(struct info *in)
 	in->coarse_checked = -1;
 	in->fc_coarse_cost_ns = NAN;
 	if (fc_updater_start(0) == 0) {
-		in->coarse_checked = __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) == 0;
+		/* The keeper stores its first value at its own first run, which comes when the scheduler lets it: wait
+		 * for it to have run (named, and a FIFO one's value kept), 1 s at most. */
+		int fifo = -1;
+		for (int i = 0; i < 10000 && ((fifo = keeper_fifo()) < 0 ||
+					      (fifo && __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) == 0));
+		     i++) {
+			const struct timespec ts = {0, 100000};
+			nanosleep(&ts, NULL);
+		}
+		in->coarse_checked = fifo < 0 ? -1 : __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) == 0;
 		in->fc_coarse_cost_ns = cost_of(fcb_batch_fc_coarse, 0);
 		fc_updater_stop();
 	}
