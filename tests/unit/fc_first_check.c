@@ -565,8 +565,11 @@ static int keeper_policy(void)
 			before.nice, (unsigned long long)before.runtime);
 		return 1;
 	}
-	/* Judged by the keeper's progress, not by time: it sets its policy before its first wake-up's stores, so
-	 * once the coarse value has moved twice it has. */
+	/* Judged by the keeper's progress, not by time: it names itself and sets its policy at its first run,
+	 * before its first store; coarse reads are precise reads until then (never alike), its kept value after
+	 * (alike between its stores). So once two reads are alike and the value has moved twice since, it has. */
+	for (int64_t c0 = fc_mono_coarse_ns(), c1; (c1 = fc_mono_coarse_ns()) != c0;)
+		c0 = c1;
 	for (int moved = 0; moved < 2;) {
 		const int64_t v = fc_mono_coarse_ns();
 		while (fc_mono_coarse_ns() == v)

@@ -194,6 +194,19 @@ static int thread_cpu(pid_t tid, int64_t *cpu_ns, int64_t *sleeps)
 	return vol < 0 ? -1 : 0;
 }
 
+/* Wait (2 s at most) until the updater thread runs its loop: its value is kept (two coarse reads alike: until
+ * its first store, which it makes at its own first run, coarse reads are precise reads, never alike) and has
+ * moved since (a wake-up's store). */
+static void keeper_runs(void)
+{
+	const int64_t w0 = kns(CLOCK_MONOTONIC);
+	int64_t c0 = fc_mono_coarse_ns(), c1;
+	while ((c1 = fc_mono_coarse_ns()) != c0 && kns(CLOCK_MONOTONIC) - w0 < 2000000000LL)
+		c0 = c1;
+	while (fc_mono_coarse_ns() == c0 && kns(CLOCK_MONOTONIC) - w0 < 2000000000LL)
+		sched_yield();
+}
+
 static pid_t other_thread(void)
 {
 	pid_t self = (pid_t)syscall(SYS_gettid), other = 0;
@@ -211,12 +224,9 @@ static int mode_fork_close_all(void)
 	static const char msg[40] = "the program's own data, 40 bytes long.";
 	const int64_t period = 1000000;
 	pid_t pid;
-	int64_t c0, w0;
 	if (fc_updater_start(period) != 0)
 		return fail("fc_updater_start", errno, 0);
-	c0 = fc_mono_coarse_ns(), w0 = kns(CLOCK_MONOTONIC); /* fork once the keeper runs its loop (fork-updater) */
-	while (fc_mono_coarse_ns() == c0 && kns(CLOCK_MONOTONIC) - w0 < 2000000000LL)
-		sched_yield();
+	keeper_runs(); /* fork once the keeper runs its loop (fork-updater) */
 	pid = fork();
 	if (pid == 0) {
 		int fds[8], rd[8], wr[8], n;
@@ -408,7 +418,6 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "fork-updater")) {
 		pid_t pid;
-		int64_t c0, w0;
 		if (fc_updater_start(200000) != 0)
 			return fail("fc_updater_start", errno, 0);
 		/* Fork once the thread has run its loop (the coarse clock moved), not while it is still being set
@@ -416,9 +425,7 @@ int main(int argc, char **argv)
 		 * at that moment leaves ASan's allocator lock held in the child, whose own new thread then blocks on
 		 * it for ever (seen in CI under load; ASan's runtime, not the library: the library allocates
 		 * nothing). */
-		c0 = fc_mono_coarse_ns(), w0 = kns(CLOCK_MONOTONIC);
-		while (fc_mono_coarse_ns() == c0 && kns(CLOCK_MONOTONIC) - w0 < 2000000000LL)
-			sched_yield();
+		keeper_runs();
 		pid = fork();
 		if (pid == 0) {
 			struct fc_status st;
