@@ -283,25 +283,29 @@ static int wake_late(long n, int slice)
 	return 0;
 }
 
-/* keeper-start: N times, the thread spins 7-11 ms reading fc_mono_ns (so it is somewhere in its slice), starts the updater with
- * fc_updater_start(0), reads fc_mono_coarse_ns for 5 ms, each read bracketed by CLOCK_MONOTONIC (brackets over
- * 10 us dropped: this thread was preempted), and stops it. Prints the largest age of each start's 5 ms: median
- * and max over the N, and how many were over 1.1 ms. On one CPU (taskset -c 0) the new thread shares this
- * thread's CPU: when it first runs is the scheduler's to say (src/updater.c, lend_short_slice). */
+/* keeper-start: N times, the thread spins 7-11 ms reading fc_mono_ns (so it is somewhere in its slice), starts
+ * the updater with fc_updater_start(0), reads fc_mono_coarse_ns for 5 ms, each read bracketed by CLOCK_MONOTONIC
+ * (brackets over 10 us dropped: this thread was preempted), and stops it. Prints the largest age of each start's
+ * 5 ms (median and max over the N, and how many were over 1.1 ms) and how long fc_updater_start() took (median,
+ * max). On one CPU (taskset -c 0) the new thread shares this thread's CPU: when it first runs is the
+ * scheduler's to say (src/updater.c, lend_short_slice). */
 static int keeper_start(long n)
 {
-	int64_t *worst = calloc((size_t)(n > 0 ? n : 1), sizeof(*worst));
+	int64_t *worst = calloc((size_t)(n > 0 ? n : 1), sizeof(*worst)), *took = calloc((size_t)(n > 0 ? n : 1), 8);
 	long over = 0;
-	if (!worst || n <= 0)
+	if (!worst || !took || n <= 0)
 		return 2;
 	for (long i = 0; i < n; i++) {
 		const int64_t spin_until = kns(CLOCK_MONOTONIC) + 7000000 + (i * 313000) % 4000000;
 		int64_t end;
 		while (kns(CLOCK_MONOTONIC) < spin_until)
 			fcf_sink += fc_mono_ns(); /* a program reading the clock: its hand is current */
+		took[i] = kns(CLOCK_MONOTONIC);
 		if (fc_updater_start(0) != 0)
 			return 1;
-		end = kns(CLOCK_MONOTONIC) + 5000000;
+		end = kns(CLOCK_MONOTONIC);
+		took[i] = end - took[i];
+		end += 5000000;
 		for (;;) {
 			const int64_t a = kns(CLOCK_MONOTONIC), v = fc_mono_coarse_ns(), b = kns(CLOCK_MONOTONIC);
 			if (b > end)
@@ -313,9 +317,12 @@ static int keeper_start(long n)
 		over += worst[i] > 1100000;
 	}
 	qsort(worst, (size_t)n, sizeof(*worst), cmp64);
+	qsort(took, (size_t)n, sizeof(*took), cmp64);
 	printf("keeper-start: %ld starts; the coarse clock's largest age in the 5 ms after each, us: median %.0f max %.0f; "
-	       "over 1.1 ms: %ld\n", n, worst[n / 2] / 1e3, worst[n - 1] / 1e3, over);
+	       "over 1.1 ms: %ld; fc_updater_start took median %.1f max %.1f us\n",
+	       n, worst[n / 2] / 1e3, worst[n - 1] / 1e3, over, took[n / 2] / 1e3, took[n - 1] / 1e3);
 	free(worst);
+	free(took);
 	return 0;
 }
 
