@@ -55,12 +55,12 @@
  *   coarse    (*_coarse_ns): a recent past value, at most about max(period, 50 us) old, kept by the updater
  *             thread. Where the process may (root, CAP_SYS_NICE, RLIMIT_RTPRIO >= 1) that thread is created
  *             SCHED_FIFO at priority 1, so this holds on a machine busy with ordinary (SCHED_OTHER) work too, and a
- *             coarse read is one load: p99.9 0.73-0.76 ms and worst 0.73-0.91 ms (8 runs of 2 s) with both cores
- *             of docs/PERFORMANCE.md's VM busy, where the kernel's coarse clock's worst was 6.3-6.4 ms. Elsewhere,
+ *             coarse read is one load: p99.9 0.73-0.76 ms and worst 0.73-0.87 ms (8 runs of 2 s) with both cores
+ *             of docs/PERFORMANCE.md's VM busy, where the kernel's coarse clock's worst was 6.35-6.37 ms. Elsewhere,
  *             or with FASTCLOCK_UPDATER_RT=0, it holds while that thread gets a CPU, and a coarse read returns the
  *             larger of its value and the kernel's CLOCK_*_COARSE (a vDSO read more): never staler than the
- *             kernel's coarse clock read before it, however busy the machine (worst 0.8-6.3 ms there, the
- *             kernel's 6.3-6.4 ms; docs/PERFORMANCE.md, "Coarse staleness"). Never decreases within a thread, and
+ *             kernel's coarse clock read before it, however busy the machine (worst 1.85-6.35 ms there, the
+ *             kernel's 6.35-6.37 ms; docs/PERFORMANCE.md, "Coarse staleness"). Never decreases within a thread, and
  *             never ahead of a precise read made after it (a precise read made before it may be older: mixing
  *             the two can look like time going back); for a value taken from the kernel's coarse clock, as long
  *             as fastclock is behind the kernel by less than the age of that clock's value (measured: <= 22 ns
