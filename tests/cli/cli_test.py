@@ -312,6 +312,25 @@ def t_report_labels_read_true():
     assert len(ticks) >= 2 and all(t.replace(".", "").isdigit() for t in ticks), ticks
 
 
+def t_top_help_agrees_with_each_command():
+    """`fastclock --help` listed `check --duration S`, as if the duration were required; `check --help` gives
+    it as optional (default 5). Every option the top-level list shows for a command is shown the same way in
+    that command's usage: in brackets (optional) in both, or in neither."""
+    import re
+    top = run(["--help"]).stdout
+    for ln in top.splitlines():
+        m = re.match(r"^  (info|bench|check|report|compare|monitor)\s(.*?)(\s{2,}|$)", ln)
+        if not m:
+            continue
+        cmd, shown = m.group(1), m.group(2)
+        usage = run([cmd, "--help"]).stdout.split("\n\n")[0]
+        for bracket, opt in re.findall(r"(\[?)(--[a-z-]+)", shown):
+            forms = re.findall(r"(\[?)" + re.escape(opt) + r"\b", usage)
+            assert forms, (cmd, opt, "not in the command's usage")
+            assert all(b == bracket for b in forms), (cmd, opt, "top-level help:", bracket or "required",
+                                                      "the command's usage:", forms)
+
+
 def t_check_bound_json():
     """Issue 28 item 9: `check --bound --json` prints one JSON document (it printed text) that matches the
     schema's check-bound definition, and its counts add up."""

@@ -3,7 +3,7 @@
  *
  *   fastclock info                 the machine's clocks: clocksource, TSC flags, VM, vDSO, NTP, fastclock
  *   fastclock bench                cost, resolution, staleness, deltas, thread scaling of every clock
- *   fastclock check --duration S   fastclock against the kernel: agreement, monotonicity, causality
+ *   fastclock check [--duration S] fastclock against the kernel: agreement, monotonicity, causality
  *   fastclock report RESULT.json   PNG plots and one HTML page (Python: tools/report/fastclock_report.py)
  *
  * Documentation: docs/cli.md. Exit codes: 0 ok, 1 a problem found, 2 bad usage, 3 output not written,
@@ -28,12 +28,14 @@ static const char usage[] =
 	"  info                     clocksource, TSC flags, VM, vDSO per clock id, NTP, fastclock backend,\n"
 	"                           and a recommendation (< 1 s)\n"
 	"  bench                    cost, resolution, staleness, deltas and thread scaling of every clock\n"
-	"  check --duration S       run fastclock against the kernel for S seconds; exit 1 on any violation\n"
+	"  check [--duration S]     run fastclock against the kernel for S seconds (default 5); exit 1 on any\n"
+	"                           violation\n"
 	"  report RESULT.json...    render bench/check JSON: a verdict, a table, PNGs and one HTML page\n"
 	"  compare A.json B.json    two bench runs side by side (two machines, two builds): cost, latency, ratios\n"
 	"  monitor                  one JSON line per interval: drift against the kernel, the UTC bound, events\n"
 	"\n"
-	"`fastclock help <command>` or `fastclock <command> --help` describes each command.\n"
+	"`fastclock help <command>` or `fastclock <command> --help` describes each command; `man fastclock`\n"
+	"has them all, with what each figure means.\n"
 	"Exit codes: 0 ok, 1 problem found, 2 bad usage, 3 output could not be written, 130 interrupted.\n";
 
 static int run(int argc, char **argv)
