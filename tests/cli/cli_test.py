@@ -312,6 +312,45 @@ def t_report_labels_read_true():
     assert len(ticks) >= 2 and all(t.replace(".", "").isdigit() for t in ticks), ticks
 
 
+def t_report_pictures_say_where_and_are_legible():
+    """A user's pictures never said what machine they were measured on (a PNG mailed alone could be anyone's);
+    scaling.png had no title saying what it shows; agreement.png's axis read "ns" (of what?) and its long
+    stretches without samples (bench samples only in its thread windows) were unexplained; cost.png wrote
+    "! efficiency, rate" beside a dot with no word on what those mean. Every picture of a bench (one run, and
+    two combined) and of a check names the CPU, the kernel and the clocksource; no two of its texts are drawn
+    over each other and none is cut by the picture's edge; scaling.png has a title; agreement.png's axis says
+    what is plotted; every flag cost.png writes beside a dot is explained in its legend."""
+    fx = os.path.join(A.source, "tests", "cli", "fixtures")
+    bench = os.path.join(fx, "bench_small.json")
+    with open(bench) as f:
+        doc = json.load(f)
+    h = doc["host"]
+    sets = {"one": ([bench], ("cost.png", "deltas.png", "scaling.png", "agreement.png")),
+            "two": ([bench, bench], ("cost.png", "deltas.png", "scaling.png", "agreement.png")),
+            "check": ([os.path.join(fx, "check_small.json")], ("agreement.png",))}
+    for name, (inputs, pngs) in sets.items():
+        out = os.path.join(A.work, name)
+        run(["report"] + inputs + ["-o", out], env={"FASTCLOCK_PYTHON": sys.executable})
+        side = sidecar(out)
+        for png in pngs:
+            texts = side[png]["texts"]
+            where = [t for t in texts if h["cpu_model"] in t and f"clocksource {h['clocksource']}" in t
+                     and h["kernel"] in t]
+            assert where, (name, png, "no text names the machine")
+            assert side[png]["overlapping_texts"] == [], (name, png, side[png]["overlapping_texts"])
+            assert side[png]["clipped_texts"] == [], (name, png, side[png]["clipped_texts"])
+        assert any("fastclock - kernel, ns" == t for t in side["agreement.png"]["texts"]), name
+        if "scaling.png" in pngs:
+            assert any(t.startswith("thread scaling") for t in side["scaling.png"]["texts"]), name
+            written = {f for fl in side["flags"].values() for f in fl} - set(side["cost.png"]["run_flags"])
+            assert written, "the fixture should flag some clock on its own"
+            for f in written:
+                assert any(t.startswith(f + ":") for t in side["cost.png"]["texts"]), (name, f)
+            # the bench's cost rounds leave the agreement series a stretch without samples: said so
+            assert side["agreement.png"].get("gaps") and any(
+                t.startswith("no samples here") for t in side["agreement.png"]["texts"]), name
+
+
 def t_top_help_agrees_with_each_command():
     """`fastclock --help` listed `check --duration S`, as if the duration were required; `check --help` gives
     it as optional (default 5). Every option the top-level list shows for a command is shown the same way in

@@ -348,16 +348,89 @@ def new_figure(w_px, h_px):
     return plt.figure(figsize=(w_px / DPI, h_px / DPI), dpi=DPI)
 
 
-def save(fig, path):
+def where_text(doc):
+    """Where and when the figures were measured, for a picture that travels without its JSON: the command and
+    runs, the date, the machine (CPU, CPUs, kernel, clocksource) and what fastclock ran on there."""
+    h, fc = doc.get("host", {}), doc.get("fastclock", {})
+    when = (doc.get("created_utc") or "").replace("T", " ").replace("Z", " UTC")
+    what = f"fastclock {doc.get('command', '?')}" + (f", {runs_text(doc)}" if doc.get("command") == "bench" else "")
+    machine = (f"{h.get('cpu_model', '?')}, {h.get('ncpus', '?')} CPUs, {h.get('machine', '?')}, Linux "
+               f"{h.get('kernel', '?')}, clocksource {h.get('clocksource', '?')}")
+    mhz = fc.get("counter_hz")
+    lib = f"fastclock {doc.get('tool_version', '?')}, backend {fc.get('backend', '?')}" + (
+        f" ({fc.get('counter', 'counter')} at {mhz / 1e6:.1f} MHz)" if fc.get("backend") == "counter" and mhz else "")
+    return f"{what}{', ' + when if when else ''} on {machine}; {lib}"
+
+
+def footer(fig, doc, size):
+    """The where-and-when line, along the picture's bottom edge (every plot keeps 30 px free under its x label)."""
+    fig.text(0.01, 6 / size[1], "measured by " + where_text(doc), fontsize=7.5, color="#555555", ha="left",
+             va="bottom")
+
+
+def figure_texts(fig):
+    """Every non-empty text drawn in the figure with its box in pixels: titles, labels, tick labels, legends,
+    annotations."""
+    from matplotlib.text import Text
+
+    r = fig.canvas.get_renderer()
+    unseen = set()  # the labels of ticks outside the view: matplotlib keeps them but does not draw them
+    for ax in fig.axes:
+        for axis, lim in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+            lo, hi = min(lim), max(lim)
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not lo - 1e-9 * abs(hi - lo) <= tick.get_loc() <= hi + 1e-9 * abs(hi - lo):
+                    unseen |= {id(tick.label1), id(tick.label2)}
+    out = []
+    for t in fig.findobj(Text):
+        s = t.get_text()
+        if not s.strip() or not t.get_visible() or id(t) in unseen:
+            continue
+        try:
+            bb = t.get_window_extent(r)
+        except (RuntimeError, ValueError):
+            continue
+        if bb.width > 0 and bb.height > 0:
+            out.append((s, bb))
+    return out
+
+
+def clipped(fig, texts):
+    """Texts that run past the picture's edge: a reader sees them cut."""
+    w, h = fig.bbox.width, fig.bbox.height
+    return [s for s, bb in texts if bb.x0 < -1 or bb.y0 < -1 or bb.x1 > w + 1 or bb.y1 > h + 1]
+
+
+def overlaps(texts):
+    """Pairs of texts whose boxes overlap by more than 1 px each way: labels written over each other."""
+    bad = []
+    for i in range(len(texts)):
+        a = texts[i][1]
+        for j in range(i + 1, len(texts)):
+            b = texts[j][1]
+            if min(a.x1, b.x1) - max(a.x0, b.x0) > 1 and min(a.y1, b.y1) - max(a.y0, b.y0) > 1:
+                bad.append([texts[i][0], texts[j][0]])
+    return bad
+
+
+def save(fig, path, side=None):
+    """Write the PNG; with side, record in report.json what a reader sees written in it (every text), any two
+    texts drawn over each other and any text cut by the picture's edge (a test asserts there are none)."""
     import matplotlib.pyplot as plt
 
+    fig.canvas.draw()
+    if side is not None:
+        texts = figure_texts(fig)
+        side["texts"] = [t[0] for t in texts]
+        side["overlapping_texts"] = overlaps(texts)
+        side["clipped_texts"] = clipped(fig, texts)
     fig.savefig(path, dpi=DPI)  # no bbox_inches="tight": the size stays what expected_sizes() says
     plt.close(fig)
 
 
 def rows_axes(fig, size):
     """An axes for one row per clock, with room on the left for the names."""
-    return fig.add_axes([0.25, 60 / size[1], 0.62, 1 - 110 / size[1]])
+    return fig.add_axes([0.25, 75 / size[1], 0.62, 1 - 125 / size[1]])  # 75 px: x label, then the footer
 
 
 def common_flags(rows):
@@ -375,6 +448,14 @@ FLAG_WORDS = {"efficiency": "efficiency above 1.1", "cpu": "threads got < 0.9 CP
               "unstable": "runs or quartiles differ by > 1.5x"}
 
 
+# The same, in lines that fit cost.png's legend column (about 24 characters).
+FLAG_LEGEND = {"efficiency": "efficiency: threads\nscaled better than\nperfect (above 1.1)",
+               "cpu": "cpu: threads got < 0.9\nCPU each (busy machine)",
+               "below-counter": "below-counter: cheaper\nthan its counter read",
+               "rate": "rate: calls/s and cost\nper call disagree > 2x",
+               "unstable": "unstable: runs or\nquartiles differ > 1.5x"}
+
+
 def plot_cost(doc, rows, path, size, side):
     """A dot per clock at its median cost, sorted (cheapest at the top), with the p25..p75 spread; the vDSO
     and the counter as vertical reference lines; a clock with a flagged figure drawn hollow with '!'. Flags
@@ -382,7 +463,7 @@ def plot_cost(doc, rows, path, size, side):
     from matplotlib.lines import Line2D
 
     fig = new_figure(*size)
-    ax = fig.add_axes([0.25, 60 / size[1], 0.57, 1 - 120 / size[1]])
+    ax = fig.add_axes([0.25, 75 / size[1], 0.57, 1 - 135 / size[1]])  # 75 px: x label, then the footer
     common = common_flags(rows)
     rs = sorted([r for r in rows if r["median_ns"] and r["median_ns"] > 0], key=lambda r: r["median_ns"])
     own = {r["clock"]: [f for f in r["check"].split() if f not in common] for r in rs}
@@ -418,7 +499,9 @@ def plot_cost(doc, rows, path, size, side):
     handles += [Line2D([], [], marker="o", linestyle="", color=GROUP_COLORS[g], label=g) for g in groups]
     if any(own.values()):
         handles.append(Line2D([], [], marker="o", linestyle="", color="k", markerfacecolor="white",
-                              label="! suspect figure"))
+                              label="! suspect figure:"))
+        for f in sorted({f for fl in own.values() for f in fl}):  # what each flag written beside a dot means
+            handles.append(Line2D([], [], linestyle="", label=FLAG_LEGEND.get(f, f)))
     fig.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(0.83, 1 - 60 / size[1]),
                frameon=False)
     fig.suptitle(f"cost per call, cheapest at the top ({runs_text(doc)}); left of the dashed line: "
@@ -426,11 +509,14 @@ def plot_cost(doc, rows, path, size, side):
     if common:
         fig.text(0.5, 1 - 52 / size[1], "every run: " + "; ".join(FLAG_WORDS.get(f, f) for f in sorted(common)),
                  ha="center", fontsize=9, color="#b00000")
-    save(fig, path)
+    footer(fig, doc, size)
+    drawn = {}
+    save(fig, path, drawn)
     side["cost.png"] = {"order": [r["clock"] for r in rs], "median_ns": [r["median_ns"] for r in rs],
                         "reference_lines": refs, "flagged": [c for c, f in own.items() if f],
                         "run_flags": sorted(common),
-                        "left_out": [r["clock"] for r in rows if not (r["median_ns"] and r["median_ns"] > 0)]}
+                        "left_out": [r["clock"] for r in rows if not (r["median_ns"] and r["median_ns"] > 0)],
+                        **drawn}
 
 
 def share_pct(share):
@@ -517,9 +603,11 @@ def plot_deltas(doc, path, size, side):
     fig.legend(handles=[Patch(color=GROUP_COLORS[g], alpha=0.7, label=g) for g in groups], fontsize=8,
                loc="upper center", bbox_to_anchor=(0.56, 1 - 26 / size[1]), ncol=max(1, len(groups)),
                frameon=False, handlelength=1.2, columnspacing=1.2, borderaxespad=0)
-    save(fig, path)
+    footer(fig, doc, size)
+    drawn = {}
+    save(fig, path, drawn)
     side["deltas.png"] = {"order": [t[1]["name"] for t in items], "violins": plotted, "all_zero": only_zero,
-                          "shared_axis": True, "zero_labels": zero_labels, "legend": groups}
+                          "shared_axis": True, "zero_labels": zero_labels, "legend": groups, **drawn}
 
 
 def plot_scaling(doc, path, size, side):
@@ -571,12 +659,17 @@ def plot_scaling(doc, path, size, side):
         h.append(Line2D([], [], marker="o", linestyle="", color="k", markerfacecolor="white"))
         labels.append("hollow: threads got < 0.9 CPU each")
     fig.legend(h, labels, fontsize=8, loc="center right", frameon=False)
-    fig.subplots_adjust(left=0.06, right=0.76, bottom=0.1, top=0.92, wspace=0.3)
-    save(fig, path)
+    # what the picture is, for a reader without the source: the panels' own titles say how to read each
+    fig.suptitle("thread scaling: T threads each call one clock in a loop, pinned round robin to the CPUs; their "
+                 "calls counted over one common window", fontsize=11, y=1 - 8 / size[1], va="top")
+    footer(fig, doc, size)
+    fig.subplots_adjust(left=0.06, right=0.76, bottom=0.14, top=0.88, wspace=0.3)
+    drawn = {}
+    save(fig, path, drawn)
     lo, hi = ax1.get_ylim()
     ticks = [t.get_text() for t in ax1.get_yticklabels() if t.get_text() and lo <= t.get_position()[1] <= hi]
     side["scaling.png"] = {"clocks": chosen, "left_out": len(doc["clocks"]) - len(chosen), "busy_points": busy,
-                           "rate_tick_labels": ticks}
+                           "rate_tick_labels": ticks, **drawn}
 
 
 def num3(v):
@@ -648,8 +741,8 @@ def plot_agreement(doc, path, size, side):
             k, inside = worst_sample(es, hs)
             wy = max(-lim * 0.95, min(lim * 0.95, es[k]))
             if inside:
-                text = (f"every sample inside its bracket; circled: the largest |error| of the tight brackets, "
-                        f"{si_ns(es[k])} at {xs[k]:.2f} s (±{si_ns(hs[k], sign=False)})")
+                text = (f"every sample inside its bracket; circled: the largest |error| among brackets at most twice "
+                        f"the median's width, {si_ns(es[k])} at {xs[k]:.2f} s (±{si_ns(hs[k], sign=False)})")
             else:
                 text = (f"circled: the worst, {si_ns(es[k])} at {xs[k]:.2f} s, "
                         f"{si_ns(abs(es[k]) - hs[k], sign=False)} OUTSIDE its ±{si_ns(hs[k], sign=False)} bracket")
@@ -657,10 +750,26 @@ def plot_agreement(doc, path, size, side):
             ax.text(0.5, 1.0, text, transform=ax.transAxes, ha="center", va="bottom", fontsize=8,
                     color="#b00000" if not inside else "#333333")
             ax.plot([xs[k]], [wy], "o", markerfacecolor="none", markeredgecolor="#b00000", markersize=10)
+            # a long stretch without samples said for what it is (bench samples in its thread windows and once
+            # between phases: none while it times the costs, the deltas or the latencies), not left to read as a
+            # missing or broken part; written only where it fits inside the stretch
+            why = ("no samples here:\nbench samples in its\nthread windows only" if doc.get("command") == "bench"
+                   else "no samples here:\nthe sampler\ndid not run")
+            for g0, g1 in zip(xs, xs[1:]):
+                if g1 - g0 <= 0.1 * (xs[-1] - xs[0]):
+                    continue
+                note = ax.text((g0 + g1) / 2, 0.5, why, ha="center", va="center", fontsize=8, color="#555555",
+                               transform=ax.get_xaxis_transform())
+                ax.set_xlim(ax.get_xlim())  # fixed, so the pixels measured now are the picture's
+                px = ax.transData.transform([(g0, 0), (g1, 0)])
+                if note.get_window_extent(fig.canvas.get_renderer()).width > 0.9 * (px[1][0] - px[0][0]):
+                    note.remove()
+                    continue
+                info.setdefault("gaps", []).append([which, round(g0, 3), round(g1, 3)])
             info[which] = {"samples": len(pts), "worst_ns": es[k], "worst_t_s": xs[k], "worst_inside_bracket": inside,
                            "beyond_axis": len(out), "ylim_ns": lim,
                            "beyond_axis_outside_bracket": sum(1 for o in out if o[2])}
-        ax.set_ylabel("ns")
+        ax.set_ylabel("fastclock - kernel, ns")
         ax.set_title(label, fontsize=9, pad=14)
         ax.grid(alpha=0.3)
     starts = a.get("run_starts_s", [])
@@ -682,8 +791,9 @@ def plot_agreement(doc, path, size, side):
                 labels.append(ll)
     if h:
         fig.legend(h, labels, fontsize=8, loc="upper center", ncol=len(h), bbox_to_anchor=(0.5, 0.955), frameon=False)
-    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.09, top=0.86, hspace=0.3)
-    save(fig, path)
+    footer(fig, doc, size)
+    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.13, top=0.86, hspace=0.3)
+    save(fig, path, info)
     side["agreement.png"] = info
 
 
