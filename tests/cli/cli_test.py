@@ -351,6 +351,25 @@ def t_report_pictures_say_where_and_are_legible():
                 t.startswith("no samples here") for t in side["agreement.png"]["texts"]), name
 
 
+def t_report_verdict_counts_what_the_table_shows():
+    """A user read the verdict "...; every run: threads got < 0.9 CPU each (a busy machine): ...; 2 of 40 clocks
+    with a suspect figure (column 'check')" above a table whose check column said 'cpu' in 38 rows. Where a flag
+    is common to the run, the verdict's count names it as left out, and that count is the number of rows
+    flagged for something else."""
+    import re
+    fx = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
+    out = os.path.join(A.work, "v")
+    verdict = run(["report", fx, "-o", out], env={"FASTCLOCK_PYTHON": sys.executable}).stdout.splitlines()[0]
+    side = sidecar(out)
+    common = set(side["cost.png"]["run_flags"])
+    assert common, "the fixture should carry a flag common to the run"
+    own = [c for c, fl in side["flags"].items() if set(fl) - common]
+    m = re.search(r"(\d+) of (\d+) clocks with a suspect figure besides ([^(]*) \(column 'check'\)", verdict)
+    assert m, verdict
+    assert int(m.group(1)) == len(own), (verdict, own)
+    assert set(re.findall(r"'([a-z-]+)'", m.group(3))) == common, (verdict, common)
+
+
 def t_top_help_agrees_with_each_command():
     """`fastclock --help` listed `check --duration S`, as if the duration were required; `check --help` gives
     it as optional (default 5). Every option the top-level list shows for a command is shown the same way in
