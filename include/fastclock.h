@@ -22,8 +22,9 @@
  *   precise, relaxed, drop-ins, helpers: one kernel read (and the library's initialisation: one pass over the
  *             environment); no system call, no file, no page fault but the vDSO's own: 6.5-9 us back to back and
  *             10-13 us alone here, 1.1-1.5x the vDSO's first call both ways;
- *   coarse: one precise read, the same cost (coarse reads of the first millisecond are precise reads; the first
- *             one 1 ms or more after the first starts the updater thread, once);
+ *   coarse: one precise read, the same cost (coarse reads are precise reads until the updater thread has stored
+ *             its first value, which it does when it first runs; the first coarse read 1 ms or more after the
+ *             process's first starts that thread, once);
  *   fc_ticks, fc_ticks_relaxed: one kernel read on x86-64 (a capture before the counter's trust check is
  *             CLOCK_MONOTONIC ns, an "early capture", told from the counter ticks captured after it by its value:
  *             the TSC's count is far above the kernel's ns count, by ~69 s at least or the capture is not early);
@@ -66,8 +67,9 @@
  *             as fastclock is behind the kernel by less than the age of that clock's value (measured: <= 22 ns
  *             behind, against an age of >= 2.3 ms there), which is also the condition for the first precise value
  *             after an fc_updater_stop() to be no lower than such a value.
- *             A coarse read 1 ms or more after the process's first starts the updater thread (see
- *             fc_updater_start; until then coarse reads are precise reads); with
+ *             A coarse read 1 ms or more after the process's first starts the updater thread (a thread named
+ *             "fastclock", every signal blocked; see fc_updater_start); until that thread's first store, made
+ *             when it first runs, coarse reads are precise reads; with
  *             FASTCLOCK_UPDATER=off, or after fc_updater_stop(), coarse reads return precise values instead
  *             (never stale, at the cost of a precise read).
  *
