@@ -313,7 +313,8 @@ def t_report_labels_read_true():
 
 
 def t_report_pictures_say_where_and_are_legible():
-    """A user's pictures never said what machine they were measured on (a PNG mailed alone could be anyone's);
+    """A user's pictures never said what machine they were measured on (a PNG mailed alone could be anyone's;
+    report.html named it only in a table at its foot);
     scaling.png had no title saying what it shows; agreement.png's axis read "ns" (of what?) and its long
     stretches without samples (bench samples only in its thread windows) were unexplained; cost.png wrote
     "! efficiency, rate" beside a dot with no word on what those mean. Every picture of a bench (one run, and
@@ -339,6 +340,9 @@ def t_report_pictures_say_where_and_are_legible():
             assert where, (name, png, "no text names the machine")
             assert side[png]["overlapping_texts"] == [], (name, png, side[png]["overlapping_texts"])
             assert side[png]["clipped_texts"] == [], (name, png, side[png]["clipped_texts"])
+        with open(os.path.join(out, "report.html"), encoding="utf-8") as f:  # the page says it too, up top
+            top = f.read().split("<h2>")[0]
+        assert h["cpu_model"] in top and h["kernel"] in top, (name, "report.html's head names no machine")
         assert any("fastclock - kernel, ns" == t for t in side["agreement.png"]["texts"]), name
         if "scaling.png" in pngs:
             assert any(t.startswith("thread scaling") for t in side["scaling.png"]["texts"]), name

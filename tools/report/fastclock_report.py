@@ -831,8 +831,7 @@ def write_html(doc, out, images, head_line, tables):
         "</head><body>",
         f"<h1>{html.escape(title)}</h1>",
         f"<p class=verdict>{html.escape(head_line)}</p>" if head_line else "",
-        f"<p>created {html.escape(str(doc.get('created_utc', '')))}, tool {html.escape(str(doc.get('tool_version')))}"
-        f", {runs_text(doc)}</p>",
+        f"<p>measured by {html.escape(where_text(doc))}</p>",  # the pictures' footer line: which machine, up top
     ]
     for heading, frame in tables:
         parts += [f"<h2>{html.escape(heading)}</h2>", frame]
