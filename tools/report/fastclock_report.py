@@ -499,7 +499,9 @@ def plot_cost(doc, rows, path, size, side):
     ax.grid(axis="x", which="both", alpha=0.3)
     ax.grid(axis="y", alpha=0.15)
     groups = [g for g in GROUP_COLORS if g in {r["group"] for r in rs}]
-    handles += [Line2D([], [], marker="o", linestyle="", color=GROUP_COLORS[g], label=g) for g in groups]
+    # the one reference row, "(empty loop)", is not a clock: said in the key (deltas.png says it in its row)
+    handles += [Line2D([], [], marker="o", linestyle="", color=GROUP_COLORS[g],
+                       label="reference: the batch\nloop alone, no call" if g == "reference" else g) for g in groups]
     if any(own.values()):
         handles.append(Line2D([], [], marker="o", linestyle="", color="k", markerfacecolor="white",
                               label="! suspect figure:"))
