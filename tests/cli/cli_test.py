@@ -103,6 +103,11 @@ def t_check_json():
     assert doc["passed"] is True and doc["violations"]["total"] == 0, doc["violations"]
     assert doc["bracketed_reads"] > 0 and doc["pingpong_rounds"] > 0
     assert doc["interrupted"] is False
+    # when it was made, as a bench document says (the report's pictures and page print it)
+    import calendar
+    import time
+    made = calendar.timegm(time.strptime(doc["created_utc"], "%Y-%m-%dT%H:%M:%SZ"))
+    assert abs(made - time.time()) < 600, doc["created_utc"]
 
 
 def t_check_json_injected():

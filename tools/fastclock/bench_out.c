@@ -425,13 +425,8 @@ static void json_clock(struct jw *j, const struct result *r)
 static void print_json(struct result *res, size_t n, double wall_s, const struct fc_status *st)
 {
 	struct jw j;
-	char when[64];
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	jw_begin_doc(&j, "bench");
-	jw_str(&j, "created_utc", when);
+	jw_created_utc(&j);
 	bench_json_host(&j);
 	json_fastclock(&j, st);
 	jw_obj(&j, "config");

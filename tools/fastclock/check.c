@@ -500,6 +500,7 @@ static void check_print_json(const struct check_sum *s, const struct fc_status *
 {
 	struct jw j;
 	jw_begin_doc(&j, "check");
+	jw_created_utc(&j); /* when: the report's pictures and page say it */
 	bench_json_host(&j);
 	jw_obj(&j, "fastclock");
 	jw_str(&j, "backend", fc_backend_name(st->backend));

@@ -109,6 +109,7 @@ void jw_init(struct jw *j, FILE *f);
 /* jw_init on stdout, open the top object and write the members every document starts with: schema
  * "fastclock-<command>/1", command, tool_version */
 void jw_begin_doc(struct jw *j, const char *command);
+void jw_created_utc(struct jw *j); /* "created_utc": now, UTC, "YYYY-MM-DDTHH:MM:SSZ" */
 void jw_obj(struct jw *j, const char *key);   /* open an object (key NULL inside an array / at top) */
 void jw_arr(struct jw *j, const char *key);   /* open an array */
 void jw_end_obj(struct jw *j);

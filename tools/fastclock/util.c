@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -221,6 +222,16 @@ void jw_begin_doc(struct jw *j, const char *command)
 	jw_str(j, "schema", schema);
 	jw_str(j, "command", command);
 	jw_str(j, "tool_version", FASTCLOCK_TOOL_VERSION);
+}
+
+void jw_created_utc(struct jw *j)
+{
+	char when[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	jw_str(j, "created_utc", when);
 }
 
 static void jw_indent(struct jw *j)
