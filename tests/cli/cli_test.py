@@ -331,7 +331,13 @@ def t_report_pictures_say_where_and_are_legible():
     with open(bench) as f:
         doc = json.load(f)
     h = doc["host"]
-    sets = {"one": ([bench], ("cost.png", "deltas.png", "scaling.png", "agreement.png")),
+    # a run of one clock (--clocks fc_mono_ns): its cost axis spanned 17.40-17.55 ns, labelled "1.74 x 10^1",
+    # the dot's label past the picture's edge, and the title spoke of a dashed line not drawn
+    alone = os.path.join(A.work, "alone.json")
+    with open(alone, "w") as f:
+        json.dump(dict(doc, clocks=[c for c in doc["clocks"] if c["name"] == "fc_mono_ns"]), f)
+    sets = {"alone": ([alone], ("cost.png", "deltas.png", "scaling.png", "agreement.png")),
+            "one": ([bench], ("cost.png", "deltas.png", "scaling.png", "agreement.png")),
             "two": ([bench, bench], ("cost.png", "deltas.png", "scaling.png", "agreement.png")),
             "check": ([os.path.join(fx, "check_small.json")], ("agreement.png",))}
     for name, (inputs, pngs) in sets.items():
@@ -349,6 +355,11 @@ def t_report_pictures_say_where_and_are_legible():
             top = f.read().split("<h2>")[0]
         assert h["cpu_model"] in top and h["kernel"] in top, (name, "report.html's head names no machine")
         assert any("fastclock - kernel, ns" == t for t in side["agreement.png"]["texts"]), name
+        if name == "alone":
+            title = [t for t in side["cost.png"]["texts"] if t.startswith("cost per call")]
+            assert title and "dashed" not in title[0], title
+            assert not any("times 10" in t or "\\times" in t for t in side["cost.png"]["texts"]), side["cost.png"]
+            continue
         if "scaling.png" in pngs:
             assert any(t.startswith("thread scaling") for t in side["scaling.png"]["texts"]), name
             written = {f for fl in side["flags"].values() for f in fl} - set(side["cost.png"]["run_flags"])

@@ -495,6 +495,18 @@ def plot_cost(doc, rows, path, size, side):
                                   label=f"{'vDSO ' + r['clock'].split('.')[-1] if key == 'vdso' else r['clock']} "
                                         f"{r['median_ns']:.3g} ns"))
             refs[key] = {"clock": r["clock"], "ns": r["median_ns"]}
+    # at least a decade, and room right of the last dot for its label: a run of one clock (--clocks) had a range
+    # of 1.74-1.755 x 10^1, its label past the picture's edge and its ticks in powers of ten
+    vals = [v for r in rs for v in (r["median_ns"], r["p25_ns"], r["p75_ns"]) if v and v > 0]
+    vals += [v["ns"] for v in refs.values()]
+    if vals:
+        lo, hi = min(vals) / 1.5, max(vals) * 2.5
+        if hi / lo < 10:
+            mid = math.sqrt(lo * hi)
+            lo, hi = mid / math.sqrt(10), mid * math.sqrt(10)
+        ax.set_xlim(lo, hi)
+        if hi / lo < 1000:
+            plain_log_ticks(ax.xaxis)
     ax.set_xlabel("ns per call, log scale (dot: median over rounds and runs; line: p25..p75)")
     ax.grid(axis="x", which="both", alpha=0.3)
     ax.grid(axis="y", alpha=0.15)
@@ -509,8 +521,8 @@ def plot_cost(doc, rows, path, size, side):
             handles.append(Line2D([], [], linestyle="", label=FLAG_LEGEND.get(f, f)))
     fig.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(0.83, 1 - 60 / size[1]),
                frameon=False)
-    fig.suptitle(f"cost per call, cheapest at the top ({runs_text(doc)}); left of the dashed line: "
-                 "cheaper than the vDSO", fontsize=11)
+    fig.suptitle(f"cost per call, cheapest at the top ({runs_text(doc)})" +
+                 ("; left of the dashed line: cheaper than the vDSO" if "vdso" in refs else ""), fontsize=11)
     if common:
         fig.text(0.5, 1 - 52 / size[1], "every run: " + "; ".join(FLAG_WORDS.get(f, f) for f in sorted(common)),
                  ha="center", fontsize=9, color="#b00000")
@@ -615,11 +627,20 @@ def plot_deltas(doc, path, size, side):
                           "shared_axis": True, "zero_labels": zero_labels, "legend": groups, **drawn}
 
 
+def plain_log_ticks(axis):
+    """A log axis spanning less than a decade or two showed one labelled tick ("10^2") or labels like
+    "1.74 x 10^1": label 1-2-3-5 steps in plain numbers, so each value can be read off."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
+    axis.set_minor_locator(LogLocator(base=10, subs=tuple(range(1, 10))))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: num3(v)))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def plot_scaling(doc, path, size, side):
     """Calls per second per thread against threads for the clocks that matter (SCALING_CLOCKS, as measured);
     flat lines scale perfectly. Points whose threads got < 0.9 CPU each are hollow."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
     fig = new_figure(*size)
     ax1, ax2 = fig.subplots(1, 2)
     by = {c["name"]: c for c in doc["clocks"]}
@@ -640,12 +661,7 @@ def plot_scaling(doc, path, size, side):
             ax1.plot([t["threads"]], [t["calls_per_s"] / t["threads"] / 1e6], "o", **kw)
             ax2.plot([t["threads"]], [t.get("efficiency")], "o", **kw)
     ax1.set_yscale("log")
-    # A log axis spanning less than a decade or two showed one labelled tick ("10^2"): label 1-2-3-5 steps in
-    # plain numbers, so each line's rate can be read off.
-    ax1.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
-    ax1.yaxis.set_minor_locator(LogLocator(base=10, subs=tuple(range(1, 10))))
-    ax1.yaxis.set_major_formatter(FuncFormatter(lambda v, _: num3(v)))
-    ax1.yaxis.set_minor_formatter(NullFormatter())
+    plain_log_ticks(ax1.yaxis)
     ax1.set_ylabel("Mcalls/s per thread (log)")
     ax1.set_title("rate per thread: flat = scales with cores", fontsize=10)
     ax2.set_ylabel("efficiency: rate(T) / (T x rate(1))")
