@@ -354,6 +354,10 @@ def t_report_pictures_say_where_and_are_legible():
         with open(os.path.join(out, "report.html"), encoding="utf-8") as f:  # the page says it too, up top
             top = f.read().split("<h2>")[0]
         assert h["cpu_model"] in top and h["kernel"] in top, (name, "report.html's head names no machine")
+        if name != "check":  # and summary.md, above its table (it named the CPU, not the kernel nor the date)
+            with open(os.path.join(out, "summary.md"), encoding="utf-8") as f:
+                top = f.read().split("\n| ")[0]
+            assert h["kernel"] in top and doc["created_utc"][:10] in top, (name, top)
         assert any("fastclock - kernel, ns" == t for t in side["agreement.png"]["texts"]), name
         if name == "alone":
             title = [t for t in side["cost.png"]["texts"] if t.startswith("cost per call")]

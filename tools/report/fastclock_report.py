@@ -328,10 +328,8 @@ TABLE_COLS = [("clock", "clock"), ("median_ns", "median ns/call"), ("p25_ns", "p
 
 def write_summary(doc, rows, out):
     """summary.md (verdict line, then the headline table) and summary.csv (the same table)."""
-    h = doc.get("host", {})
-    lines = [verdict(doc, rows), "",
-             f"{runs_text(doc)} of `fastclock bench` on {h.get('cpu_model', '?')}, {h.get('ncpus', '?')} "
-             f"CPUs, clocksource `{h.get('clocksource', '?')}`; medians over runs.", "",
+    lines = [verdict(doc, rows), "",  # where and when, as the pictures' footer says it (the kernel, the date)
+             f"Measured by {where_text(doc)}; medians over runs.", "",
              "| " + " | ".join(t for _, t in TABLE_COLS) + " |",
              "|---|" + "---:|" * (len(TABLE_COLS) - 2) + "---|"]
     for r in rows:
