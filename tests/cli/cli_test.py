@@ -326,6 +326,7 @@ def t_report_pictures_say_where_and_are_legible():
     two combined) and of a check names the CPU, the kernel and the clocksource; no two of its texts are drawn
     over each other and none is cut by the picture's edge; scaling.png has a title; agreement.png's axis says
     what is plotted; every flag cost.png writes beside a dot is explained in its legend."""
+    import re
     fx = os.path.join(A.source, "tests", "cli", "fixtures")
     bench = os.path.join(fx, "bench_small.json")
     with open(bench) as f:
@@ -336,7 +337,15 @@ def t_report_pictures_say_where_and_are_legible():
     alone = os.path.join(A.work, "alone.json")
     with open(alone, "w") as f:
         json.dump(dict(doc, clocks=[c for c in doc["clocks"] if c["name"] == "fc_mono_ns"]), f)
+    # a check whose thread 0 (it samples every 10 ms) did not run for a stretch: the stretch says so
+    with open(os.path.join(fx, "check_small.json")) as f:
+        held = json.load(f)
+    t = held["agreement"]["t_s"]
+    held["agreement"]["t_s"] = [x + (3 * (t[-1] - t[0]) if i >= len(t) // 2 else 0) for i, x in enumerate(t)]
+    with open(os.path.join(A.work, "held.json"), "w") as f:
+        json.dump(held, f)
     sets = {"alone": ([alone], ("cost.png", "deltas.png", "scaling.png", "agreement.png")),
+            "held": ([os.path.join(A.work, "held.json")], ("agreement.png",)),
             "one": ([bench], ("cost.png", "deltas.png", "scaling.png", "agreement.png")),
             "two": ([bench, bench], ("cost.png", "deltas.png", "scaling.png", "agreement.png")),
             "check": ([os.path.join(fx, "check_small.json")], ("agreement.png",))}
@@ -354,11 +363,18 @@ def t_report_pictures_say_where_and_are_legible():
         with open(os.path.join(out, "report.html"), encoding="utf-8") as f:  # the page says it too, up top
             top = f.read().split("<h2>")[0]
         assert h["cpu_model"] in top and h["kernel"] in top, (name, "report.html's head names no machine")
-        if name != "check":  # and summary.md, above its table (it named the CPU, not the kernel nor the date)
+        if name not in ("check", "held"):  # and summary.md, above its table (it named the CPU, not the kernel nor the date)
             with open(os.path.join(out, "summary.md"), encoding="utf-8") as f:
                 top = f.read().split("\n| ")[0]
             assert h["kernel"] in top and doc["created_utc"][:10] in top, (name, top)
-        assert any("fastclock - kernel, ns" == t for t in side["agreement.png"]["texts"]), name
+        texts = side["agreement.png"]["texts"]
+        assert "fastclock - kernel" in texts, name
+        # its ticks carry their unit (a stretched bracket had them read "5.0" under a "1e6" in the corner)
+        assert not any(re.fullmatch(r"1e[0-9]+|.*\\times.*", t) for t in texts), (name, texts)
+        assert any(re.fullmatch(r"-?[0-9.]+ (ns|us|ms|s)", t) for t in texts), (name, texts)
+        if name == "held":
+            assert side["agreement.png"].get("gaps") and any(
+                t.startswith("no samples here") for t in side["agreement.png"]["texts"]), name
         if name == "alone":
             title = [t for t in side["cost.png"]["texts"] if t.startswith("cost per call")]
             assert title and "dashed" not in title[0], title

@@ -773,7 +773,7 @@ def plot_agreement(doc, path, size, side):
             # between phases: none while it times the costs, the deltas or the latencies), not left to read as a
             # missing or broken part; written only where it fits inside the stretch
             why = ("no samples here:\nbench samples in its\nthread windows only" if doc.get("command") == "bench"
-                   else "no samples here:\nthe sampler\ndid not run")
+                   else "no samples here:\nthread 0, which samples\nevery 10 ms, did not run")
             for g0, g1 in zip(xs, xs[1:]):
                 if g1 - g0 <= 0.1 * (xs[-1] - xs[0]):
                     continue
@@ -788,7 +788,11 @@ def plot_agreement(doc, path, size, side):
             info[which] = {"samples": len(pts), "worst_ns": es[k], "worst_t_s": xs[k], "worst_inside_bracket": inside,
                            "beyond_axis": len(out), "ylim_ns": lim,
                            "beyond_axis_outside_bracket": sum(1 for o in out if o[2])}
-        ax.set_ylabel("fastclock - kernel, ns")
+        # each tick in the unit that reads (a bracket stretched to milliseconds had the axis read "5.0" under a
+        # "1e6" multiplier in the corner, beside the label "ns")
+        from matplotlib.ticker import FuncFormatter
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si_ns(v, sign=False) if v else "0"))
+        ax.set_ylabel("fastclock - kernel")
         ax.set_title(label, fontsize=9, pad=14)
         ax.grid(alpha=0.3)
     starts = a.get("run_starts_s", [])
