@@ -90,7 +90,7 @@ static const char bench_help[] =
 	"  --csv            long format on stdout: header 'clock,stat,value', one row per statistic\n"
 	"  --markdown       the cost table (with ratios) and the thread table as markdown\n"
 	"  --updater        start the updater thread (fc_updater_start(0)) before the first round; without it\n"
-	"                   the first coarse read starts it 1 ms later, as in any program\n"
+	"                   a coarse read 1 ms or more after the first starts it, as in any program\n"
 	"  --list           list the clock names and what each calls, then exit\n"
 	"A progress line goes to stderr when stderr is a terminal. Ctrl-C prints what was measured so far.\n"
 	"Exit codes: 0 done, 2 bad usage, 3 the output could not be written, 130 interrupted.\n";

@@ -477,8 +477,8 @@ static void recommend(struct info *in)
 	if (coarse && coarse->ok && coarse->getres_ns >= 1e6 && in->coarse_checked == 0)
 		add(b, n,
 		    "The kernel's coarse clocks tick every %.0f ms (%.1f ns a read); fc_mono_coarse_ns() costs %.1f ns "
-		    "here and is at most one re-anchor period (%.0f us) old: its updater thread (started by the first "
-		    "coarse read, or fc_updater_start()) runs SCHED_FIFO in this process. A process without "
+		    "here and is at most one re-anchor period (%.0f us) old: its updater thread (started by a coarse "
+		    "read 1 ms or more after the first, or by fc_updater_start()) runs SCHED_FIFO in this process. A process without "
 		    "RLIMIT_RTPRIO >= 1 or CAP_SYS_NICE gets coarse reads checked against the kernel's coarse clock "
 		    "instead (never staler than it).",
 		    coarse->getres_ns / 1e6, coarse->libc_ns, in->fc_coarse_cost_ns, (double)in->st.period_ns / 1e3);
