@@ -110,7 +110,7 @@ FC__START_TEXT static void global_init(void)
 #ifdef FASTCLOCK_TEST_SEAMS
 	/* Test seams, compiled into the tests' library only (fastclock_testing): tests point this at a file of
 	 * their own to play a machine whose kernel uses another clocksource (never change the host's)... */
-	fc__trust_set_path(v[E_TEST_CLOCKSOURCE]);
+	fc__trust_set_path(v[E_TEST_CLOCKSOURCE], 0); /* a test's file: on any filesystem */
 	{
 		/* ...and hold the initialisation open so a test can fork while another thread is inside it. */
 		const char *d = v[E_TEST_INIT_DELAY];

@@ -9,12 +9,15 @@
  * about once a second to follow a run-time demotion.
  *
  * Async-signal-safe: the check runs on whichever thread re-anchors, a signal handler included, so it reads
- * the file with open/read into the caller's buffer and builds its sentence with fc__str_cat (no stdio, no
- * malloc, no getenv: the test override is passed in once by the initialisation).
+ * the file with open/read into the caller's buffer (opened by the bound sources' fc__bound_open_file, which is
+ * async-signal-safe too) and builds its sentence with fc__str_cat (no stdio, no malloc, no getenv: the test
+ * override is passed in once by the initialisation). The file is hostile until checked (docs/THREATS.md): an
+ * administrator's mistake or a container may put anything at /sys, and a test's path anything at all.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -23,35 +26,65 @@
 
 #include "str.h"
 #include "trust.h"
+#include "bound/bound.h"
 
 #define CLOCKSOURCE_PATH "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
 static char g_path[256]; /* a test's clocksource file ("" : the kernel's) */
+static int g_need_sysfs = 1; /* the file must be on sysfs (always for the kernel's; a test's: as it says) */
 
-void fc__trust_set_path(const char *path)
+void fc__trust_set_path(const char *path, int need_sysfs)
 {
 	g_path[0] = 0;
 	if (path)
 		fc__str_cat(g_path, sizeof(g_path), path, (const char *)0);
+	g_need_sysfs = g_path[0] ? need_sysfs : 1;
 }
 
-static int read_clocksource(char *cs, size_t cslen)
+/* The clocksource's name into cs, or -1 with why naming what was wrong. The file is opened as a bound source's
+ * (fc__bound_open_file: looked at through O_PATH first, so a FIFO, a device or a directory at the path is never
+ * opened, and no open waits; never through a symbolic link; a regular file that only root or its directory's
+ * owner can have written), then kept only on sysfs (the kernel's word: /sys on something else, an administrator's
+ * bind mount or a container's tmpfs, is anyone's) and only if it reads as a name (no NUL: "tsc\0hpet" is not
+ * "tsc"). Read once, bounded by cs. */
+static int read_clocksource(char *cs, size_t cslen, char *why, size_t whylen)
 {
-	int fd = open(g_path[0] ? g_path : CLOCKSOURCE_PATH, O_RDONLY | O_CLOEXEC);
+	const char *path = g_path[0] ? g_path : CLOCKSOURCE_PATH;
+	struct fc_bound b;
+	struct stat st;
+	struct statfs sf;
 	ssize_t n;
-
-	if (fd < 0)
+	int fd, e;
+	b.last_error[0] = 0;
+	fd = fc__bound_open_file(path, FC_OPEN_REG, &st, &b, 0);
+	if (fd < 0) {
+		fc__str_cat(why, whylen, "cannot read the kernel's current clocksource: ", b.last_error, (const char *)0);
 		return -1;
+	}
+	/* fstatfs's errno named when it fails, "not on sysfs" only for a filesystem it named */
+	e = !g_need_sysfs ? 0 : fstatfs(fd, &sf) != 0 ? errno : sf.f_type != FC_SYSFS_MAGIC ? -1 : 0;
+	if (e) {
+		fc__bfmt(why, whylen, "the kernel's current clocksource is not trusted: %.100s %s%s", path,
+			 e < 0 ? "is not on sysfs" : "fstatfs: ", e < 0 ? "" : fc__errname(e));
+		close(fd);
+		return -1;
+	}
 	do
 		n = read(fd, cs, cslen - 1);
 	while (n < 0 && errno == EINTR);
+	e = errno;
 	close(fd);
-	if (n < 0)
+	if (n > 0 && !memchr(cs, 0, (size_t)n)) {
+		cs[n] = 0;
+		while (n > 0 && (cs[n - 1] == '\n' || cs[n - 1] == ' '))
+			cs[--n] = 0;
+	}
+	if (n <= 0 || memchr(cs, 0, (size_t)n)) {
+		fc__bfmt(why, whylen, "cannot read the kernel's current clocksource (%.100s): %s", path,
+			 n < 0 ? fc__errname(e) : n == 0 ? "empty" : "not a name (a NUL byte)");
 		return -1;
-	cs[n] = 0;
-	while (n > 0 && (cs[n - 1] == '\n' || cs[n - 1] == ' '))
-		cs[--n] = 0;
-	return n > 0 ? 0 : -1;
+	}
+	return 0;
 }
 
 #if defined(__x86_64__)
@@ -78,11 +111,9 @@ static int invariant_tsc(void)
 int fc__trust_check(char *why, size_t whylen, char *cs, size_t cslen)
 {
 	why[0] = 0;
-	if (read_clocksource(cs, cslen) != 0) {
+	if (read_clocksource(cs, cslen, why, whylen) != 0) {
 		cs[0] = 0;
 		fc__str_cat(cs, cslen, "unknown", (const char *)0);
-		fc__str_cat(why, whylen, "cannot read the kernel's current clocksource (",
-			    g_path[0] ? g_path : CLOCKSOURCE_PATH, ")", (const char *)0);
 		return 0;
 	}
 #if defined(__x86_64__)

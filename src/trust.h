@@ -1,6 +1,7 @@
 /*
  * fastclock — trust.c: may the counter be trusted (the kernel's clocksource, an invariant counter).
- * Floor 0. Owns: the fail-closed rule and the clocksource file's path. May call: str.c.
+ * Floor 0. Owns: the fail-closed rule and the clocksource file's path. May call: str.c, bound/bound.c (opening
+ * the file as a source's, fc__bound_open_file).
  */
 #ifndef FASTCLOCK_TRUST_H
 #define FASTCLOCK_TRUST_H
@@ -15,8 +16,9 @@ extern "C" {
  * `why` gets a sentence either way, `cs` the clocksource name. */
 int fc__trust_check(char *why, size_t whylen, char *cs, size_t cslen);
 /* Where fc__trust_check reads the clocksource: the kernel's file, or a test's (FASTCLOCK_TEST_CLOCKSOURCE_FILE,
- * read once by the initialisation and passed here; NULL or "": the kernel's). */
-void fc__trust_set_path(const char *path);
+ * read once by the initialisation and passed here; NULL or "": the kernel's). The file must be on sysfs unless
+ * need_sysfs is 0 for a test's path (the kernel's always). */
+void fc__trust_set_path(const char *path, int need_sysfs);
 
 #ifdef __cplusplus
 }

@@ -222,7 +222,6 @@ int fc__bound_socket_trusted(int dfd, const char *base, const char *path, struct
 }
 
 /* Filesystem magic numbers (linux/magic.h): what only the kernel answers. */
-#define FC_SYSFS_MAGIC 0x62656572
 #define FC_PROC_SUPER_MAGIC 0x9fa0
 
 int fc__bound_uevent_is_vmclock(const char *buf, size_t n, char *devname, size_t dn)

@@ -88,6 +88,8 @@ void fc__bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...) __at
  * looked at (O_PATH) before it is opened: a device that is not a vmclock is never opened (its driver's open may
  * act: /dev/watchdog arms). Returns the fd (st filled), or -1 with b->last_error naming the path, the kind, owner
  * and mode. */
+/* sysfs's f_type (linux/magic.h SYSFS_MAGIC): a file the kernel itself serves (trust.c, vmclock's uevent) */
+#define FC_SYSFS_MAGIC 0x62656572
 #define FC_OPEN_REG 1
 #define FC_OPEN_CHR 2
 struct stat;

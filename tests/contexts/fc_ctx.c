@@ -283,11 +283,18 @@ static int run_clocks(struct clk *ks, size_t n, long ms, int64_t period_ns)
 }
 
 /* ---- a clocksource file the test controls (never the host's) ------------------------------------------- */
-static char cs_file[] = "/tmp/fc_ctx_cs_XXXXXX";
+/* The clocksource file in a directory of the test's own: the library opens it as a bound source's file
+ * (src/trust.c, fc__bound_open_file), which refuses a user's file in a directory of root's that others may write
+ * (/tmp) */
+static char cs_dir[] = "/tmp/fc_ctx_cs_XXXXXX";
+static char cs_file[sizeof(cs_dir) + 16];
+
+static void cs_dir_remove(void) { rmdir(cs_dir); }
+
 
 static void write_cs(const char *name)
 {
-	int fd = open(cs_file, O_WRONLY | O_TRUNC);
+	int fd = open(cs_file, O_WRONLY | O_TRUNC | O_CREAT, 0644);
 	if (fd < 0 || write(fd, name, strlen(name)) < 0 || write(fd, "\n", 1) < 0) {
 		perror("fc_ctx: clocksource file");
 		exit(1);
@@ -297,12 +304,12 @@ static void write_cs(const char *name)
 
 static void setup_cs(const char *name)
 {
-	int fd = mkstemp(cs_file);
-	if (fd < 0) {
-		perror("fc_ctx: mkstemp");
+	if (!mkdtemp(cs_dir)) {
+		perror("fc_ctx: mkdtemp");
 		exit(1);
 	}
-	close(fd);
+	snprintf(cs_file, sizeof(cs_file), "%s/clocksource", cs_dir);
+	atexit(cs_dir_remove);
 	write_cs(name);
 	setenv("FASTCLOCK_TEST_CLOCKSOURCE_FILE", cs_file, 1);
 }

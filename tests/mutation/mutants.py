@@ -972,4 +972,17 @@ M = [
          old="		fc__bound_close(ch->dirfd, (struct fc_fd_id){ch->dir_dev, ch->dir_ino});",
          new="		close(ch->dirfd);",
          targets=["fastclock_unit_tests"], tests=r"^ForkCloseAll\."),
+    # ---- attack4: the kernel's clocksource file (tests/unit/test_attack4.cc) ------------------------------------
+    dict(name="attack4: the clocksource file trusted on any filesystem", set="bound",
+         guards="a file at /sys's path that is not the kernel's (a bind mount, a container's tmpfs) said 'tsc'",
+         file="src/trust.c",
+         old="	e = !g_need_sysfs ? 0 :",
+         new="	e = 1 ? 0 :",
+         targets=["fastclock_unit_tests"], tests=r"^TrustFile\."),
+    dict(name="attack4: a NUL in the clocksource's name ignored", set="bound",
+         guards="'tsc\\0hpet' compared as 'tsc'",
+         file="src/trust.c",
+         old="	if (n <= 0 || memchr(cs, 0, (size_t)n)) {",
+         new="	if (n <= 0) {",
+         targets=["fastclock_unit_tests"], tests=r"^TrustFile\."),
 ]

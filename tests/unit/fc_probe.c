@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,7 +108,14 @@ static int expect_backend(const char *name)
 	return 0;
 }
 
-static char cs_file[] = "/tmp/fc_probe_cs_XXXXXX";
+/* The clocksource file in a directory of the test's own: the library opens it as a bound source's file
+ * (src/trust.c, fc__bound_open_file), which refuses a user's file in a directory of root's that others may write
+ * (/tmp) */
+static char cs_dir[] = "/tmp/fc_probe_cs_XXXXXX";
+static char cs_file[sizeof(cs_dir) + 16];
+
+static void cs_dir_remove(void) { rmdir(cs_dir); }
+
 
 static void write_cs(const char *name)
 {
@@ -118,14 +126,15 @@ static void write_cs(const char *name)
 	}
 	fprintf(f, "%s\n", name);
 	fclose(f);
+	chmod(cs_file, 0644); /* writable by its owner only, whatever the umask (a group's write is refused) */
 }
 
 static int setup_cs(const char *name)
 {
-	int fd = mkstemp(cs_file);
-	if (fd < 0)
+	if (!mkdtemp(cs_dir))
 		return -1;
-	close(fd);
+	snprintf(cs_file, sizeof(cs_file), "%s/clocksource", cs_dir);
+	atexit(cs_dir_remove);
 	write_cs(name);
 	setenv("FASTCLOCK_TEST_CLOCKSOURCE_FILE", cs_file, 1);
 	return 0;
