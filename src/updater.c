@@ -495,6 +495,11 @@ int fc_updater_stop(void)
  * after the first; that one starts it (once). 1 ms: at most a millisecond of precise reads (~20 ns each)
  * instead of one load, for a program that keeps reading. */
 #define KEEPER_DEFER_NS 1000000
+/* A start that failed (pthread_create: EAGAIN in a container at its pids.max or a user at RLIMIT_NPROC, EPERM
+ * under a seccomp filter) is tried again a second later, not at the next coarse read: every coarse read tried it
+ * (two failed thread creations each in real-time mode: 101494 in 200 ms, 3.2 us a coarse read). Coarse reads are
+ * precise reads meanwhile. */
+#define KEEPER_RETRY_NS 1000000000
 
 static int keeper_due(const struct fc_clock *c)
 {
@@ -531,6 +536,9 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
 		pthread_once(&u_once, register_fork_handler);
 		if (!u_running && start_locked(0) == 0)
 			__atomic_store_n(&c->updater_running, 2, __ATOMIC_RELAXED);
+		else if (!u_running) /* due again KEEPER_RETRY_NS from now (keeper_due) */
+			__atomic_store_n(&u_first_coarse, fc__kernel_ns(c, CLOCK_MONOTONIC) + KEEPER_RETRY_NS - KEEPER_DEFER_NS,
+					 __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&u_mu);
 	}
 	for (;;) {

@@ -985,4 +985,10 @@ M = [
          old="	if (n <= 0 || memchr(cs, 0, (size_t)n)) {",
          new="	if (n <= 0) {",
          targets=["fastclock_unit_tests"], tests=r"^TrustFile\."),
+    dict(name="attack4: a failed keeper start tried again at every coarse read", set="bound",
+         guards="a process that cannot create threads (pids.max, RLIMIT_NPROC) paid two failed creations a coarse read",
+         file="src/updater.c",
+         old="		else if (!u_running) /* due again KEEPER_RETRY_NS from now (keeper_due) */",
+         new="		else if (0)",
+         targets=["fastclock_unit_tests", "fc_bound_probe"], tests=r"^KeeperStart\."),
 ]

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -41,6 +42,20 @@ template <class F> int forked(F body)
 	if (waitpid(p, &st, 0) != p)
 		return 1000;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + st;
+}
+
+// The output and exit code of a command line run by sh.
+inline std::string run(const std::string &cmd, int *rc = nullptr)
+{
+	std::string out;
+	FILE *f = popen(cmd.c_str(), "r");
+	char buf[512];
+	while (f && fgets(buf, sizeof(buf), f))
+		out += buf;
+	int st = f ? pclose(f) : -1;
+	if (rc)
+		*rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return out;
 }
 
 inline std::string tmpdir()

@@ -16,6 +16,9 @@
  *                                counted (clock_nanosleep wrapped at link time): "rc=RC sleeps=N status=S"
  *   fc_bound_probe init-first    fc_init(), then the process's first bounded read and fc_real_after(1 s ago):
  *                                "status=S after=A"
+ *   fc_bound_probe keeper-create-fails MS   every pthread_create fails with EAGAIN (a container at its pids.max,
+ *                                a user at RLIMIT_NPROC: pthread_create wrapped at link time); coarse reads for MS
+ *                                milliseconds: "reads=N creates=M elapsed_us=U" (the keeper's start attempts)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -96,6 +99,37 @@ int __wrap_clock_nanosleep(clockid_t id, int flags, const struct timespec *req, 
 {
 	__atomic_add_fetch(&g_sleeps, 1, __ATOMIC_RELAXED);
 	return __real_clock_nanosleep(id, flags, req, rem);
+}
+
+/* ---- thread creation: the keeper's (pthread_create wrapped), made to fail as at a pids limit --------------- */
+#include <pthread.h>
+static int g_creates, g_create_fails;
+int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg);
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg);
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg)
+{
+	__atomic_add_fetch(&g_creates, 1, __ATOMIC_RELAXED);
+	if (g_create_fails)
+		return EAGAIN;
+	return __real_pthread_create(t, a, f, arg);
+}
+
+/* Coarse reads for ms milliseconds with every thread creation failing: how many times the keeper's start was tried.
+ * Counted against the reads and the time they took (the test bounds the attempts by the time: a busy machine makes
+ * fewer reads, never more attempts per millisecond). */
+static int keeper_create_fails(long ms)
+{
+	long long reads = 0;
+	int64_t t0, end;
+	g_create_fails = 1;
+	(void)fc_mono_coarse_ns(); /* initialises, and starts the keeper's defer */
+	t0 = kns(CLOCK_MONOTONIC);
+	end = t0 + ms * 1000000;
+	while (fc_mono_coarse_ns() < end)
+		reads++;
+	printf("reads=%lld creates=%d elapsed_us=%lld\n", reads, __atomic_load_n(&g_creates, __ATOMIC_RELAXED),
+	       (long long)((kns(CLOCK_MONOTONIC) - t0) / 1000));
+	return 0;
 }
 
 /* A process's first call is a commit wait for a time already past: its first bounded read promises nothing (auto
@@ -218,6 +252,8 @@ int main(int argc, char **argv)
 		return init_first();
 	if (strcmp(argv[1], "commit-wait") == 0)
 		return commit_wait();
+	if (strcmp(argv[1], "keeper-create-fails") == 0 && argc > 2)
+		return keeper_create_fails(atol(argv[2]));
 	fprintf(stderr, "fc_bound_probe: unknown mode %s\n", argv[1]);
 	return 1;
 }

@@ -1,6 +1,6 @@
 // fastclock unit tests — a fourth round of attacks from outside the process (docs/THREATS.md): the kernel's
 // clocksource file the trust check reads (src/trust.c: a FIFO, a directory, a device, a link, a file that is not
-// on sysfs, a NUL in the name).
+// on sysfs, a NUL in the name); the keeper's start where threads cannot be created (src/updater.c).
 #include <gtest/gtest.h>
 
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include <fstream>
 #include <string>
 
+#include "bound_fixtures.h"
 #include "trust.h"
 
 namespace {
@@ -180,4 +181,23 @@ TEST(TrustFile, the_kernels_file_is_read_as_it_is)
 	fc__trust_set_path(nullptr, 1);
 	fc__trust_check(why, sizeof(why), cs, sizeof(cs));
 	EXPECT_EQ(std::string(cs), want) << why;
+}
+
+// A process that cannot create threads (a container at its pids.max, a user at RLIMIT_NPROC: pthread_create's
+// EAGAIN, wrapped at link time in fc_bound_probe): every coarse read tried to start the keeper again, two failed
+// thread creations a read in real-time mode (101494 in 200 ms; a coarse read took 3.2 us). Now a failed start is
+// tried again a second later. Counted against the time the reads took (a busy machine makes fewer reads, never
+// more attempts a second): at most 2 creations an attempt, an attempt at 1 ms and then once a second.
+TEST(KeeperStart, a_failed_keeper_start_is_not_retried_at_every_coarse_read)
+{
+	for (const char *rt : {"1", "0"}) {
+		int rc = -1;
+		long long reads = 0, creates = 0, us = 0;
+		std::string out =
+			run(std::string("FASTCLOCK_UPDATER_RT=") + rt + " " + FC_BOUND_PROBE + " keeper-create-fails 300", &rc);
+		ASSERT_EQ(rc, 0) << out;
+		ASSERT_EQ(sscanf(out.c_str(), "reads=%lld creates=%lld elapsed_us=%lld", &reads, &creates, &us), 3) << out;
+		EXPECT_GE(creates, 1) << "rt=" << rt << ": no start attempted (wrapping broken?) " << out;
+		EXPECT_LE(creates, 2 * (2 + us / 1000000)) << "rt=" << rt << ": " << out;
+	}
 }

@@ -43,20 +43,6 @@ template <class F> int in_child(F fn, int seconds = 10)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-// The output and exit code of a command line run by sh.
-std::string run(const std::string &cmd, int *rc = nullptr)
-{
-	std::string out;
-	FILE *f = popen(cmd.c_str(), "r");
-	char buf[512];
-	while (f && fgets(buf, sizeof(buf), f))
-		out += buf;
-	int st = f ? pclose(f) : -1;
-	if (rc)
-		*rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	return out;
-}
-
 // ---- item 2: the kernel's state, never process names -------------------------------------------------------
 // The state each daemon leaves (what adjtimex(modes 0) returns: rc, status, maxerror us, esterror us), and the
 // verdict: only chronyd's and ntpd's (a maximum and an estimated error, consistent) are a bound.
