@@ -390,9 +390,23 @@ static int start_locked(int64_t period_ns)
 	}
 	if (rc != 0) { /* not permitted (EPERM), or FASTCLOCK_UPDATER_RT=0: an ordinary thread, checked */
 		struct sched_attr_v0 saved;
+		pthread_attr_t a;
+		const int pol = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+		/* A real-time creator (SCHED_FIFO/RR: root's, or given it by chrt or rtkit) would have its policy and
+		 * priority inherited: a keeper at priority 99 under FASTCLOCK_UPDATER_RT=0. Asked for as SCHED_OTHER
+		 * (a lower policy: always permitted); its nice value is still the creator's. */
+		const int explicit_other = (pol == SCHED_FIFO || pol == SCHED_RR) && pthread_attr_init(&a) == 0;
+		const struct sched_param sp0 = {.sched_priority = 0};
 		const int lent = lend_short_slice(&saved);
 		__atomic_store_n(&u_checked, 1, __ATOMIC_RELAXED);
-		rc = pthread_create(&u_thread, NULL, updater_main, NULL);
+		if (explicit_other && (pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED) != 0 ||
+				       pthread_attr_setschedpolicy(&a, SCHED_OTHER) != 0 ||
+				       pthread_attr_setschedparam(&a, &sp0) != 0))
+			rc = EINVAL; /* not started rather than started real-time */
+		else
+			rc = pthread_create(&u_thread, explicit_other ? &a : NULL, updater_main, NULL);
+		if (explicit_other)
+			pthread_attr_destroy(&a);
 		if (lent)
 			(void)syscall(SYS_sched_setattr, 0, &saved, 0);
 	}

@@ -991,4 +991,10 @@ M = [
          old="		else if (!u_running) /* due again KEEPER_RETRY_NS from now (keeper_due) */",
          new="		else if (0)",
          targets=["fastclock_unit_tests", "fc_bound_probe"], tests=r"^KeeperStart\."),
+    dict(name="attack4: a real-time creator's policy inherited by an ordinary keeper", set="bound",
+         guards="FASTCLOCK_UPDATER_RT=0 under a SCHED_FIFO 10 creator gave a SCHED_FIFO 10 keeper (needs root to test)",
+         file="src/updater.c",
+         old="		const int explicit_other = (pol == SCHED_FIFO || pol == SCHED_RR) && pthread_attr_init(&a) == 0;",
+         new="		const int explicit_other = 0 && (pol == SCHED_FIFO || pol == SCHED_RR) && pthread_attr_init(&a) == 0;",
+         targets=["fastclock_unit_tests"], tests=r"^KeeperStart\."),
 ]

@@ -3,13 +3,22 @@
 // on sysfs, a NUL in the name); the keeper's start where threads cannot be created (src/updater.c).
 #include <gtest/gtest.h>
 
+#include <dirent.h>
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -18,6 +27,7 @@
 #include <string>
 
 #include "bound_fixtures.h"
+#include "fastclock.h"
 #include "trust.h"
 
 namespace {
@@ -200,4 +210,228 @@ TEST(KeeperStart, a_failed_keeper_start_is_not_retried_at_every_coarse_read)
 		EXPECT_GE(creates, 1) << "rt=" << rt << ": no start attempted (wrapping broken?) " << out;
 		EXPECT_LE(creates, 2 * (2 + us / 1000000)) << "rt=" << rt << ": " << out;
 	}
+}
+
+namespace {
+
+// struct sched_attr as the kernel has it (uapi linux/sched/types.h, SCHED_ATTR_SIZE_VER1: with the clamps)
+struct sattr {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+	uint32_t util_min, util_max;
+};
+
+int getattr(pid_t tid, sattr *a)
+{
+	memset(a, 0, sizeof(*a));
+	return (int)syscall(SYS_sched_getattr, tid, a, sizeof(*a), 0);
+}
+
+// What a thread's creator may observe of itself: its scheduling attributes (policy, nice, priority, slice, flags,
+// clamps), its nice value as getpriority reports it, its signal mask, its name and its timer slack.
+struct ThreadState {
+	sattr a;
+	int attr_rc, prio;
+	sigset_t mask;
+	char name[17];
+	long slack;
+	std::string str() const
+	{
+		char b[256];
+		snprintf(b, sizeof(b), "rc=%d policy=%u flags=%#llx nice=%d prio=%u slice=%llu clamp=%u..%u getpriority=%d "
+			 "name=%s slack=%ld", attr_rc, a.policy, (unsigned long long)a.flags, a.nice, a.priority,
+			 (unsigned long long)a.runtime, a.util_min, a.util_max, prio, name, slack);
+		return b;
+	}
+	bool operator==(const ThreadState &o) const
+	{
+		return str() == o.str() && memcmp(&mask, &o.mask, sizeof(mask)) == 0;
+	}
+};
+
+ThreadState snapshot()
+{
+	ThreadState s{};
+	s.attr_rc = getattr(0, &s.a);
+	s.prio = getpriority(PRIO_PROCESS, 0);
+	pthread_sigmask(SIG_BLOCK, nullptr, &s.mask);
+	prctl(PR_GET_NAME, s.name, 0, 0, 0);
+	s.slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	return s;
+}
+
+// A field of /proc/self/task/TID/status ("SigBlk", "voluntary_ctxt_switches"), "" if not found.
+std::string task_status(pid_t tid, const char *field)
+{
+	char p[64], line[256];
+	std::string r;
+	snprintf(p, sizeof(p), "/proc/self/task/%d/status", (int)tid);
+	FILE *f = fopen(p, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, strlen(field)) && line[strlen(field)] == ':')
+			r = line + strlen(field) + 1;
+	if (f)
+		fclose(f);
+	r.erase(0, r.find_first_not_of(" \t"));
+	r.erase(r.find_last_not_of("\n") + 1);
+	return r;
+}
+
+// The process's other thread (the keeper: fc_updater_start made the only one), and its name; -1 if none.
+pid_t other_thread(std::string *name)
+{
+	DIR *d = opendir("/proc/self/task");
+	pid_t tid = -1;
+	for (dirent *e; d && (e = readdir(d));) {
+		pid_t t = atoi(e->d_name);
+		if (t <= 0 || t == (pid_t)syscall(SYS_gettid))
+			continue;
+		char p[64], buf[32] = "";
+		snprintf(p, sizeof(p), "/proc/self/task/%d/comm", (int)t);
+		FILE *f = fopen(p, "r");
+		if (f && fgets(buf, sizeof(buf), f))
+			*name = std::string(buf).substr(0, strcspn(buf, "\n"));
+		if (f)
+			fclose(f);
+		tid = t;
+	}
+	if (d)
+		closedir(d);
+	return tid;
+}
+
+// The keeper's thread id once it has named itself "fastclock" (its first act), or -1: no other thread, or one that
+// has slept twice (been through its loop) under another name. Judged by its progress, not by time.
+pid_t keeper_tid()
+{
+	for (;;) {
+		std::string name;
+		pid_t t = other_thread(&name);
+		if (t < 0 || name == "fastclock")
+			return name == "fastclock" ? t : -1;
+		if (atoll(task_status(t, "voluntary_ctxt_switches").c_str()) >= 2) {
+			ADD_FAILURE() << "the keeper runs named '" << name << "'";
+			return -1;
+		}
+		sched_yield();
+	}
+}
+
+// Fails every call of system call nr with errno e in this process from now on (a sandbox's seccomp filter).
+int fail_syscall(long nr, int e)
+{
+	sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (uint32_t)e),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	sock_fprog prog{sizeof(f) / sizeof(f[0]), f};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+// In a child process: set the creating thread up (setup: 0, or 77 to skip), start the keeper with
+// fc_updater_start, and check that the creator is left exactly as it was, that the keeper runs named "fastclock"
+// with every signal blocked and in the policy `want_policy` (-1: any), and that the coarse clock it keeps
+// advances (by the keeper's own stores: judged by progress, not time).
+template <class F> void keeper_start_leaves_creator_alone(const char *what, const char *rt, int want_policy, F setup)
+{
+	int r = forked([&] {
+		setenv("FASTCLOCK_UPDATER_RT", rt, 1);
+		int s = setup();
+		if (s == 77)
+			_exit(77);
+		ASSERT_EQ(s, 0) << what << ": setup: " << strerror(errno);
+		(void)fc_mono_ns(); // initialised before the snapshot
+		ThreadState before = snapshot();
+		ASSERT_EQ(fc_updater_start(0), 0) << what << ": " << strerror(errno);
+		ThreadState after = snapshot();
+		EXPECT_TRUE(before == after) << what << ":\n before " << before.str() << "\n after  " << after.str();
+		pid_t k = keeper_tid();
+		ASSERT_GT(k, 0) << what << ": no thread named fastclock";
+		EXPECT_EQ(task_status(k, "SigBlk"), "fffffffe7ffbfeff") << what << ": the keeper's blocked signals (all but SIGKILL, SIGSTOP and glibc's 32 and 33)";
+		if (want_policy >= 0) {
+			sattr ka;
+			ASSERT_EQ(getattr(k, &ka), 0) << strerror(errno);
+			EXPECT_EQ((int)ka.policy, want_policy) << what << ": the keeper's policy";
+		}
+		int64_t c0 = fc_mono_coarse_ns(), c1 = c0;
+		for (int i = 0; i < 100000000 && c1 == c0; i++)
+			c1 = fc_mono_coarse_ns();
+		EXPECT_GT(c1, c0) << what << ": the coarse clock does not advance";
+		EXPECT_EQ(fc_updater_stop(), 0);
+		EXPECT_TRUE(before == snapshot()) << what << ": after fc_updater_stop";
+	});
+	if (r == 77)
+		return;
+	EXPECT_EQ(r, 0) << what << ": child status";
+}
+
+int set_attr(uint32_t policy, int nice, uint64_t slice, uint64_t flags, uint32_t prio = 0)
+{
+	sattr a{};
+	a.size = 48;
+	a.policy = policy, a.nice = nice, a.runtime = slice, a.flags = flags, a.priority = prio;
+	return (int)syscall(SYS_sched_setattr, 0, &a, 0);
+}
+
+} // namespace
+
+// The keeper's creator lends it a short slice (EEVDF) across pthread_create and takes its own attributes back:
+// whatever they were, the creating thread is left exactly as it was (policy, nice, slice, reset-on-fork, clamps,
+// signal mask, name, timer slack), in both keeper modes.
+TEST(KeeperStart, the_creating_thread_is_left_as_it_was_whatever_its_attributes)
+{
+	for (const char *rt : {"0", "1"}) {
+		keeper_start_leaves_creator_alone("default", rt, -1, [] { return 0; });
+		keeper_start_leaves_creator_alone("nice 5", rt, -1, [] { return setpriority(PRIO_PROCESS, 0, 5); });
+		keeper_start_leaves_creator_alone("slice 50 ms", rt, -1, [] { return set_attr(SCHED_OTHER, 0, 50000000, 0); });
+		keeper_start_leaves_creator_alone("slice 100 us", rt, -1, [] { return set_attr(SCHED_OTHER, 0, 100000, 0); });
+		keeper_start_leaves_creator_alone("reset on fork, nice 3, slice 20 ms", rt, -1,
+						  [] { return set_attr(SCHED_OTHER, 3, 20000000, 0x01 /* SCHED_FLAG_RESET_ON_FORK */); });
+		keeper_start_leaves_creator_alone("batch", rt, -1, [] { return set_attr(SCHED_BATCH, 0, 0, 0); });
+		keeper_start_leaves_creator_alone("idle", rt, -1, [] { return set_attr(SCHED_IDLE, 0, 0, 0); });
+		keeper_start_leaves_creator_alone("name and slack", rt, -1, [] {
+			return prctl(PR_SET_NAME, "victim", 0, 0, 0) | prctl(PR_SET_TIMERSLACK, 12345, 0, 0, 0);
+		});
+		keeper_start_leaves_creator_alone("a blocked and a handled signal", rt, -1, [] {
+			sigset_t m;
+			sigemptyset(&m);
+			sigaddset(&m, SIGUSR2);
+			signal(SIGUSR1, [](int) {});
+			return pthread_sigmask(SIG_BLOCK, &m, nullptr);
+		});
+	}
+}
+
+// A sandbox that refuses sched_getattr or sched_setattr (EPERM, as Docker's default profile for a call it does
+// not know; ENOSYS, an old kernel's answer): nothing is lent, nothing is changed, the keeper runs.
+TEST(KeeperStart, a_sandbox_refusing_the_scheduler_calls_changes_nothing)
+{
+	for (long nr : {(long)SYS_sched_getattr, (long)SYS_sched_setattr})
+		for (int e : {EPERM, ENOSYS})
+			keeper_start_leaves_creator_alone(nr == SYS_sched_getattr ? "sched_getattr refused" : "sched_setattr refused",
+							  "0", -1, [=] {
+								  if (set_attr(SCHED_OTHER, 0, 20000000, 0) != 0)
+									  return -1;
+								  return fail_syscall(nr, e) == 0 ? 0 : 77;
+							  });
+}
+
+// A real-time creator (SCHED_FIFO 10: root's, or one given it by an administrator's chrt): with
+// FASTCLOCK_UPDATER_RT=0 the keeper is an ordinary thread (documented: "FASTCLOCK_UPDATER_RT=0 keeps it
+// SCHED_OTHER"), not one at its creator's real-time priority; with 1 it is SCHED_FIFO (at priority 1).
+TEST(KeeperStart, a_real_time_creator_gets_the_keeper_its_mode_says)
+{
+	keeper_start_leaves_creator_alone("fifo 10, rt 0", "0", SCHED_OTHER,
+					  [] { return set_attr(SCHED_FIFO, 0, 0, 0, 10) == 0 ? 0 : 77; });
+	keeper_start_leaves_creator_alone("fifo 10, rt 1", "1", SCHED_FIFO,
+					  [] { return set_attr(SCHED_FIFO, 0, 0, 0, 10) == 0 ? 0 : 77; });
+	keeper_start_leaves_creator_alone("rr 10, rt 0", "0", SCHED_OTHER,
+					  [] { return set_attr(SCHED_RR, 0, 0, 0, 10) == 0 ? 0 : 77; });
 }
