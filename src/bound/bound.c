@@ -221,9 +221,6 @@ int fc__bound_socket_trusted(int dfd, const char *base, const char *path, struct
 	return 0;
 }
 
-/* Filesystem magic numbers (linux/magic.h): what only the kernel answers. */
-#define FC_PROC_SUPER_MAGIC 0x9fa0
-
 int fc__bound_uevent_is_vmclock(const char *buf, size_t n, char *devname, size_t dn)
 {
 	/* a line "DEVNAME=vmclock<N>", N a decimal without a leading zero (the driver's "vmclock%d" of an ida index);

@@ -90,6 +90,8 @@ void fc__bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...) __at
  * and mode. */
 /* sysfs's f_type (linux/magic.h SYSFS_MAGIC): a file the kernel itself serves (trust.c, vmclock's uevent) */
 #define FC_SYSFS_MAGIC 0x62656572
+/* procfs's (PROC_SUPER_MAGIC): /proc/self/fd (bound.c), net.ipv4.ip_unprivileged_port_start (chrony.c) */
+#define FC_PROC_SUPER_MAGIC 0x9fa0
 #define FC_OPEN_REG 1
 #define FC_OPEN_CHR 2
 struct stat;

@@ -26,6 +26,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
 #include <sys/un.h>
@@ -771,12 +772,16 @@ static long unprivileged_port_start(void)
 {
 	char buf[16];
 	long v = 0;
-	int fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_RDONLY | O_CLOEXEC), n;
+	struct statfs sf;
+	/* O_NONBLOCK, O_NOCTTY, O_NOFOLLOW: whatever is there, the open neither waits (a FIFO) nor acts */
+	int fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start",
+		      O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC), n;
 	/* unreadable: unknown (no /proc/sys: a chroot, systemd's ProcSubset=pid; or Linux < 4.11, fixed at 1024). -1,
-	 * so that the port is not trusted: assuming 1024 trusted anyone's port 323 where the namespace's value is 0 */
+	 * so that the port is not trusted: assuming 1024 trusted anyone's port 323 where the namespace's value is 0.
+	 * Not procfs (a file bind-mounted there saying 1024 where the namespace's value is 0): unknown too. */
 	if (fd < 0)
 		return -1;
-	n = (int)read(fd, buf, sizeof(buf) - 1);
+	n = fstatfs(fd, &sf) == 0 && sf.f_type == FC_PROC_SUPER_MAGIC ? (int)read(fd, buf, sizeof(buf) - 1) : -1;
 	close(fd);
 	for (int i = 0; i < n && buf[i] >= '0' && buf[i] <= '9' && v < 100000; i++)
 		v = v * 10 + (buf[i] - '0');

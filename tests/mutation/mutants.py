@@ -997,4 +997,10 @@ M = [
          old="		const int explicit_other = (pol == SCHED_FIFO || pol == SCHED_RR) && pthread_attr_init(&a) == 0;",
          new="		const int explicit_other = 0 && (pol == SCHED_FIFO || pol == SCHED_RR) && pthread_attr_init(&a) == 0;",
          targets=["fastclock_unit_tests"], tests=r"^KeeperStart\."),
+    dict(name="attack4: who may bind chronyd's command port read from a file that is not procfs's", set="bound",
+         guards="a file bind-mounted over ip_unprivileged_port_start saying 1024 where the namespace's value is 0",
+         file="src/bound/chrony.c",
+         old="	n = fstatfs(fd, &sf) == 0 && sf.f_type == FC_PROC_SUPER_MAGIC ? (int)read(fd, buf, sizeof(buf) - 1) : -1;",
+         new="	n = fstatfs(fd, &sf) == 0 ? (int)read(fd, buf, sizeof(buf) - 1) : -1;",
+         targets=["fastclock_unit_tests"], tests=r"^ChronySocketTrust\."),
 ]

@@ -326,6 +326,43 @@ TEST(ChronySocketTrust, the_command_port_is_not_trusted_where_who_may_bind_it_ca
 	});
 }
 
+// The same file replaced by one that is not procfs's (an administrator's or a container runtime's bind mount; attack4)
+// saying 1024 where the namespace's value is 0: the value was believed, and nobody's port 323 asked. Only procfs
+// says who may bind the port; the open does not wait on a FIFO there either (O_NONBLOCK).
+TEST(ChronySocketTrust, the_command_port_is_not_trusted_on_a_value_not_from_procfs)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root (a network and a mount namespace, another user)";
+	Dir closed("/tmp/fc_attack2_XXXXXX", 0700, 0, 0); // chronyd's directory, closed to nobody: the port is asked
+	std::string path = closed.path + "/chronyd.sock";
+	char fake[] = "/tmp/fc_attack4_portXXXXXX";
+	int ff = mkstemp(fake);
+	ASSERT_GE(ff, 0);
+	ASSERT_EQ(write(ff, "1024\n", 5), 5);
+	close(ff);
+	chmod(fake, 0644);
+	in_namespaces([&] {
+		const char *f = "/proc/sys/net/ipv4/ip_unprivileged_port_start";
+		int fd = open(f, O_WRONLY);
+		if (fd < 0 || write(fd, "0\n", 2) != 2 || mount(fake, f, nullptr, MS_BIND, nullptr) != 0)
+			_exit(77);
+		close(fd);
+		if (setgroups(0, nullptr) != 0 || setresgid(NOBODY, NOBODY, NOBODY) != 0 || setresuid(NOBODY, NOBODY, NOBODY) != 0)
+			_exit(77);
+		int impostor = udp323(); // nobody's
+		fc_chrony ch;
+		fc_bound b{};
+		uint8_t buf[512];
+		if (fc__chrony_open(&ch, path.c_str(), &b, 0) == 0) {
+			fc__chrony_poll(&ch, 1000000000, 1000000000, &b);
+			EXPECT_LT(recv(impostor, buf, sizeof(buf), MSG_DONTWAIT), 0) << "nobody's port 323 was asked (" << ch.via_name << ")";
+			fc__chrony_close(&ch);
+		}
+		EXPECT_NE(strstr(b.last_error, "cannot be read"), nullptr) << b.last_error;
+	});
+	unlink(fake);
+}
+
 // A unix socket that is not trusted is one this process may not use: chronyd's command port is asked instead
 // (only chronyd can answer from port 323 where it is privileged), the reason the socket was refused kept as the
 // last error. Refusing the socket used to drop chronyd altogether: in a directory its group may write (chronyd
