@@ -38,6 +38,14 @@ for d in "$rt" "$dev" "$cli"; do
   dpkg-deb -x "$d" "$work/root" || { echo "deb: FAIL dpkg-deb -x $d"; exit 1; }
   echo "deb: $(basename "$d"): $(stat -c %s "$d") bytes; $(dpkg-deb -f "$d" Package Version Section Installed-Size Depends | tr '\n' ' ')"
 done
+# Nothing in a package writable by its group or others, and all root's: a builder's umask 002 made every directory
+# 0775 (dpkg creates the new ones so: /usr/share/fastclock, whose script the CLI runs). Links aside (always 0777).
+for d in "$rt" "$dev" "$cli"; do
+  bad=$(dpkg-deb -c "$d" | awk '$1 !~ /^l/ && (substr($1, 6, 1) == "w" || substr($1, 9, 1) == "w" || $2 != "root/root") {print $1, $2, $6}')
+  [ -z "$bad" ] || fail "$(basename "$d") has entries others may write or not root's: $bad"
+done
+bad=$(tar tvzf "$tgz" | awk '$1 !~ /^l/ && (substr($1, 6, 1) == "w" || substr($1, 9, 1) == "w") {print $1, $6}')
+[ -z "$bad" ] || fail "$(basename "$tgz") has entries others may write: $bad"
 dpkg-deb -x "$rt" "$work/lib" || { echo "deb: FAIL dpkg-deb -x $rt"; exit 1; }
 tar xzf "$tgz" -C "$work/tgz" --strip-components=1 || { echo "deb: FAIL tar xzf $tgz"; exit 1; }
 
@@ -208,7 +216,8 @@ done
 root=$work/root/usr
 lib=$root/$L rtlib=$work/lib/usr/$L
 runs_on_rt() { # PROGRAM: runs with LD_LIBRARY_PATH=WORK/lib's libdir, and its libfastclock.so.ABI is that one
-  LD_LIBRARY_PATH=$rtlib "$1" && LD_LIBRARY_PATH=$rtlib ldd "$1" | grep -qF "libfastclock.so.$abi => $rtlib/libfastclock.so.$abi ("
+  # grep reads all of ldd's output (not -q: under pipefail, an ldd still writing when grep -q left died of SIGPIPE)
+  LD_LIBRARY_PATH=$rtlib "$1" && LD_LIBRARY_PATH=$rtlib ldd "$1" | grep -F "libfastclock.so.$abi => $rtlib/libfastclock.so.$abi (" >/dev/null
 }
 cmake -S "$here" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$root" -DCMAKE_SKIP_BUILD_RPATH=ON >"$work/fp.log" 2>&1 &&
   cmake --build "$work/consumer" >>"$work/fp.log" 2>&1 && runs_on_rt "$work/consumer/consumer" >>"$work/fp.log" 2>&1 &&
