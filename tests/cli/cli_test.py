@@ -970,6 +970,36 @@ def t_report_matplotlib_cache_is_never_anothers():
             (e, oct(st.st_mode), st.st_uid)
 
 
+def t_report_output_dir_is_never_anothers():
+    """The report writes fixed names (summary.md, report.html, ...) into its output directory through whatever is
+    there: root's `fastclock report` run in /tmp (the default -o, fastclock-report, made first by nobody, 0777, with
+    a link summary.md -> root's file) overwrote root's file with the summary. A directory that is another user's,
+    or that others may write, is refused (exit 2, nothing written into it), and the file behind the link stays."""
+    import shutil
+
+    tmp = os.path.join(A.work, "tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    os.chmod(tmp, 0o1777)
+    victim = os.path.join(A.work, "victim")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    d = os.path.join(tmp, "fastclock-report")
+    os.mkdir(d)
+    os.chmod(d, 0o777)
+    os.symlink(victim, os.path.join(d, "summary.md"))
+    if os.geteuid() == 0:
+        for p in (d, os.path.join(d, "summary.md")):
+            os.lchown(p, 65534, 65534)
+    p = run(["report", os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json"), "-o", d],
+            env={"FASTCLOCK_PYTHON": sys.executable}, check_rc=None)
+    with open(victim) as f:
+        assert f.read() == "precious\n", "the summary was written through another user's link"
+    assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+    assert "name a directory of your own" in p.stderr, p.stderr[-2000:]
+    assert sorted(os.listdir(d)) == ["summary.md"], ("written into", sorted(os.listdir(d)))
+
+
 TESTS = {name[2:]: fn for name, fn in globals().items() if name.startswith("t_") and callable(fn)}
 
 

@@ -62,6 +62,33 @@ def private_mpl_dir():
     return fresh_dir()
 
 
+def output_dir_refusal(out):
+    """Why the output directory is not ours alone to write into (a sentence), or None. The report writes fixed names
+    there (summary.md, report.html, ...) through whatever is at them: in another user's directory, or one others may
+    write, their symbolic link 'summary.md -> /root/.bashrc' had root's report (run in /tmp, the default -o
+    fastclock-report made by them first) overwrite root's file with the summary. A link as the directory itself is
+    followed only if it is ours or root's."""
+    lst, st = os.lstat(out), os.stat(out)
+    me = os.geteuid()
+    if stat.S_ISLNK(lst.st_mode) and lst.st_uid not in (0, me):
+        return f"it is a symbolic link of uid {lst.st_uid}'s"
+    if st.st_uid != me:
+        return f"it is uid {st.st_uid}'s (mode {stat.S_IMODE(st.st_mode):o})"
+    if st.st_mode & 0o002 or (st.st_mode & 0o020 and not own_private_group(st.st_gid)):
+        return f"other users may write it (group {st.st_gid}, mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def own_private_group(gid):
+    """Is gid the user's own private group (named as the user, no other member)? Its write bit is then the user's."""
+    import grp
+    import pwd
+    try:
+        return grp.getgrgid(gid).gr_name == pwd.getpwuid(os.geteuid()).pw_name and not grp.getgrgid(gid).gr_mem
+    except KeyError:
+        return False
+
+
 def fresh_dir():
     d = tempfile.mkdtemp(prefix="fastclock-mpl-")
     atexit.register(shutil.rmtree, d, ignore_errors=True)
@@ -946,9 +973,12 @@ def main(argv=None):
     if os.path.exists(args.output) and not os.path.isdir(args.output):
         fail(f"cannot write into '{args.output}': it exists and is not a directory", 2)
     try:
-        os.makedirs(args.output, exist_ok=True)
+        os.makedirs(args.output, 0o755, exist_ok=True)
+        why = output_dir_refusal(args.output)
     except OSError as e:
         fail(f"cannot create the directory '{args.output}': {e.strerror}", 2)
+    if why:
+        fail(f"cannot write into '{args.output}': {why}: name a directory of your own with -o", 2)
     if len(docs) > 1 and any(d["command"] != "bench" for d in docs):
         fail("several inputs are combined only when all are 'fastclock bench --json' runs", 2)
     doc = combine(args.result, docs)
