@@ -926,14 +926,9 @@ def t_report_validates_against_schema():
         assert "Traceback" not in p.stderr
 
 
-def t_report_matplotlib_cache_is_never_anothers():
-    """With a home it cannot write (a service user, nobody, ProtectHome=) the report gave matplotlib a fixed shared
-    cache directory, $TMPDIR/fastclock-mpl: another user could make it first, world-writable, with a matplotlibrc
-    (read as ours: it restyles every picture) and a symbolic link where matplotlib writes its font cache (written
-    through, onto any file of ours: root's run overwrote root's file). Such directories, by that name or by the
-    per-user one, are neither written into nor followed; the one the run uses is ours alone."""
+def shared_tmp_and_victim():
+    """A fresh sticky world-writable directory (as /tmp) and a file of ours ("precious") another user would aim at."""
     import shutil
-    from matplotlib import font_manager
 
     tmp = os.path.join(A.work, "tmp")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -942,6 +937,18 @@ def t_report_matplotlib_cache_is_never_anothers():
     victim = os.path.join(A.work, "victim")
     with open(victim, "w") as f:
         f.write("precious\n")
+    return tmp, victim
+
+
+def t_report_matplotlib_cache_is_never_anothers():
+    """With a home it cannot write (a service user, nobody, ProtectHome=) the report gave matplotlib a fixed shared
+    cache directory, $TMPDIR/fastclock-mpl: another user could make it first, world-writable, with a matplotlibrc
+    (read as ours: it restyles every picture) and a symbolic link where matplotlib writes its font cache (written
+    through, onto any file of ours: root's run overwrote root's file). Such directories, by that name or by the
+    per-user one, are neither written into nor followed; the one the run uses is ours alone."""
+    from matplotlib import font_manager
+
+    tmp, victim = shared_tmp_and_victim()
     planted = {}
     for name in ("fastclock-mpl", f"fastclock-mpl-{os.geteuid()}"):
         d = os.path.join(tmp, name)
@@ -975,15 +982,7 @@ def t_report_output_dir_is_never_anothers():
     there: root's `fastclock report` run in /tmp (the default -o, fastclock-report, made first by nobody, 0777, with
     a link summary.md -> root's file) overwrote root's file with the summary. A directory that is another user's,
     or that others may write, is refused (exit 2, nothing written into it), and the file behind the link stays."""
-    import shutil
-
-    tmp = os.path.join(A.work, "tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    os.chmod(tmp, 0o1777)
-    victim = os.path.join(A.work, "victim")
-    with open(victim, "w") as f:
-        f.write("precious\n")
+    tmp, victim = shared_tmp_and_victim()
     d = os.path.join(tmp, "fastclock-report")
     os.mkdir(d)
     os.chmod(d, 0o777)

@@ -7,13 +7,19 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <net/if.h>
 #include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +48,27 @@ template <class F> int forked(F body)
 	if (waitpid(p, &st, 0) != p)
 		return 1000;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + st;
+}
+
+// Fails every call of system call nr (only those whose first argument is fd, where fd >= 0) with errno e, in this
+// process from now on: a sandbox's seccomp filter (Docker's answers EPERM; an old kernel's, ENOSYS). 0, or -1 where
+// seccomp filters cannot be set.
+inline int seccomp_fail(long nr, int e, int fd = -1)
+{
+	const bool any = fd < 0;
+	const uint8_t skip = any ? 0 : 1; /* on a first argument that is not fd: to ALLOW */
+	sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, any ? 0u : (uint32_t)fd, 0, skip),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (uint32_t)e),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	sock_fprog prog{sizeof(f) / sizeof(f[0]), f};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
 // The output and exit code of a command line run by sh.

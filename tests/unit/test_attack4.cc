@@ -320,20 +320,6 @@ pid_t keeper_tid()
 	}
 }
 
-// Fails every call of system call nr with errno e in this process from now on (a sandbox's seccomp filter).
-int fail_syscall(long nr, int e)
-{
-	sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (uint32_t)e),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	sock_fprog prog{sizeof(f) / sizeof(f[0]), f};
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
-}
 
 // In a child process: set the creating thread up (setup: 0, or 77 to skip), start the keeper with
 // fc_updater_start, and check that the creator is left exactly as it was, that the keeper runs named "fastclock"
@@ -419,7 +405,7 @@ TEST(KeeperStart, a_sandbox_refusing_the_scheduler_calls_changes_nothing)
 							  "0", -1, [=] {
 								  if (set_attr(SCHED_OTHER, 0, 20000000, 0) != 0)
 									  return -1;
-								  return fail_syscall(nr, e) == 0 ? 0 : 77;
+								  return seccomp_fail(nr, e) == 0 ? 0 : 77;
 							  });
 }
 

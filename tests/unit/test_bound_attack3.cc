@@ -112,23 +112,6 @@ TEST(ChronyDescriptors, a_process_out_of_descriptors_leaves_nothing_in_chronyds_
 	});
 }
 
-// Fails every fstatfs of descriptor fd with errno e (a sandbox's seccomp filter: Docker's answers EPERM), in this
-// process from now on. 0, or -1 where seccomp filters cannot be set.
-int fail_fstatfs_of(int fd, int e)
-{
-	sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fstatfs, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)fd, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (uint32_t)e),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	sock_fprog prog{sizeof(f) / sizeof(f[0]), f};
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
-}
 
 // A VMClock device is opened only once procfs (/proc/self/fd) and sysfs (its uevent) say what it is, each checked by
 // fstatfs. Where that fstatfs itself fails (a sandbox's filter), the refusal said "/proc is not procfs" or "/sys is
@@ -155,7 +138,7 @@ TEST(VmClockDevice, a_failing_fstatfs_is_named_not_taken_for_another_filesystem)
 				;
 			if (n >= 0)
 				close(n);
-			if (fail_fstatfs_of(n + which, EPERM) != 0) {
+			if (seccomp_fail(SYS_fstatfs, EPERM, n + which) != 0) {
 				fprintf(stderr, "no seccomp filter: %s\n", strerror(errno));
 				_exit(77);
 			}
