@@ -17,10 +17,12 @@ import sys
 A = None
 
 
-def run(args, env=None, check_rc=0):
+def run(args, env=None, check_rc=0, cwd=None):
     e = dict(os.environ)
     e.update(env or {})
-    p = subprocess.run([A.bin] + args, capture_output=True, text=True, env=e, timeout=120)
+    for k in [k for k, v in e.items() if v is None]:  # None: unset
+        del e[k]
+    p = subprocess.run([A.bin] + args, capture_output=True, text=True, env=e, timeout=120, cwd=cwd)
     if check_rc is not None and p.returncode != check_rc:
         sys.exit(f"FAIL: fastclock {' '.join(args)}: exit {p.returncode}, expected {check_rc}\n"
                  f"stdout:\n{p.stdout[-3000:]}\nstderr:\n{p.stderr[-3000:]}")
@@ -997,6 +999,33 @@ def t_report_output_dir_is_never_anothers():
     assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
     assert "name a directory of your own" in p.stderr, p.stderr[-2000:]
     assert sorted(os.listdir(d)) == ["summary.md"], ("written into", sorted(os.listdir(d)))
+
+
+def t_report_runs_nothing_from_the_current_directory():
+    """Run in a directory another user may write (root's `fastclock report` in /tmp): the probe for a Python with
+    matplotlib (`python3 -c 'import matplotlib, jsonschema'`: -c puts the current directory first on sys.path)
+    imported their matplotlib.py and ran it as root; matplotlib itself read their matplotlibrc (the current
+    directory's comes first in its search) and restyled our pictures. Neither runs nor is read now."""
+    from matplotlib import image
+
+    tmp, _ = shared_tmp_and_victim()
+    marker = os.path.join(A.work, "ran")
+    if os.path.exists(marker):
+        os.unlink(marker)
+    with open(os.path.join(tmp, "matplotlib.py"), "w") as f:
+        f.write(f"open({marker!r}, 'w').write('ran')\n")
+    with open(os.path.join(tmp, "matplotlibrc"), "w") as f:
+        f.write("figure.facecolor: ff0000\nsavefig.facecolor: ff0000\n")
+    if os.geteuid() == 0:
+        for e in os.listdir(tmp):
+            os.lchown(os.path.join(tmp, e), 65534, 65534)
+    fixture = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
+    for py in (None, sys.executable):  # None: the tool looks for a Python itself (the probe)
+        out = os.path.join(A.work, "out")
+        run(["report", fixture, "-o", out], env={"FASTCLOCK_PYTHON": py}, check_rc=None, cwd=tmp)
+        assert not os.path.exists(marker), f"the current directory's matplotlib.py ran (FASTCLOCK_PYTHON={py})"
+    px = image.imread(os.path.join(out, "cost.png"))[0][0]
+    assert not (px[0] > 0.9 and px[1] < 0.1 and px[2] < 0.1), ("the current directory's matplotlibrc was read", px)
 
 
 TESTS = {name[2:]: fn for name, fn in globals().items() if name.startswith("t_") and callable(fn)}

@@ -64,6 +64,10 @@ static int python_has_modules(const char *py)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		/* From /: `python -c` puts the current directory first on sys.path, and root's report run in /tmp
+		 * imported nobody's /tmp/matplotlib.py (ran it as root). */
+		if (chdir("/") != 0)
+			_exit(127);
 		execlp(py, py, "-c", "import matplotlib, jsonschema", (char *)NULL);
 		_exit(127);
 	}

@@ -62,6 +62,26 @@ def private_mpl_dir():
     return fresh_dir()
 
 
+def import_matplotlib_away_from_cwd():
+    """matplotlib reads a matplotlibrc in the current directory before any other (its search order, at import): in a
+    directory others may write (root's report run in /tmp) theirs restyled our pictures (white on white, other
+    scales). Imported from / (root's), then back to where the paths given are relative to."""
+    try:
+        here = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        here = None
+    try:
+        if here is not None:
+            os.chdir("/")
+        import matplotlib  # noqa: F401
+    except ImportError:
+        fail(f"matplotlib is not installed for {sys.executable}: {INSTALL_HINT}", 1)
+    finally:
+        if here is not None:
+            os.fchdir(here)
+            os.close(here)
+
+
 def output_dir_refusal(out):
     """Why the output directory is not ours alone to write into (a sentence), or None. The report writes fixed names
     there (summary.md, report.html, ...) through whatever is at them: in another user's directory, or one others may
@@ -966,10 +986,7 @@ def main(argv=None):
             sys.stdout = None
             fail(f"cannot write to standard output: {e.strerror}", 3)
     docs = [load(p) for p in args.result]
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        fail(f"matplotlib is not installed for {sys.executable}: {INSTALL_HINT}", 1)
+    import_matplotlib_away_from_cwd()
     if os.path.exists(args.output) and not os.path.isdir(args.output):
         fail(f"cannot write into '{args.output}': it exists and is not a directory", 2)
     try:
