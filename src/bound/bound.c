@@ -296,6 +296,10 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 	int fd = -1, pfd, dfd, procd = -1;
 	/* The directory is opened first and the file relative to it, so the directory checked below is the one the
 	 * file is in (a link in the directory part is followed once, here; the checks see where it led). */
+	if (slash && (size_t)(slash - path) >= sizeof(dir)) { /* cut to fit, it would name another directory */
+		fc__bound_error(b, now, "not opened: a directory too long to check (%s): %.60s", fc__errname(ENAMETOOLONG), path);
+		return -1;
+	}
 	if (!slash)
 		fc__bfmt(dir, sizeof(dir), ".");
 	else if (slash == path)

@@ -28,6 +28,7 @@
 
 #include "bound_fixtures.h"
 #include "fastclock.h"
+#include "bound/bound.h"
 #include "trust.h"
 
 namespace {
@@ -424,4 +425,24 @@ TEST(KeeperStart, a_real_time_creator_gets_the_keeper_its_mode_says)
 					  [] { return set_attr(SCHED_FIFO, 0, 0, 0, 10) == 0 ? 0 : 77; });
 	keeper_start_leaves_creator_alone("rr 10, rt 0", "0", SCHED_OTHER,
 					  [] { return set_attr(SCHED_RR, 0, 0, 0, 10) == 0 ? 0 : 77; });
+}
+
+// A source's path whose directory part is longer than the opener's buffer (255 bytes) was cut to fit: the checks and
+// the open then ran in another directory, the one the cut named (a prefix of the real one), and its file was opened
+// as the source. Now refused with ENAMETOOLONG.
+TEST(SourcePath, a_directory_too_long_to_hold_is_refused_not_cut)
+{
+	TmpDir d;
+	std::string cut = d.path + "/" + std::string(255 - d.path.size() - 1, 'a'); // 255 bytes: what the buffer held
+	ASSERT_EQ(cut.size(), 255u);
+	ASSERT_EQ(mkdir(cut.c_str(), 0755), 0) << strerror(errno);
+	std::string other = d.file((cut.substr(d.path.size() + 1) + "/shm0").c_str(), "another file"); // the cut's
+	std::string path = cut + "b/shm0"; // no such directory
+	struct stat st;
+	fc_bound b{};
+	int fd = fc__bound_open_file(path.c_str(), FC_OPEN_REG, &st, &b, 0);
+	if (fd >= 0)
+		close(fd);
+	EXPECT_LT(fd, 0) << "opened " << other << " for " << path;
+	EXPECT_NE(std::string(b.last_error).find("ENAMETOOLONG"), std::string::npos) << b.last_error;
 }
