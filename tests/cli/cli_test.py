@@ -999,6 +999,16 @@ def t_report_output_dir_is_never_anothers():
     assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
     assert "name a directory of your own" in p.stderr, p.stderr[-2000:]
     assert sorted(os.listdir(d)) == ["summary.md"], ("written into", sorted(os.listdir(d)))
+    # a directory of ours inside another user's (or one others may write without the sticky bit): they could rename
+    # it away and put a link in its place while the report writes
+    top = os.path.join(tmp, "theirs")
+    os.mkdir(top)
+    os.chmod(top, 0o777)
+    if os.geteuid() == 0:
+        os.lchown(top, 65534, 65534)
+    p = run(["report", os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json"), "-o",
+             os.path.join(top, "out")], env={"FASTCLOCK_PYTHON": sys.executable}, check_rc=None)
+    assert p.returncode == 2 and "lets another user replace it" in p.stderr, (p.returncode, p.stderr[-2000:])
 
 
 def t_report_runs_nothing_from_the_current_directory():

@@ -96,6 +96,16 @@ def output_dir_refusal(out):
         return f"it is uid {st.st_uid}'s (mode {stat.S_IMODE(st.st_mode):o})"
     if st.st_mode & 0o002 or (st.st_mode & 0o020 and not own_private_group(st.st_gid)):
         return f"other users may write it (group {st.st_gid}, mode {stat.S_IMODE(st.st_mode):o})"
+    # ...and no one else can rename it away and put a link in its place while we write: every directory above it
+    # is ours or root's, writable by no one else but where the sticky bit keeps them from renaming our entry (/tmp)
+    d = os.path.realpath(out)
+    while d != os.path.dirname(d):
+        d = os.path.dirname(d)
+        up = os.stat(d)
+        others = up.st_mode & 0o002 or (up.st_mode & 0o020 and not own_private_group(up.st_gid))
+        if up.st_uid not in (0, me) or (others and not up.st_mode & stat.S_ISVTX):
+            return (f"the directory above it, {d}, lets another user replace it (uid {up.st_uid}, mode "
+                    f"{stat.S_IMODE(up.st_mode):o})")
     return None
 
 
