@@ -359,7 +359,7 @@ template <class F> void keeper_start_leaves_creator_alone(const char *what, cons
 		EXPECT_TRUE(before == snapshot()) << what << ": after fc_updater_stop";
 	});
 	if (r == 77)
-		return;
+		GTEST_SKIP() << what << ": cannot be set up here (root for a real-time creator, seccomp for a filter)";
 	EXPECT_EQ(r, 0) << what << ": child status";
 }
 
