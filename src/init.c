@@ -136,11 +136,15 @@ FC__START_TEXT static void global_init(void)
 
 /* In the child after fork(): only the forking thread exists. A writer lock held by another thread would
  * never be released; an initialisation another thread was running will never finish: start it again (the
- * child's first read initialises from scratch). Re-anchoring is lazy, so nothing else needs fixing. */
+ * child's first read initialises from scratch). Re-anchoring is lazy, so nothing else needs fixing. A lock this
+ * thread holds (a signal handler's fork() inside the writer) stays, with the writer mark: the interrupted writer
+ * goes on in the child and unlocks. Freeing it and zeroing the mark let the handler's reads in the child run a
+ * second writer inside the first, and the first's unlock then left the mark at -1: the child never re-anchored
+ * again (0 re-anchors in 300 ms at a 20 us period). */
 static void atfork_child(void)
 {
-	__atomic_store_n(&fc__global_clock()->lock, 0, __ATOMIC_RELAXED);
-	fc__in_writer = 0;
+	if (!fc__lock_mine)
+		__atomic_store_n(&fc__global_clock()->lock, 0, __ATOMIC_RELAXED);
 	fc__global_clock()->bounder_reopen = FC_REOPEN_FIRST; /* the chronyd socket is the parent's: replies would go there */
 	if (__atomic_load_n(&g_state, __ATOMIC_RELAXED) == 1)
 		__atomic_store_n(&g_state, 0, __ATOMIC_RELAXED);

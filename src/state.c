@@ -2,7 +2,7 @@
  * fastclock — the clock object's state (floor 1 of the clock core): the global clock and the published
  * hands it owns, the per-thread writer mark, and reads of the kernel's clocks through a clock's source.
  *
- * Owns: fc__clock_global, fc__pub (what the inline readers load), fc__in_writer, the real fc_source.
+ * Owns: fc__clock_global, fc__pub (what the inline readers load), fc__in_writer, fc__lock_mine, the real fc_source.
  * May call: libc (clock_gettime), and sample.c's wall-offset bracket (floor 0). Everything else in the clock core is
  * built on this file.
  */
@@ -44,6 +44,7 @@ struct fc_clock fc__clock_global = {
  * slow path, which initialises. */
 struct fc_pub fc__pub = {.current = &fc__clock_global.hands.boot};
 FC_TLS int fc__in_writer;
+FC_TLS int fc__lock_mine;
 
 
 /* FC_KERNEL_TRIES (sample.h): why a kernel read is retried. */

@@ -8,7 +8,7 @@
  *   3. start.c    start-up: kernel hand -> trust check -> rate -> first counter hand (start.h)
  *      init.c     lazy initialisation of the global clock and the process's fork handler (init.h)
  *   4. read.c (read.h), convert.c, dropin.c, status.c, truetime.c, updater.c: public entry points
- * Floor 1. Owns: struct fc_clock, FC_START_*, fc__in_writer, fc__real_source, the coarse store.
+ * Floor 1. Owns: struct fc_clock, FC_START_*, fc__in_writer, fc__lock_mine, fc__real_source, the coarse store.
  * May call: floor 0: sample.c, ntp.c.
  */
 #ifndef FASTCLOCK_STATE_H
@@ -127,9 +127,13 @@ static inline struct fc_clock *fc__global_clock(void) { return &fc__clock_global
 /* The library's thread-local variables: initial-exec, so a first call reads them at a fixed offset from the thread
  * pointer instead of calling __tls_get_addr (a lazy binding of its own, ~700 instructions and cold ld.so data on
  * the process's first call). The library is loaded with the program (or dlopen'd into glibc's surplus static TLS:
- * its 8 bytes fit). */
+ * its 16 bytes fit). */
 #define FC_TLS __thread __attribute__((tls_model("initial-exec")))
 extern FC_TLS int fc__in_writer;
+/* This thread holds the writer lock (set after the compare-and-swap, cleared before the release): the fork handler
+ * (init.c) frees a lock only another thread held, and leaves this thread's own, and its writer mark, to the writer a
+ * signal handler's fork() interrupted (it goes on in the child and unlocks). */
+extern FC_TLS int fc__lock_mine;
 
 /* The real counter and kernel clocks as an fc_source. */
 extern const struct fc_source fc__real_source;

@@ -65,11 +65,15 @@ FC__START_TEXT int fc__clock_trylock(struct fc_clock *c)
 		fc__in_writer--;
 		return 0;
 	}
+	fc__lock_mine = 1; /* for the fork handler (init.c), after the lock is ours */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return 1;
 }
 
 FC__START_TEXT void fc__clock_unlock(struct fc_clock *c)
 {
+	fc__lock_mine = 0; /* before the release: a fork child then sees the lock free or frees it itself */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); /* pairs with fc__clock_trylock's acquire */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);         /* and only then the mark is lowered */
 	fc__in_writer--;

@@ -1009,4 +1009,10 @@ M = [
          old="	if (slash && (size_t)(slash - path) >= sizeof(dir)) { /* cut to fit, it would name another directory */",
          new="	if (0 && slash && (size_t)(slash - path) >= sizeof(dir)) {",
          targets=["fastclock_unit_tests"], tests=r"^SourcePath\."),
+    dict(name="attack4: the fork handler frees this thread's own writer lock and zeroes its writer mark", set="bound",
+         guards="a signal handler's fork inside the writer: the child never re-anchored again (writer mark -1)",
+         file="src/init.c",
+         old="	if (!fc__lock_mine)\n		__atomic_store_n(&fc__global_clock()->lock, 0, __ATOMIC_RELAXED);",
+         new="	__atomic_store_n(&fc__global_clock()->lock, 0, __ATOMIC_RELAXED);\n	fc__in_writer = 0;",
+         targets=["fc_probe"], tests=r"^probe_fork_from_a_handler_inside_the_writer$"),
 ]

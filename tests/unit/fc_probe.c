@@ -16,6 +16,8 @@
  *   fc_probe first-call             the first call initialises in well under 1 ms (prints the figure)
  *   fc_probe first-ms               reads of the first 3 ms, across the switch to the counter, agree with the kernel
  *   fc_probe step-notify            a step notification wakes the updater and re-anchors at once
+ *   fc_probe fork-in-writer         a signal handler that interrupts the writer forks: in the child the writer
+ *                                   goes on, its mark is back to 0 and the child re-anchors (counted)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -26,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -295,6 +299,69 @@ static int mode_fork_close_all(void)
 	return fc_updater_stop() != 0 ? fail("fc_updater_stop", errno, 0) : 0;
 }
 
+/* ---- fork-in-writer ---- */
+extern __thread int fc__in_writer; /* src/state.c: this thread's writer mark (the static library's symbol) */
+static volatile sig_atomic_t fw_pid, fw_child;
+static volatile long fw_signals;
+
+static void fw_handler(int sig)
+{
+	(void)sig;
+	fw_signals++;
+	if (fw_pid || fw_child || fc__in_writer <= 0) /* only a signal that lands inside the writer forks */
+		return;
+	pid_t p = fork();
+	if (p == 0) {
+		const struct itimerval off = {{0, 0}, {0, 0}};
+		fw_child = 1;
+		setitimer(ITIMER_REAL, &off, NULL);
+		for (int i = 0; i < 1000; i++) /* reads in the handler, in the child, the writer interrupted */
+			(void)fc_mono_ns();
+		return;
+	}
+	fw_pid = p > 0 ? p : -1;
+}
+
+/* The library's fork handler freed the writer lock and zeroed the writer mark even where the forking thread was
+ * the writer (a signal handler's fork, a crash handler's): the handler's reads in the child could run a second writer
+ * inside the first, and the first's unlock left the mark at -1, so the child never re-anchored again (0 re-anchors in
+ * 300 ms at a 20 us period; its clock ran on its last hand for ever). Counted, not timed: the child must re-anchor
+ * while its kernel clock passes 500 periods (its own reads re-anchor: a busy machine cannot stop them). Run with
+ * FASTCLOCK_UPDATER=off FASTCLOCK_PERIOD_US=20. */
+static int mode_fork_in_writer(void)
+{
+	const struct itimerval every = {{0, 50}, {0, 50}};
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fw_handler;
+	sigaction(SIGALRM, &sa, NULL);
+	fc_init();
+	setitimer(ITIMER_REAL, &every, NULL);
+	while (!fw_pid && !fw_child && fw_signals < 10000000)
+		(void)fc_mono_ns();
+	if (fw_child) {
+		struct fc_status st0, st1;
+		int64_t end = kns(CLOCK_MONOTONIC) + 500 * 20000;
+		fc_status(&st0);
+		while (kns(CLOCK_MONOTONIC) < end)
+			(void)fc_mono_ns();
+		fc_status(&st1);
+		printf("fork-in-writer child: writer mark %d, re-anchors %llu -> %llu\n", fc__in_writer,
+		       (unsigned long long)st0.reanchors, (unsigned long long)st1.reanchors);
+		fflush(stdout);
+		_exit(fc__in_writer == 0 && st1.reanchors > st0.reanchors ? 0 : 1);
+	}
+	{
+		const struct itimerval off = {{0, 0}, {0, 0}};
+		setitimer(ITIMER_REAL, &off, NULL);
+	}
+	if (fw_pid <= 0) {
+		printf("skip: no signal landed inside the writer (%ld signals)\n", (long)fw_signals);
+		return fw_pid < 0 ? 1 : 77;
+	}
+	return child_status(fw_pid) == 0 ? 0 : fail("the child of a fork inside the writer", 0, 0);
+}
+
 static int mode_demote(void)
 {
 	struct fc_status st;
@@ -494,6 +561,8 @@ int main(int argc, char **argv)
 		       n, (long long)worst, (long long)worst_at / 1000);
 		return worst > BOUND_NS ? fail("first milliseconds outside the kernel's bracket", worst, 0) : 0;
 	}
+	if (!strcmp(mode, "fork-in-writer"))
+		return mode_fork_in_writer();
 	if (!strcmp(mode, "step-notify")) {
 		struct fc_status st0, st;
 		int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
