@@ -300,16 +300,21 @@ static int mode_fork_close_all(void)
 }
 
 /* ---- fork-in-writer ---- */
-extern __thread int fc__in_writer; /* src/state.c: this thread's writer mark (the static library's symbol) */
+/* src/state.c: this thread's writer mark (the static library's symbol; initial-exec as the library declares it: a
+ * handler's first access then allocates nothing) */
+extern __thread int fc__in_writer __attribute__((tls_model("initial-exec")));
 static volatile sig_atomic_t fw_pid, fw_child;
 static volatile long fw_signals;
 
 static void fw_handler(int sig)
 {
+	const int saved_errno = errno;
 	(void)sig;
 	fw_signals++;
-	if (fw_pid || fw_child || fc__in_writer <= 0) /* only a signal that lands inside the writer forks */
+	if (fw_pid || fw_child || fc__in_writer <= 0) { /* only a signal that lands inside the writer forks */
+		errno = saved_errno;
 		return;
+	}
 	pid_t p = fork();
 	if (p == 0) {
 		const struct itimerval off = {{0, 0}, {0, 0}};
@@ -317,9 +322,11 @@ static void fw_handler(int sig)
 		setitimer(ITIMER_REAL, &off, NULL);
 		for (int i = 0; i < 1000; i++) /* reads in the handler, in the child, the writer interrupted */
 			(void)fc_mono_ns();
+		errno = saved_errno;
 		return;
 	}
 	fw_pid = p > 0 ? p : -1;
+	errno = saved_errno;
 }
 
 /* The library's fork handler freed the writer lock and zeroed the writer mark even where the forking thread was
