@@ -21,7 +21,7 @@
  * 9 us started alone, 2 s apart):
  *   precise, relaxed, drop-ins, helpers: one kernel read (and the library's initialisation: one pass over the
  *             environment); no system call, no file, no page fault but the vDSO's own: 6.5-9 us back to back and
- *             10-13 us alone here, 1.1-1.5x the vDSO's first call both ways;
+ *             10-13 us alone here, 1.0-1.6x the vDSO's first call both ways (two runs);
  *   coarse: one precise read, the same cost (coarse reads are precise reads until the updater thread has stored
  *             its first value, which it does when it first runs; the first coarse read 1 ms or more after the
  *             process's first starts that thread, once);
@@ -38,8 +38,8 @@
  *             and promises nothing (status UNKNOWN, "no source read yet": the kernel's NTP state alone could not
  *             say SYNCHRONIZED before chronyd, a ClockBound segment and VMClock are asked), and its next bound opens
  *             the sources (a fixed handful of files, chronyd's socket; its reply never waited for). No system
- *             call: 6.5-8 us back to back and 10-12 us alone here, 1.1-1.35x the vDSO's first call both
- *             ways (it was 40-48 us, 7 system calls). That next bound costs ~37 us here, once.
+ *             call: 6.5-10 us back to back and 11-14 us alone here, 1.1-1.8x the vDSO's first call (two
+ *             runs; it was 40-48 us, 7 system calls). That next bound costs ~37 us here, once.
  *             fc_commit_wait with time left asks again at once, so its first call also opens the sources; a
  *             source named by FASTCLOCK_BOUND_SOURCE is opened by the first call, as asked;
  *   fc_init() and fc_status(): finish the start-up at once (~1 ms: the rate's measurement) and open the bound
