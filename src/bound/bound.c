@@ -270,7 +270,7 @@ static int is_vmclock(dev_t rdev, const char *path, struct fc_bound *b, int64_t 
 	/* fs_ok: -1 fstatfs failed (its errno in e: the message names it, not "not sysfs"), 0 not sysfs, 1 sysfs */
 	fs_ok = fd < 0 ? -1 : fstatfs(fd, &sf) != 0 ? (e = errno, -1) : sf.f_type == FC_SYSFS_MAGIC;
 	if (fs_ok == 1) {
-		n = read(fd, buf, sizeof(buf));
+		n = pread(fd, buf, sizeof(buf), 0); /* at 0: a fork meanwhile shares the offset (trust.c) */
 		e = errno;
 	}
 	if (fd >= 0)

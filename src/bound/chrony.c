@@ -781,7 +781,7 @@ static long unprivileged_port_start(void)
 	 * Not procfs (a file bind-mounted there saying 1024 where the namespace's value is 0): unknown too. */
 	if (fd < 0)
 		return -1;
-	n = fstatfs(fd, &sf) == 0 && sf.f_type == FC_PROC_SUPER_MAGIC ? (int)read(fd, buf, sizeof(buf) - 1) : -1;
+	n = fstatfs(fd, &sf) == 0 && sf.f_type == FC_PROC_SUPER_MAGIC ? (int)pread(fd, buf, sizeof(buf) - 1, 0) : -1; /* at 0: trust.c */
 	close(fd);
 	for (int i = 0; i < n && buf[i] >= '0' && buf[i] <= '9' && v < 100000; i++)
 		v = v * 10 + (buf[i] - '0');
