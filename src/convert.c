@@ -107,7 +107,9 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 			return (int64_t)ticks + ((how & FC__REAL) ? kernel_offset(c) : 0);
 		}
 		d = (ticks - FC__LOAD(cur->base_ticks)) & FC__LOAD(cur->mask);
-		if (d >= FC__LOAD(cur->stale_ticks) && d <= (FC__LOAD(cur->mask) >> 1)) {
+		/* a probe hand (updater.c) is fresh within its window: its stale point only sends reads to read.c */
+		if (d >= ((FC__LOAD(cur->flags) & FC_HAND_PROBE) ? FC__LOAD(cur->valid_ticks) : FC__LOAD(cur->stale_ticks)) &&
+		    d <= (FC__LOAD(cur->mask) >> 1)) {
 			if (!reanchored && !fc__in_writer) {
 				reanchored = 1;
 				if (fc__clock_windup(c, cur))

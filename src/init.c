@@ -34,6 +34,9 @@
  * least once a second of the kernel's time at longer periods (windup.c, TRUST_EVERY_NS); a sysfs read costs a
  * few us under the writer lock, which readers never wait on. */
 #define TRUST_EVERY 1024
+/* A reader's re-anchor does the chores (windup.c: the clocksource re-check, the NTP state, the bound's poll) only
+ * when nobody did them for this long: the keeper does them at each wake-up, parked too (updater.c). */
+#define CHORES_MAX_AGE_NS NS_PER_SEC
 
 /* 0: not initialised, 1: initialising, 2: ready. A field of the global clock, not a variable of its own: the
  * first call writes the clock's page anyway, while a variable in .bss would cost that call two page faults of
@@ -131,6 +134,7 @@ FC__START_TEXT static void global_init(void)
 	c->bounder_reopen = FC_REOPEN_FIRST;
 	c->forced = cfg.backend != 0;
 	c->trust_every = TRUST_EVERY;
+	c->chores_max_age_ns = CHORES_MAX_AGE_NS;
 	fc__clock_start(c, &fc__pub, &fc__real_source, cfg.period_ns, cfg.backend);
 }
 

@@ -19,6 +19,7 @@
 #include "read.h"
 #include "start.h"
 #include "state.h"
+#include "updater.h"
 #include "windup.h"
 #include "bound/bound.h" /* FC_BOUND_NOTHING */
 
@@ -138,6 +139,40 @@ static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int
 	return v + raised;
 }
 
+/* The first coarse read of a process does not start the keeper: creating a thread costs ~35 us here (issue 26),
+ * and a short-lived program never needs it. Coarse reads are precise reads until one comes KEEPER_DEFER_NS
+ * after the first; that one starts it (once). 1 ms: at most a millisecond of precise reads (~20 ns each)
+ * instead of one load, for a program that keeps reading. */
+#define KEEPER_DEFER_NS 1000000
+/* A start that failed (pthread_create: EAGAIN in a container at its pids.max or a user at RLIMIT_NPROC, EPERM
+ * under a seccomp filter) is tried again a second later, not at the next coarse read: every coarse read tried it
+ * (two failed thread creations each in real-time mode: 101494 in 200 ms, 3.2 us a coarse read). Coarse reads are
+ * precise reads meanwhile. */
+#define KEEPER_RETRY_NS 1000000000
+
+static int keeper_due(const struct fc_clock *c, int64_t *first_at)
+{
+	int64_t first = __atomic_load_n(first_at, __ATOMIC_RELAXED), now = fc__kernel_ns(c, CLOCK_MONOTONIC);
+	if (first == 0) {
+		__atomic_compare_exchange_n(first_at, &first, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return now - first >= KEEPER_DEFER_NS;
+}
+
+/* A reader re-anchored (the global clock): no keeper keeps its hands. The first such re-anchor KEEPER_DEFER_NS
+ * after the process's first starts one (a creation costs tens of us: never on a first call, nor in a short-lived
+ * program); it parks while nobody reads (updater.c). A parked keeper sees the re-anchor by itself. */
+static void reader_reanchored(struct fc_clock *c)
+{
+	if (c != fc__global_clock() || !c->updater_auto || __atomic_load_n(&c->upd_no_auto, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&c->upd_running, __ATOMIC_RELAXED) || fc__keeper_starting_here() || fc__in_writer)
+		return;
+	if (keeper_due(c, &c->upd_first_reanchor) && fc__keeper_auto_start(c, 3) < 0)
+		__atomic_store_n(&c->upd_first_reanchor, fc__kernel_ns(c, CLOCK_MONOTONIC) + KEEPER_RETRY_NS - KEEPER_DEFER_NS,
+				 __ATOMIC_RELAXED);
+}
+
 FC__START_TEXT int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bound *b)
 {
 	unsigned spins = 0;
@@ -170,6 +205,14 @@ FC__START_TEXT int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bo
 			b->sync_status = h.sync_status;
 		}
 		d = (t - h.base_ticks) & h.mask;
+		if ((h.flags & FC_HAND_PROBE) && d < h.valid_ticks && d <= (h.mask >> 1)) {
+			/* The keeper asks whether anyone still reads (updater.c): say so once, use the hand */
+			if (!__atomic_load_n(&c->probe_seen, __ATOMIC_RELAXED))
+				__atomic_store_n(&c->probe_seen, 1, __ATOMIC_RELAXED);
+			if (b)
+				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
+			return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
+		}
 		if (d < h.stale_ticks) { /* another thread re-anchored meanwhile */
 			if (b)
 				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
@@ -209,6 +252,7 @@ FC__START_TEXT int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bo
 		}
 		if (fc__clock_windup(c, th)) {
 			wound = 1;
+			reader_reanchored(c);
 			continue;
 		}
 		if (d < h.valid_ticks) { /* another thread is re-anchoring; this hand is still good */
@@ -289,4 +333,84 @@ FC__START_TEXT int fc__slow_bounded(struct fc_interval *out, int how)
 	out->latest_ns = v + b.track_err_ns + utc_err;
 	out->status = b.sync_status;
 	return 0;
+}
+
+/* ---- the coarse clocks' slow path ---------------------------------------------------------------------- */
+/* A checked coarse read: the larger of the keeper's value v (0: none) and the kernel's coarse clock. Both are
+ * values of the past that only grow, so the larger only grows too (within a thread), and is never staler than
+ * the kernel's coarse clock however long the keeper waits for a CPU. */
+static int64_t coarse_checked(const struct fc_clock *c, int64_t v, int how)
+{
+	const int64_t k = fc__kernel_coarse(how);
+	if (how & FC__REAL)
+		v += __atomic_load_n(&c->pub->coarse_real_off, __ATOMIC_RELAXED);
+	return k > v ? k : v;
+}
+
+/* No keeper keeps the coarse clocks (yet): start it when due, else a precise value. Out of line, so that the
+ * checked read's path below saves no registers. */
+static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int how)
+{
+	int64_t v;
+	unsigned spins = 0;
+	if (fc__ensure_init() && c->updater_auto && !__atomic_load_n(&c->upd_no_auto, __ATOMIC_RELAXED)) {
+		if (__atomic_load_n(&c->upd_running, __ATOMIC_RELAXED))
+			__atomic_store_n(&c->upd_coarse_wanted, 1, __ATOMIC_RELAXED); /* a parked keeper keeps them again */
+		else if (!fc__keeper_starting_here() && keeper_due(c, &c->upd_first_coarse) &&
+			 fc__keeper_auto_start(c, 2) < 0) /* due again KEEPER_RETRY_NS from now (keeper_due) */
+			__atomic_store_n(&c->upd_first_coarse, fc__kernel_ns(c, CLOCK_MONOTONIC) + KEEPER_RETRY_NS - KEEPER_DEFER_NS,
+					 __ATOMIC_RELAXED);
+	}
+	for (;;) {
+		int64_t p;
+		if ((v = __atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED)) != 0)
+			return (how & FC__REAL) ? v + __atomic_load_n(&c->pub->coarse_real_off, __ATOMIC_RELAXED) : v;
+		if ((v = __atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED)) != 0)
+			return coarse_checked(c, v, how);
+		/* Another thread is starting the keeper: its first store comes within a sample and a store (the
+		 * thread exists already, start_locked; it takes no lock meanwhile). A precise value returned meanwhile
+		 * could be above that store: the next read would go back. (On the starting thread itself, a signal
+		 * handler: never wait.) After 16 yields, sleep: a SCHED_FIFO reader on the starter's CPU would yield
+		 * only to its own priority, and the starter (an ordinary thread) would run only when real-time
+		 * throttling let it, up to ~0.95 s (h-review). */
+		if (!fc__keeper_starting_here() && __atomic_load_n(&c->upd_starting, __ATOMIC_ACQUIRE)) {
+			if (++spins % 64 == 0) {
+				if (spins <= 16 * 64) {
+					sched_yield();
+				} else {
+					const struct timespec ts = {0, 10000}; /* 10 us; async-signal-safe */
+					nanosleep(&ts, NULL);
+				}
+			}
+			continue;
+		}
+		/* No keeper: a precise value. Checked below only where a coarse read may start the keeper (the first
+		 * millisecond of coarse reads): with FASTCLOCK_UPDATER=off or after fc_updater_stop() every coarse read
+		 * stays one precise read, and a program that then calls fc_updater_start() while other threads read
+		 * coarse clocks has a read in flight across it return a precise value that the keeper's first value may be
+		 * below by the length of that read, once. */
+		p = (how & FC__REAL) ? fc_real_ns() : fc_mono_ns();
+		if (fc__keeper_starting_here() || !c->updater_auto || __atomic_load_n(&c->upd_no_auto, __ATOMIC_RELAXED))
+			return p;
+		/* A keeper may be starting now (a coarse read starts it): if its start began after this read, its
+		 * first value was taken after p, so p is never above it; if before, p is dropped and the loop takes
+		 * the keeper's value. Orders: the counter read again waits for p's to complete (lfence / isb before
+		 * it), the fence puts p before c->upd_starting's load in the order of start_locked's seq_cst store. */
+		(void)fc__counter_ordered();
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&c->upd_starting, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED))
+			return p;
+	}
+}
+
+/* The coarse clocks' slow path: fc__pub.coarse_mono is 0 (no real-time keeper). */
+FC__START_TEXT int64_t fc__coarse_init(int how)
+{
+	struct fc_clock *c = fc__global_clock();
+	const int64_t v = __atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED);
+	if (FC__LIKELY(v != 0)) /* a keeper without real-time priority: checked against the kernel's */
+		return coarse_checked(c, v, how);
+	return coarse_unkept(c, how);
 }

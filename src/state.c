@@ -57,6 +57,14 @@ FC__START_TEXT int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id)
 	return ns;
 }
 
+int64_t fc__kernel_coarse(int how)
+{
+	struct timespec ts;
+	if (clock_gettime((how & FC__REAL) ? CLOCK_REALTIME_COARSE : CLOCK_MONOTONIC_COARSE, &ts) != 0)
+		return INT64_MIN;
+	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
 void fc__copy_str(char *dst, size_t n, const char *src)
 {
 	size_t l = strnlen(src, n - 1);

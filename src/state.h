@@ -23,6 +23,7 @@
 #include "ntp.h"
 #include "sample.h"
 #include "track.h"
+#include "bound/bound.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,6 +69,14 @@ struct fc_clock {
 	int64_t kernel_utc_err_ns, kernel_utc_corr_ns;
 	int32_t kernel_sync_status;
 	int64_t kernel_bound_until;
+	/* The chores (windup.c: the clocksource re-check, the NTP state, the bound source's poll): CLOCK_MONOTONIC when
+	 * they were last done (atomic: the keeper reads it), and how old they may get before a reader's re-anchor does
+	 * them itself (0: at every re-anchor). bound_last: the source's last poll, which re-anchors without chores
+	 * stamp their hands from; bound_polled: there was one. */
+	int64_t chores_at;
+	int64_t chores_max_age_ns;
+	struct fc_bound bound_last;
+	int bound_polled;
 	struct fc_ntp ntp;   /* last NTP state read */
 	int64_t ntp_at;      /* kernel CLOCK_MONOTONIC when it was read */
 	int have_ntp;
@@ -111,6 +120,11 @@ struct fc_clock {
 	 * call writes anyway, not in .bss (a first coarse read's page faults) */
 	int upd_running, upd_no_auto, upd_starting, upd_checked;
 	int64_t upd_first_coarse;
+	int64_t upd_first_reanchor; /* CLOCK_MONOTONIC of the first reader's re-anchor (read.c); 0: none */
+	int upd_coarse_wanted;      /* a coarse read found no value kept: the keeper keeps them, and never parks */
+	/* The keeper's probe (updater.c): while probing, the writer publishes probe hands (FC_HAND_PROBE), and a read
+	 * of one sets probe_seen (read.c; relaxed atomics, slow path only) */
+	int probing, probe_seen;
 	/* The coarse clocks' value kept by a keeper without real-time priority ("checked": updater.c), 0 otherwise:
 	 * fc__pub.coarse_mono then stays 0, so every coarse read comes to fc__coarse_init, which returns the larger
 	 * of this and the kernel's coarse clock (atomic; only grows, as coarse_mono) */
@@ -149,6 +163,10 @@ void fc__coarse_raise(struct fc_pub *pub, int64_t *loc, int64_t mono, int64_t re
 void fc__coarse_first(struct fc_pub *pub, int64_t *loc, int64_t mono, int64_t real_off);
 /* A value for the coarse clocks now, never waiting, never above a later precise read (state.c). */
 void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off);
+
+/* The kernel's coarse clock (CLOCK_MONOTONIC_COARSE, or CLOCK_REALTIME_COARSE for how & FC__REAL: its clock at
+ * its last tick, never ahead of its own precise clock read after it); INT64_MIN if it cannot be read. */
+int64_t fc__kernel_coarse(int how);
 
 /* Bounded string copy (always terminated). */
 void fc__copy_str(char *dst, size_t n, const char *src);

@@ -1,36 +1,33 @@
 /*
- * fastclock — the updater thread, keeper of the coarse clocks (floor 4: a client of the clock).
+ * fastclock — the keeper thread (floor 4, above read.c: a client of the clock).
  *
- * Re-anchors every 3/4 of the period, at absolute deadlines with the thread's timer slack set to a small
- * part of the period, so readers find a fresh hand and never take the slow path; and stores a fresh precise
- * value into the coarse clocks each time, so they are at most about max(period, 50 us) old on every backend
- * (MIN_WAKE_NS).
- * Nothing else depends on it: without it the first reader past the period re-anchors.
+ * What keeps a process's hands fresh, so that no read pays for the writer. Every 3/4 of the period, at absolute
+ * deadlines (timer slack a small part of the period), it re-anchors with the chores (windup.c: the clocksource
+ * re-check, the NTP state, the bound source's poll), so readers find a fresh hand and never take the slow path,
+ * and stores a fresh value into the coarse clocks, at most about max(period, MIN_WAKE_NS) old.
  *
- * The coarse clocks: fc_mono_coarse_ns() is one load of fc__pub.coarse_mono, which is 0 until this thread
- * maintains it. A coarse read that finds 0 comes here (fc__coarse_init) and returns a precise value; unless
- * FASTCLOCK_UPDATER=off or fc_updater_stop() was called, the first such read at least KEEPER_DEFER_NS after the
- * process's first coarse read starts the thread (not the first read: issue 26), so a coarse clock advances
- * on its own in every usage pattern (issue 9). Without the thread the value stays 0 and every coarse read is
- * served here with a precise value: never stale, at the cost of a precise read. coarse_mono only grows
- * (fc__coarse_raise), so coarse reads never go back within a thread.
- * Two modes, fixed when the thread is created (start_locked): a real-time keeper (SCHED_FIFO, where permitted)
- * keeps coarse_mono, one load per read, about one period old on a machine busy with ordinary work too. Any
- * other keeper ("checked") keeps the clock's coarse_kept instead and leaves coarse_mono 0, so every coarse read
- * comes here and returns the larger of the keeper's value and the kernel's coarse clock (one vDSO read more):
- * one period old while the keeper gets a CPU, and never staler than the kernel's coarse clock while it does
- * not (it waited up to 113 ms with both cores busy: docs/PERFORMANCE.md, "Coarse staleness").
+ * Who starts it: the program (fc_updater_start), or the library (fc__keeper_auto_start, read.c): a coarse read
+ * KEEPER_DEFER_NS after the process's first, or a reader's re-anchor KEEPER_DEFER_NS after its first; never a
+ * first call. FASTCLOCK_UPDATER=off and fc_updater_stop() leave readers to re-anchor by themselves (one kernel
+ * sample each, and the chores at most once a second).
+ * Parking: a keeper a reader's re-anchor started, with no coarse read wanting it, asks every PROBE_EVERY_NS
+ * whether anyone still reads (probe hands, FC_HAND_PROBE: read.c answers); unanswered for IDLE_NS it parks:
+ * the chores and a look for readers PARKED_WAKE_NS apart, no re-anchor. A reader's re-anchor or a coarse read
+ * brings it back.
  *
- * A client of the clock: it calls fc__clock_windup() and publishes its state (running, step notifier,
- * notifications) into the clock object, where status and the drop-ins read it; the clock never calls into
- * this file. Fork: threads do not survive fork(); this file's own fork handler starts a new thread in the
- * child with the same period (fc_updater_stop() there stops it like any other).
+ * The coarse clocks: fc_mono_coarse_ns() is one load of fc__pub.coarse_mono, 0 while this thread does not keep
+ * it; a coarse read that finds 0 takes read.c's slow path (fc__coarse_init), a precise value. Two modes, fixed
+ * when the thread is created (start_locked): a real-time keeper (SCHED_FIFO, where permitted) keeps coarse_mono,
+ * one load per read, about one period old on a machine busy with ordinary work too; any other keeper
+ * ("checked") keeps the clock's coarse_kept and leaves coarse_mono 0, so every coarse read returns the larger of
+ * the keeper's value and the kernel's coarse clock (never staler than the kernel's while the keeper waits for a
+ * CPU). Coarse values only grow (fc__coarse_raise): never back within a thread.
  *
- * Step notification: the thread also waits on a timerfd armed on CLOCK_REALTIME with
- * TFD_TIMER_CANCEL_ON_SET (timerfd_create(2)): when anyone sets the wall clock (settimeofday, clock_settime,
- * a leap second is not a set), the read fails with ECANCELED at once, and the thread re-anchors immediately
- * instead of at the end of the period. Tests substitute their own fd (fc__updater_test_step_fd) to drive
- * that path without ever touching the host's clock.
+ * The clock never calls into this file; the keeper publishes its state (running, step notifier,
+ * notifications) into the clock object. Fork: this file's own fork handler starts a new thread in the child.
+ * Step notification: a timerfd armed on CLOCK_REALTIME with TFD_TIMER_CANCEL_ON_SET reports every set of the
+ * wall clock (and a resume) at once, and the keeper re-anchors then, not at the end of the period. Tests
+ * substitute their own fd (fc__updater_test_step_fd).
  */
 #define _GNU_SOURCE /* ppoll */
 #include <errno.h>
@@ -54,6 +51,7 @@
 #include "init.h"
 #include "state.h"
 #include "units.h"
+#include "updater.h"
 #include "windup.h"
 
 /* The thread wakes at most this often: at a 1 us period it would otherwise wake every 750 ns and burn a CPU
@@ -195,16 +193,6 @@ static void refresh_coarse(struct fc_clock *c)
 	fc__coarse_raise(c->pub, coarse_loc(c, __atomic_load_n(&u_checked, __ATOMIC_RELAXED)), m, off);
 }
 
-/* The kernel's coarse clock (CLOCK_MONOTONIC_COARSE or CLOCK_REALTIME_COARSE: its clock at its last tick, so
- * never ahead of its own precise clock read after it); INT64_MIN if it cannot be read. */
-static int64_t kernel_coarse(int how)
-{
-	struct timespec ts;
-	if (clock_gettime((how & FC__REAL) ? CLOCK_REALTIME_COARSE : CLOCK_MONOTONIC_COARSE, &ts) != 0)
-		return INT64_MIN;
-	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
-}
-
 /* The keeper's first store (its mode now known: start_locked), into its mode's location; the other one, still
  * set only in a fork child whose keeper got the other mode than its parent's, is cleared after it. The first
  * value is at least every value the other mode may have returned: the other location's value, and, leaving
@@ -215,7 +203,7 @@ static void coarse_first(struct fc_clock *c, int checked)
 	fc__coarse_sample(c, &m, &off);
 	if (was > m)
 		m = was;
-	if (!checked && was != 0 && (k = kernel_coarse(FC__MONO)) > m)
+	if (!checked && was != 0 && (k = fc__kernel_coarse(FC__MONO)) > m)
 		m = k;
 	fc__coarse_first(c->pub, coarse_loc(c, checked), m, off);
 	if (was != 0)
@@ -287,11 +275,46 @@ static void keeper_priority(void)
 		short_slice();
 }
 
+/* Parking (a keeper a reader's re-anchor started, while no coarse read wants it): a process that reads no time
+ * costs no CPU but the parked keeper's look, PARKED_WAKE_NS apart. Whether anyone reads is asked every
+ * PROBE_EVERY_NS (probe hands: one slow path of a few ns per read until a read answers, about one wake-up); a
+ * probe nobody answers for IDLE_NS parks the keeper. Parked, readers re-anchor themselves (one kernel sample)
+ * until the keeper sees it (c->slow_paths moved) and keeps their hands again. */
+#define PROBE_EVERY_NS NS_PER_SEC
+#define IDLE_NS NS_PER_SEC
+#define PARKED_WAKE_NS (NS_PER_SEC / 4)
+
+static int may_park(const struct fc_clock *c)
+{
+	return __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED) == 3 &&
+	       !__atomic_load_n(&c->upd_coarse_wanted, __ATOMIC_RELAXED);
+}
+
+/* Parked, nobody keeps the coarse clocks: 0 sends coarse reads to the slow path (precise values, read.c), which
+ * asks for the keeper again (upd_coarse_wanted). */
+static void park(struct fc_clock *c)
+{
+	__atomic_store_n(&c->pub->coarse_mono, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->coarse_kept, 0, __ATOMIC_RELAXED);
+}
+
+/* Keeping them again: the first value under the start's protocol (updater_main: never below a precise value a
+ * coarse read returned meanwhile). */
+static void unpark(struct fc_clock *c)
+{
+	t_starting = 1;
+	__atomic_store_n(&u_starting, 1, __ATOMIC_SEQ_CST);
+	coarse_first(c, __atomic_load_n(&u_checked, __ATOMIC_RELAXED));
+	__atomic_store_n(&u_starting, 0, __ATOMIC_RELEASE);
+	t_starting = 0;
+}
+
 static void *updater_main(void *arg)
 {
 	struct fc_clock *c = fc__global_clock();
-	int fd = open_step_fd(), wake = u_wake_fd >= 0;
-	int64_t next = mono_now(), slack_for = 0;
+	int fd = open_step_fd(), wake = u_wake_fd >= 0, parked = 0;
+	int64_t next = mono_now(), slack_for = 0, run_since, probe_from = 0;
+	uint64_t parked_slow = 0;
 	(void)arg;
 	prctl(PR_SET_NAME, "fastclock", 0, 0, 0); /* its name in top -H, ps -L, perf sched */
 	keeper_priority();
@@ -306,25 +329,64 @@ static void *updater_main(void *arg)
 	__atomic_store_n(&u_starting, 0, __ATOMIC_RELEASE);
 	t_starting = 0;
 	__atomic_store_n(&c->step_notifier, fd >= 0, __ATOMIC_RELAXED);
+	run_since = next;
 	while (!__atomic_load_n(&u_stop, __ATOMIC_RELAXED)) {
 		const int64_t up = __atomic_load_n(&u_period_ns, __ATOMIC_RELAXED);
 		const int64_t p = up ? up : __atomic_load_n(&c->period_ns, __ATOMIC_RELAXED); /* 0: the clock's */
 		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
 		int64_t now;
 
+		if (parked) {
+			/* Nobody read for IDLE_NS: the chores alone, and a look whether anyone reads again (a reader's
+			 * re-anchor, a coarse read), PARKED_WAKE_NS apart */
+			(void)fc__clock_chores(c);
+			if (__atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED) == parked_slow && may_park(c)) {
+				if (wait_until(&fd, &wake, mono_now() + PARKED_WAKE_NS))
+					__atomic_fetch_add(&c->step_notifications, 1, __ATOMIC_RELAXED);
+				continue;
+			}
+			unpark(c); /* a reader re-anchored, a coarse read or fc_updater_start() wants it */
+			parked = 0;
+			next = run_since = mono_now();
+			continue;
+		}
 		/* Timer slack (default 50 us) would make a wake-up late by more than a short period allows. */
 		if (p != slack_for) {
 			prctl(PR_SET_TIMERSLACK, (unsigned long)(p / 16 > 0 ? p / 16 : 1), 0, 0, 0);
 			slack_for = p;
 		}
 		/* The coarse clocks first, from the current hand (still in its window at an on-time wake-up): a
-		 * re-anchor may take long (a bound source's poll: 0.7 ms while the kernel source scanned /proc), and
-		 * coarse reads meanwhile would see the value of the previous wake-up. Then again from the new hand. */
+		 * re-anchor may take long (a bound source's poll), and coarse reads meanwhile would see the value of
+		 * the previous wake-up. Then again from the new hand. */
 		refresh_coarse(c);
+		now = mono_now();
+		if (may_park(c)) {
+			/* Is anyone still reading? Every PROBE_EVERY_NS, the hands say "tell me" (FC_HAND_PROBE) until a
+			 * read does (read.c), or for IDLE_NS: then nobody reads, and the keeper parks */
+			if (!__atomic_load_n(&c->probing, __ATOMIC_RELAXED) && now - run_since >= PROBE_EVERY_NS) {
+				__atomic_store_n(&c->probe_seen, 0, __ATOMIC_RELAXED);
+				__atomic_store_n(&c->probing, 1, __ATOMIC_RELAXED);
+				probe_from = now;
+			} else if (__atomic_load_n(&c->probing, __ATOMIC_RELAXED) &&
+				   __atomic_load_n(&c->probe_seen, __ATOMIC_RELAXED)) {
+				__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
+				run_since = now;
+			} else if (__atomic_load_n(&c->probing, __ATOMIC_RELAXED) && now - probe_from >= IDLE_NS) {
+				__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
+				park(c);
+				parked = 1;
+				parked_slow = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
+				continue;
+			}
+		} else if (__atomic_load_n(&c->probing, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
+		}
 		if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL) ||
 		    __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) {
-			fc__clock_windup(c, cur);
+			fc__clock_windup_chores(c, cur);
 			refresh_coarse(c);
+		} else {
+			(void)fc__clock_chores(c); /* the kernel backend: the clocksource re-check */
 		}
 		/* Next wake-up at 3/4 of the period after the last one, so the hand is replaced before readers
 		 * find it stale; after a late wake-up (preempted), from now: no burst to catch up. */
@@ -340,6 +402,7 @@ static void *updater_main(void *arg)
 			next = mono_now(); /* re-anchor at once */
 		}
 	}
+	__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->step_notifier, 0, __ATOMIC_RELAXED);
 	if (fd >= 0 && fd != u_test_fd && step_fd_ours(fd))
 		close(fd);
@@ -458,7 +521,7 @@ int fc_updater_start(int64_t period_ns)
 	__atomic_store_n(&u_no_auto, 0, __ATOMIC_RELAXED);
 	if (u_running) {
 		/* Running already: started by the program (EALREADY), or by a coarse read (take it over). */
-		if (__atomic_load_n(&fc__global_clock()->updater_running, __ATOMIC_RELAXED) == 2) {
+		if (__atomic_load_n(&fc__global_clock()->updater_running, __ATOMIC_RELAXED) >= 2) {
 			__atomic_store_n(&u_period_ns, period_ns, __ATOMIC_RELAXED);
 			set_running(1);
 		} else {
@@ -504,107 +567,22 @@ int fc_updater_stop(void)
 	return 0;
 }
 
-/* The first coarse read of a process does not start the keeper: creating a thread costs ~35 us here (issue 26),
- * and a short-lived program never needs it. Coarse reads are precise reads until one comes KEEPER_DEFER_NS
- * after the first; that one starts it (once). 1 ms: at most a millisecond of precise reads (~20 ns each)
- * instead of one load, for a program that keeps reading. */
-#define KEEPER_DEFER_NS 1000000
-/* A start that failed (pthread_create: EAGAIN in a container at its pids.max or a user at RLIMIT_NPROC, EPERM
- * under a seccomp filter) is tried again a second later, not at the next coarse read: every coarse read tried it
- * (two failed thread creations each in real-time mode: 101494 in 200 ms, 3.2 us a coarse read). Coarse reads are
- * precise reads meanwhile. */
-#define KEEPER_RETRY_NS 1000000000
-
-static int keeper_due(const struct fc_clock *c)
+/* The keeper's start by the library itself (read.c: a coarse read, or a reader's re-anchor), never waiting: a
+ * try-lock (a signal handler never waits for fc_updater_start/stop). `by`: what updater_running then says (2: a
+ * coarse read started it, 3: a reader's re-anchor; a later fc_updater_start() takes either over). 1 if it was
+ * started, 0 if it runs already or the lock was taken, -1 if the start failed. */
+int fc__keeper_auto_start(struct fc_clock *c, int by)
 {
-	int64_t first = __atomic_load_n(&u_first_coarse, __ATOMIC_RELAXED), now = fc__kernel_ns(c, CLOCK_MONOTONIC);
-	if (first == 0) {
-		__atomic_compare_exchange_n(&u_first_coarse, &first, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	int rc = 0;
+	if (t_starting || pthread_mutex_trylock(&u_mu) != 0)
 		return 0;
-	}
-	return now - first >= KEEPER_DEFER_NS;
+	pthread_once(&u_once, register_fork_handler);
+	if (!u_running)
+		rc = start_locked(0) == 0 ? 1 : -1;
+	if (rc == 1)
+		__atomic_store_n(&c->updater_running, by, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&u_mu);
+	return rc;
 }
 
-/* A checked coarse read: the larger of the keeper's value v (0: none) and the kernel's coarse clock. Both are
- * values of the past that only grow, so the larger only grows too (within a thread), and is never staler than
- * the kernel's coarse clock however long the keeper waits for a CPU. */
-static int64_t coarse_checked(const struct fc_clock *c, int64_t v, int how)
-{
-	const int64_t k = kernel_coarse(how);
-	if (how & FC__REAL)
-		v += __atomic_load_n(&c->pub->coarse_real_off, __ATOMIC_RELAXED);
-	return k > v ? k : v;
-}
-
-/* No keeper keeps the coarse clocks (yet): start it when due, else a precise value. Out of line, so that the
- * checked read's path below saves no registers. */
-static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int how)
-{
-	int64_t v;
-	unsigned spins = 0;
-	if (fc__ensure_init() && c->updater_auto && !__atomic_load_n(&u_no_auto, __ATOMIC_RELAXED) &&
-	    !__atomic_load_n(&u_running, __ATOMIC_RELAXED) && !t_starting && keeper_due(c) &&
-	    pthread_mutex_trylock(&u_mu) == 0) {
-		/* Start the keeper (a try-lock: a signal handler never waits for fc_updater_start/stop). Marked 2:
-		 * started by a coarse read, so a later fc_updater_start() takes it over instead of EALREADY. */
-		pthread_once(&u_once, register_fork_handler);
-		if (!u_running && start_locked(0) == 0)
-			__atomic_store_n(&c->updater_running, 2, __ATOMIC_RELAXED);
-		else if (!u_running) /* due again KEEPER_RETRY_NS from now (keeper_due) */
-			__atomic_store_n(&u_first_coarse, fc__kernel_ns(c, CLOCK_MONOTONIC) + KEEPER_RETRY_NS - KEEPER_DEFER_NS,
-					 __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&u_mu);
-	}
-	for (;;) {
-		int64_t p;
-		if ((v = __atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED)) != 0)
-			return (how & FC__REAL) ? v + __atomic_load_n(&c->pub->coarse_real_off, __ATOMIC_RELAXED) : v;
-		if ((v = __atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED)) != 0)
-			return coarse_checked(c, v, how);
-		/* Another thread is starting the keeper: its first store comes within a sample and a store (the
-		 * thread exists already, start_locked; it takes no lock meanwhile). A precise value returned meanwhile
-		 * could be above that store: the next read would go back. (On the starting thread itself, a signal
-		 * handler: never wait.) After 16 yields, sleep: a SCHED_FIFO reader on the starter's CPU would yield
-		 * only to its own priority, and the starter (an ordinary thread) would run only when real-time
-		 * throttling let it, up to ~0.95 s (h-review). */
-		if (!t_starting && __atomic_load_n(&u_starting, __ATOMIC_ACQUIRE)) {
-			if (++spins % 64 == 0) {
-				if (spins <= 16 * 64) {
-					sched_yield();
-				} else {
-					const struct timespec ts = {0, 10000}; /* 10 us; async-signal-safe */
-					nanosleep(&ts, NULL);
-				}
-			}
-			continue;
-		}
-		/* No keeper: a precise value. Checked below only where a coarse read may start the keeper (the first
-		 * millisecond of coarse reads): with FASTCLOCK_UPDATER=off or after fc_updater_stop() every coarse read
-		 * stays one precise read, and a program that then calls fc_updater_start() while other threads read
-		 * coarse clocks has a read in flight across it return a precise value that the keeper's first value may be
-		 * below by the length of that read, once. */
-		p = (how & FC__REAL) ? fc_real_ns() : fc_mono_ns();
-		if (t_starting || !c->updater_auto || __atomic_load_n(&u_no_auto, __ATOMIC_RELAXED))
-			return p;
-		/* A keeper may be starting now (a coarse read starts it): if its start began after this read, its
-		 * first value was taken after p, so p is never above it; if before, p is dropped and the loop takes
-		 * the keeper's value. Orders: the counter read again waits for p's to complete (lfence / isb before
-		 * it), the fence puts p before u_starting's load in the order of start_locked's seq_cst store. */
-		(void)fc__counter_ordered();
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!__atomic_load_n(&u_starting, __ATOMIC_RELAXED) &&
-		    !__atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED) &&
-		    !__atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED))
-			return p;
-	}
-}
-
-/* The coarse clocks' slow path: fc__pub.coarse_mono is 0 (no real-time keeper). */
-FC__START_TEXT int64_t fc__coarse_init(int how)
-{
-	struct fc_clock *c = fc__global_clock();
-	const int64_t v = __atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED);
-	if (FC__LIKELY(v != 0)) /* a keeper without real-time priority: checked against the kernel's */
-		return coarse_checked(c, v, how);
-	return coarse_unkept(c, how);
-}
+int fc__keeper_starting_here(void) { return t_starting; }

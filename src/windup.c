@@ -139,9 +139,33 @@ void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_
 	c->ntp_share_at = now;
 	b = fc__bounder_poll(c->bounder, now, coarse);
 	c->ntp_share_at = INT64_MIN;
+	c->bound_last = *b; /* what a re-anchor without chores stamps its hand from (bound_fields_cached) */
+	c->bound_polled = 1;
 	/* the half-width at the end of the hand's life: it only grows, so it holds for every read of the hand */
 	p->utc_err_ns = fc__bound_half_at(b, now + life_ns);
 	if (b->leap != FC_LEAP_NONE && near_midnight(real, real + life_ns))
+		p->utc_err_ns += NS_PER_SEC;
+	p->utc_corr_ns = b->center_ns;
+	p->sync_status = b->status;
+}
+
+/* A hand's bound fields from the source's last poll, without polling: a re-anchor without chores (a reader's). The
+ * poll's half-width grows at its drift rate from when it held (fc__bound_half_at), so at the end of the hand's life
+ * it is the bound the same poll would have given then; the poll is at most CHORES_MAX_AGE_NS old (the chores'
+ * cadence, windup_locked). The kernel's NTP state for clocks without a source: its cached copy, grown as in
+ * fc__clock_bound_fields_locked. */
+static void bound_fields_cached(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
+{
+	const struct fc_bound *b = &c->bound_last;
+	if (!c->bounder) {
+		p->utc_err_ns =
+			c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + life_ns) / NTP_GROWTH_DIV : 0;
+		p->utc_corr_ns = 0;
+		p->sync_status = c->ntp.sync;
+		return;
+	}
+	p->utc_err_ns = fc__bound_half_at(b, now + life_ns);
+	if (b->leap != FC_LEAP_NONE && near_midnight(p->real_ns, p->real_ns + life_ns))
 		p->utc_err_ns += NS_PER_SEC;
 	p->utc_corr_ns = b->center_ns;
 	p->sync_status = b->status;
@@ -151,7 +175,7 @@ void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_
  * (valid_ticks) in the kernel's ns: at most its slope plus its rate allowance over it, and its error at both
  * ends, while (a) holds; and at least P + P/8. More than that on a counter so slow that the window's floor of 8
  * ticks (track.c) is longer: 9 us on a 1 MHz counter at a 1 us period. */
-static void stamp_utc_bound(struct fc_clock *c, struct fc_hand *p, int64_t now)
+static void stamp_utc_bound(struct fc_clock *c, struct fc_hand *p, int64_t now, int poll)
 {
 	struct fc_ntp n;
 	const __int128 window =
@@ -160,7 +184,10 @@ static void stamp_utc_bound(struct fc_clock *c, struct fc_hand *p, int64_t now)
 	int64_t life = c->period_ns + c->period_ns / 8;
 	if (window > life)
 		life = window < longest ? (int64_t)window : longest;
-	fc__clock_bound_fields_locked(c, p, now, life);
+	if (poll || (c->bounder && (c->bounder_reopen || !c->bound_polled)))
+		fc__clock_bound_fields_locked(c, p, now, life);
+	else
+		bound_fields_cached(c, p, now, life);
 	/* the tracker's verdict (DISRUPTED while it is, or a kernel leap second inside the hand's window) over the
 	 * source's status */
 	n = c->ntp;
@@ -238,32 +265,24 @@ void fc__clock_first_hand_locked(struct fc_clock *c, const struct fc_sample *s0,
 	long_rate_update(c, s0);
 	long_rate_update(c, s);
 	c->have_ntp = 0;
-	stamp_utc_bound(c, &p, s->mono);
+	stamp_utc_bound(c, &p, s->mono, 1);
+	c->chores_at = s->mono;
 	fc__hands_publish(c->pub, &p);
 	__atomic_store_n(&c->backend, FC_BACKEND_COUNTER, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
 }
 
-static void windup_locked(struct fc_clock *c)
+/* The chores: the clocksource re-check (every c->trust_every of them, and at least every TRUST_EVERY_NS), the
+ * kernel's NTP state (adjtimex: its tick decides the tracker's allowance, and clocks without a bound source take
+ * their bound from it) and the bound source's poll. What a re-anchor does besides its one kernel sample, done off
+ * the read path: by the keeper (updater.c) at each of its wake-ups, by fc_init and fc_status, and by a reader's
+ * re-anchor only where nobody did them for CHORES_MAX_AGE_NS (no keeper), or at every re-anchor on a clock with
+ * chores_max_age_ns 0 (the simulations' and tests' clocks). 0: the counter is no longer trusted (the kernel
+ * hand is published). */
+static int chores_locked(struct fc_clock *c, int64_t now)
 {
-	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
-	struct fc_sample s;
-	struct fc_hand p;
-	uint64_t t_a;
-	int64_t now = 0;
-
-	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE) {
-		c->start_step(c); /* start.c's state machine (set with the phase by fc__clock_start) */
-		return;
-	}
-
-	/* The time from the coarse clock (a vDSO read of a few ns; its ticks are fine for a second); the first counter
-	 * re-anchor starts it (start.c has just checked) */
-	if (c->trust_every) {
-		now = fc__kernel_ns(c, CLOCK_MONOTONIC_COARSE);
-		if (c->trust_at == 0)
-			c->trust_at = now;
-	}
+	if (c->trust_every && c->trust_at == 0)
+		c->trust_at = now;
 	if (c->trust_every && (++c->since_trust >= c->trust_every || now - c->trust_at >= TRUST_EVERY_NS)) {
 		char why[160], cs[32];
 		int ok = fc__trust_check(why, sizeof(why), cs, sizeof(cs));
@@ -273,33 +292,69 @@ static void windup_locked(struct fc_clock *c)
 		fc__copy_str(c->clocksource, sizeof(c->clocksource), cs);
 		if (!ok && !c->forced && c->backend == FC_BACKEND_COUNTER) {
 			fc__clock_set_kernel_locked(c, why);
-			return;
+			return 0;
 		}
 	}
-	if (c->backend != FC_BACKEND_COUNTER)
+	/* The NTP state at every chore, at most every NTP_TICK_EVERY_NS (adjtimex, modes 0: a read). */
+	if (c->have_ntp && now - c->ntp_at >= NTP_TICK_EVERY_NS)
+		c->have_ntp = 0;
+	fc__clock_refresh_ntp_locked(c, now);
+	__atomic_store_n(&c->chores_at, now, __ATOMIC_RELAXED);
+	return 1;
+}
+
+static int chores_due(const struct fc_clock *c, int64_t now)
+{
+	return c->chores_max_age_ns == 0 || now - c->chores_at >= c->chores_max_age_ns;
+}
+
+static void windup_locked(struct fc_clock *c, int chores)
+{
+	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
+	struct fc_sample s;
+	struct fc_hand p;
+	int tick_state;
+
+	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE) {
+		c->start_step(c); /* start.c's state machine (set with the phase by fc__clock_start) */
 		return;
+	}
+	if (c->backend != FC_BACKEND_COUNTER) {
+		if (chores) /* the clocksource re-check (a kernel hand's way back is fc_status's, status.c) */
+			(void)chores_locked(c, fc__kernel_ns(c, CLOCK_MONOTONIC_COARSE));
+		return;
+	}
+	/* The one kernel sample: the only system call (none, through the vDSO) a reader's re-anchor makes */
 	if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0) {
 		fc__clock_set_kernel_locked(c, "the kernel's clock could not be sampled against the counter");
 		return;
 	}
+	chores = chores || chores_due(c, s.mono);
+	if (chores && !chores_locked(c, s.mono))
+		return;
+	/* The tick as last read: the narrow allowance only while that read is recent (NTP_TICK_EVERY_NS, as when it
+	 * was read at every re-anchor); older, for this hand, the tick is unknown (track.c, kernel_swing) */
+	tick_state = c->track.tick_state;
+	if (chores)
+		fc__track_note_ntp(&c->track, &c->ntp);
+	else if (s.mono - c->ntp_at >= NTP_TICK_EVERY_NS && c->track.tick_state == 1)
+		c->track.tick_state = 0;
 	/* Anchor at the sample itself, not at a later counter read: nothing between the two is observed, and a
 	 * suspend or a long preemption there would be extrapolated as running time (found by fuzz_track). */
-	t_a = s.c_mid;
-	/* The kernel's NTP state at every re-anchor, at most every NTP_TICK_EVERY_NS (adjtimex, modes 0: a read):
-	 * its tick decides the tracker's allowance for a kernel rate change (track.c, kernel_swing).
-	 * stamp_utc_bound uses the same read. */
-	if (c->have_ntp && s.mono - c->ntp_at >= NTP_TICK_EVERY_NS)
-		c->have_ntp = 0;
-	fc__clock_refresh_ntp_locked(c, s.mono);
-	fc__track_note_ntp(&c->track, &c->ntp);
-	fc__track_update(&c->track, cur, &s, t_a, &p);
+	fc__track_update(&c->track, cur, &s, s.c_mid, &p);
+	if (!chores)
+		c->track.tick_state = tick_state;
 	long_rate_update(c, &s);
-	stamp_utc_bound(c, &p, s.mono);
+	stamp_utc_bound(c, &p, s.mono, chores);
+	if (__atomic_load_n(&c->probing, __ATOMIC_RELAXED)) { /* the keeper asks whether anyone reads (updater.c) */
+		p.flags |= FC_HAND_PROBE;
+		p.stale_ticks = 1;
+	}
 	fc__hands_publish(c->pub, &p);
 	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
 }
 
-int fc__clock_windup(struct fc_clock *c, const struct fc_hand *seen)
+static int windup(struct fc_clock *c, const struct fc_hand *seen, int chores)
 {
 	/* Never wait: a reader that loses just uses its hand. */
 	if (!fc__clock_trylock(c))
@@ -308,7 +363,25 @@ int fc__clock_windup(struct fc_clock *c, const struct fc_hand *seen)
 		fc__clock_unlock(c);
 		return 0;
 	}
-	windup_locked(c);
+	windup_locked(c, chores);
+	fc__clock_unlock(c);
+	return 1;
+}
+
+int fc__clock_windup(struct fc_clock *c, const struct fc_hand *seen) { return windup(c, seen, 0); }
+
+int fc__clock_windup_chores(struct fc_clock *c, const struct fc_hand *seen) { return windup(c, seen, 1); }
+
+int fc__clock_chores(struct fc_clock *c)
+{
+	if (!fc__clock_trylock(c))
+		return 0;
+	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_DONE) {
+		const int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC);
+		struct fc_hand p = {0};
+		if (chores_locked(c, now) && c->bounder && c->backend == FC_BACKEND_COUNTER)
+			fc__clock_bound_fields_locked(c, &p, now, 0); /* the poll, for the next hands' stamps */
+	}
 	fc__clock_unlock(c);
 	return 1;
 }
@@ -362,7 +435,7 @@ int fc__clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sour
 	t_a = s.c_mid; /* as in windup_locked */
 	fc__track_update(&c->track, NULL, &s, t_a, &p);
 	c->have_ntp = 0;
-	stamp_utc_bound(c, &p, s.mono);
+	stamp_utc_bound(c, &p, s.mono, 1);
 	fc__hands_publish(pub, &p);
 	c->reanchors = 1;
 	return 0;

@@ -29,6 +29,11 @@ int fc__clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_sour
 /* Re-anchor now if the current hand is still `seen` (NULL: unconditionally). Takes the lock; returns 1 if
  * a hand was published, 0 if another writer held the lock or already replaced `seen`. */
 int fc__clock_windup(struct fc_clock *c, const struct fc_hand *seen);
+/* The same, with the chores (windup.c: clocksource re-check, NTP state, bound poll) whether due or not: the
+ * keeper's re-anchor. */
+int fc__clock_windup_chores(struct fc_clock *c, const struct fc_hand *seen);
+/* The chores alone, without a re-anchor (a keeper with nothing to re-anchor for). 0 if the lock was taken. */
+int fc__clock_chores(struct fc_clock *c);
 /* Switch to the kernel backend (trust lost) or back, without a backward step. Caller holds the lock. */
 void fc__clock_set_kernel_locked(struct fc_clock *c, const char *why);
 /* The writer lock, the only way to take it: the try-lock (returns 1 if taken; never waits) and, for callers

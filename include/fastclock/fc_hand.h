@@ -49,6 +49,8 @@ extern "C" {
 #define FC_HANDS 8
 
 #define FC_HAND_KERNEL 1u /* no counter: readers use the kernel's clock (fail closed, or not yet started) */
+#define FC_HAND_PROBE 2u  /* a counter hand whose stale point (1) sends every read to the slow path, which notes
+			   * that someone reads (src/updater.c) and uses the hand within its window */
 
 struct fc_hand {
 	/* --- first cache line: everything fc_mono_ns and fc_real_ns touch --- */

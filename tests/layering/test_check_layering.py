@@ -38,9 +38,10 @@ def main():
     state, windup = row(design, "src/state.c"), row(design, "src/windup.c")
     track, ntp = row(design, "src/track.c"), row(design, "src/ntp.c")
     cases = {
-        # updater.c calls read.c: read.c's row below updater.c's (same floor) is a call up the table
-        "call up the table": (design.replace(read + "\n", "").replace(updater + "\n", updater + "\n" + read + "\n"),
-                              "src/updater.c (floor 4) calls src/read.c"),
+        # read.c calls updater.c (it starts the keeper): updater.c's row below read.c's (same floor) is a call up
+        # the table
+        "call up the table": (design.replace(updater + "\n", "").replace(read + "\n", read + "\n" + updater + "\n"),
+                              "src/read.c (floor 4) calls src/updater.c"),
         # windup.c calls state.c: state.c on floor 2 beside it, below its row
         "call on the same floor, later row": (design.replace(state, state.replace("| 1 |", "| 2 |", 1))
                                               .replace(state + "\n", "").replace(windup + "\n", windup + "\n" + state.replace("| 1 |", "| 2 |", 1) + "\n"),
