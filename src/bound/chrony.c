@@ -651,6 +651,21 @@ static const char *socket_dir(const char *path, char *dir0, size_t n)
 	return slash ? slash + 1 : path;
 }
 
+/* connect() fd to the entry `base` of the directory open at dfd (the one judged), resolved through that
+ * descriptor: Linux has no connectat, so the name is "/proc/self/fd/<dfd>/<base>", whose magic link is this
+ * process's own descriptor, which no other user can swap. The configured path's names are never looked up
+ * again: a link on them that another user owns may point at their directory (and a forger's socket) by now.
+ * 0, or -1 (errno; ENAMETOOLONG where the name does not fit sun_path; no /proc: fails closed). */
+static int connect_at(int fd, int dfd, const char *base)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if (fc__bfmt(a.sun_path, sizeof(a.sun_path), "/proc/self/fd/%d/%s", dfd, base) >= (int)sizeof(a.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return connect(fd, (struct sockaddr *)&a, sizeof(a));
+}
+
 /* Our socket in the directory of chronyd's, connected to it. 0, or -1 with b->last_error (ch->denied: this
  * process may not use chronyd's unix socket). */
 static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now)
@@ -731,8 +746,6 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 	}
 	ch->owner = (int)getpid();
 	live_add(ch);
-	close(d0);
-	d0 = -1;
 	/* chronyd's user passes through (whatever our umask), cannot list */
 	ch->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	ch->fd_id = fc__bound_fd_id(ch->fd);
@@ -748,13 +761,16 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 		fc__bound_error(b, now, "bind %.80s: %s", ch->local, errno ? fc__errname(errno) : "not where it was bound");
 		goto fail;
 	}
-	memcpy(a.sun_path, path, strlen(path) + 1);
-	if (connect(ch->fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+	/* our bind above went by the path (chronyd replies to that name), checked after it through our directory's
+	 * descriptor; chronyd's socket is connected through the descriptor judged (d0), and the kernel then takes
+	 * only its datagrams */
+	if (connect_at(ch->fd, d0, base) != 0) {
 		e = errno;
 		ch->denied = denied(e);
 		fc__bound_error(b, now, "connect to chronyd at %.70s: %s", path, fc__errname(e));
 		goto fail;
 	}
+	close(d0);
 	return 0;
 fail:
 	if (d0 >= 0)
@@ -900,19 +916,19 @@ int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, 
  * only the new chronyd's replies. */
 static int unix_reconnect(struct fc_chrony *ch, struct fc_bound *b, int64_t now)
 {
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	uint8_t junk[64];
 	char dir0[sizeof(ch->path)];
 	const char *base = socket_dir(ch->path, dir0, sizeof(dir0));
-	int d0 = open(dir0, O_RDONLY | O_DIRECTORY | O_CLOEXEC), trusted;
+	int d0 = open(dir0, O_RDONLY | O_DIRECTORY | O_CLOEXEC), trusted, r;
 	if (d0 < 0)
 		return -1;
 	trusted = fc__bound_socket_trusted(d0, base, ch->path, b, now) == 0;
+	/* what was judged is what is connected: through d0, as at the open */
+	r = trusted ? connect_at(ch->fd, d0, base) : 0;
 	close(d0);
 	if (!trusted)
 		return -2;
-	memcpy(a.sun_path, ch->path, strlen(ch->path) + 1);
-	if (connect(ch->fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+	if (r != 0)
 		return -1;
 	for (int i = 0; i < FC_CHRONY_RECV_MAX && recv(ch->fd, junk, sizeof(junk), MSG_DONTWAIT) >= 0; i++)
 		;

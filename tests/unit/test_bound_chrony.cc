@@ -345,6 +345,35 @@ extern "C" int fchmodat(int dfd, const char *name, mode_t mode, int flags)
 	return real(dfd, name, mode, flags);
 }
 
+// Another user's link on the configured path (FASTCLOCK_CHRONY_SOCKET=<their dir>/chrony/chronyd.sock, the link
+// chrony -> chronyd's directory), swapped to their own directory around each connect the library makes: armed
+// (g_link set) only by the tests below, which point it at g_evil during the connect and back at g_real after (so
+// that replies still find our socket's path); otherwise libc's connect (RTLD_NEXT).
+std::string g_link, g_real, g_evil;
+int g_link_swaps;
+
+void point_link(const std::string &to)
+{
+	std::string tmp = g_link + ".new";
+	unlink(tmp.c_str());
+	if (symlink(to.c_str(), tmp.c_str()) == 0 && rename(tmp.c_str(), g_link.c_str()) == 0)
+		return;
+	ADD_FAILURE() << "link " << g_link << " -> " << to << ": " << strerror(errno);
+}
+
+extern "C" int connect(int fd, const struct sockaddr *a, socklen_t len)
+{
+	static auto real = (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "connect");
+	if (g_link.empty() || a->sa_family != AF_UNIX)
+		return real(fd, a, len);
+	point_link(g_evil);
+	g_link_swaps++;
+	int r = real(fd, a, len), e = errno;
+	point_link(g_real);
+	errno = e;
+	return r;
+}
+
 namespace {
 
 // ---- who may answer ------------------------------------------------------------------------------------------
@@ -667,8 +696,9 @@ TEST(BoundChrony, close_never_removes_through_a_descriptor_that_is_no_longer_our
 	ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
 	std::string local = ch.local;
 	close(ch.dirfd);
-	int other = open(mine.c_str(), O_RDONLY | O_DIRECTORY);
-	ASSERT_EQ(other, ch.dirfd) << "the lowest free number is reused";
+	int o = open(mine.c_str(), O_RDONLY | O_DIRECTORY), other = dup2(o, ch.dirfd); // the number reused
+	close(o);
+	ASSERT_EQ(other, ch.dirfd) << strerror(errno);
 	int fd = openat(other, "sock", O_CREAT | O_WRONLY, 0600);
 	ASSERT_GE(fd, 0);
 	close(fd);
@@ -697,6 +727,71 @@ TEST(BoundChrony, a_restarted_chronyd_is_reconnected)
 	r.corr = 0.125;
 	round_trip(&ch, *f, 2 * SEC + MS, r, &b);
 	EXPECT_TRUE(b.status == FC_SYNC_SYNCHRONIZED && contains(b, 0.125)) << b.reason << " | " << b.last_error;
+	fc__chrony_close(&ch);
+}
+
+// chronyd's directory judged through a descriptor, chronyd's socket then connected by the path's names again: a
+// link on the path that another user owns, pointing at chronyd's directory while it is judged and at theirs
+// (with a forger's socket) while connected, made a root process take the forger's "in sync" report. The
+// connect goes through the descriptor judged: chronyd (its clock 2 s off: the forger's report never holds 2 s) is
+// asked, the forger never.
+struct LinkedChronyd {
+	std::string home = make_dir(0755), real = make_dir(0755), evil = make_dir(0755), link = home + "/chrony";
+	std::unique_ptr<Fake> chronyd = std::make_unique<Fake>(real);
+	Fake forger{evil};
+	LinkedChronyd()
+	{
+		EXPECT_EQ(symlink(real.c_str(), link.c_str()), 0);
+		if (geteuid() == 0) { // the link's directory and the forger's are another user's
+			EXPECT_TRUE(chown(home.c_str(), NOBODY, NOBODY) == 0 && chown(evil.c_str(), NOBODY, NOBODY) == 0);
+		}
+		g_real = real, g_evil = evil, g_link_swaps = 0;
+	}
+	~LinkedChronyd() { g_link.clear(); }
+	void arm() { g_link = link; }
+	void disarm() { g_link.clear(); }
+	// a round: chronyd's answers (2 s off) and the forger's ("in sync"); the forger must have had no request
+	void round(fc_chrony *ch, int64_t at, fc_bound *b)
+	{
+		Report off;
+		off.corr = 2.0;
+		fc__chrony_poll(ch, at, SEC, b);
+		EXPECT_EQ(forger.answer_all(Report{}), 0) << "the forger behind the swapped link was asked";
+		EXPECT_GE(chronyd->answer_all(off), 3) << "chronyd was not asked";
+		fc__chrony_poll(ch, at + MS, SEC, b);
+		EXPECT_TRUE(b->status == FC_SYNC_SYNCHRONIZED && contains(*b, 2.0))
+			<< b->reason << " | " << b->last_error;
+	}
+};
+
+TEST(BoundChrony, a_link_swapped_between_the_check_and_the_connect_never_reaches_a_forger)
+{
+	LinkedChronyd s;
+	fc_chrony ch;
+	fc_bound b{};
+	s.arm();
+	ASSERT_EQ(fc__chrony_open(&ch, (s.link + "/chronyd.sock").c_str(), &b, 0), 0) << b.last_error;
+	s.disarm();
+	EXPECT_EQ(g_link_swaps, 1);
+	s.round(&ch, SEC, &b);
+	fc__chrony_close(&ch);
+}
+
+// The same swap at the reconnect after chronyd restarts (each restart reopened the window).
+TEST(BoundChrony, a_link_swapped_at_the_reconnect_never_reaches_a_forger)
+{
+	LinkedChronyd s;
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__chrony_open(&ch, (s.link + "/chronyd.sock").c_str(), &b, 0), 0) << b.last_error;
+	s.round(&ch, SEC, &b);
+	s.chronyd.reset(); // chronyd restarts
+	unlink((s.real + "/chronyd.sock").c_str());
+	s.chronyd = std::make_unique<Fake>(s.real);
+	s.arm();
+	s.round(&ch, 2 * SEC + MS, &b);
+	s.disarm();
+	EXPECT_EQ(g_link_swaps, 1) << "no reconnect";
 	fc__chrony_close(&ch);
 }
 
