@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -908,6 +909,124 @@ TEST(BoundChrony, command_port_any_user_may_bind_is_not_trusted)
 		fc_bound b{};
 		EXPECT_EQ(fc__chrony_open(&ch, unix_sock.path.c_str(), &b, 0), -1);
 		EXPECT_NE(strstr(b.last_error, "any user may bind port 323"), nullptr) << b.last_error;
+	});
+}
+
+// A socket on 127.0.0.1:323 of user `uid`, bound with this (root) process's CAP_NET_BIND_SERVICE, as a service
+// user given that capability (systemd's AmbientCapabilities=, setcap) binds it: the socket is made under that
+// fsuid, so the kernel (sock_diag) reports it as that user's.
+Fake port_of(uid_t uid)
+{
+	setfsuid(uid);
+	Fake f = Fake::udp(false, FC_CHRONY_CMDPORT);
+	setfsuid(0);
+	return f;
+}
+
+// Binding port 323 needs a privilege, not chronyd's: a capability holder that is not chronyd (the port free while
+// chronyd is stopped or restarting) answered an unprivileged process's rounds, SYNCHRONIZED from its forgery. The
+// kernel says whose socket holds the port: root's or chronyd's user's (the owner of chronyd's socket directory)
+// is asked, anyone else's is refused at the open, naming its uid, and never sent a request.
+TEST(BoundChrony, a_command_port_held_by_another_user_is_not_trusted)
+{
+	in_child(true, [] {
+		constexpr uid_t CHRONY = 4242;
+		std::string d = make_dir(0700), du = make_dir(0700);
+		Fake unix_sock(d), user_sock(du);
+		ASSERT_EQ(chown(du.c_str(), CHRONY, CHRONY), 0); // chronyd's user's directory (/run/chrony)
+		if (setresuid(NOBODY, NOBODY, 0) != 0) // nobody's process; root kept as the saved uid to bind the ports
+			_exit(CANNOT_BECOME);
+		auto as_root = [](auto f) { EXPECT_EQ(seteuid(0), 0); auto r = f(); EXPECT_EQ(seteuid(NOBODY), 0); return r; };
+		{
+			Fake forger = as_root([] { return port_of(NOBODY); });
+			fc_chrony ch;
+			fc_bound b{};
+			EXPECT_EQ(fc__chrony_open(&ch, unix_sock.path.c_str(), &b, 0), -1) << "opened on " << ch.via_name;
+			EXPECT_NE(strstr(b.last_error, "port 323 held by uid 65534"), nullptr) << b.last_error;
+			fc__chrony_poll(&ch, SEC, SEC, &b);
+			EXPECT_EQ(forger.requests().size(), 0u) << "the forger's port was asked";
+			fc__chrony_close(&ch);
+			// chronyd's user is the owner of chronyd's socket directory only: that directory's user is not nobody
+			EXPECT_EQ(fc__chrony_open(&ch, user_sock.path.c_str(), &b, 0), -1) << "opened on " << ch.via_name;
+			fc__chrony_close(&ch);
+		}
+		{ // a directory of uid 4343's in sticky /tmp (anyone can make one) names no user of chronyd's
+			std::string evil = as_root([] {
+				std::string e = "/tmp/fc_chrony_evil_XXXXXX";
+				EXPECT_NE(mkdtemp(&e[0]), nullptr);
+				EXPECT_EQ(chown(e.c_str(), 4343, 4343), 0);
+				return e;
+			});
+			Fake forger = as_root([] { return port_of(4343); });
+			fc_chrony ch;
+			fc_bound b{};
+			EXPECT_EQ(fc__chrony_open(&ch, (evil + "/chronyd.sock").c_str(), &b, 0), -1) << "opened on " << ch.via_name;
+			EXPECT_NE(strstr(b.last_error, "port 323 held by uid 4343"), nullptr) << b.last_error;
+			fc__chrony_close(&ch);
+			as_root([&] { return rmdir(evil.c_str()); });
+		}
+		for (uid_t holder : {(uid_t)0, CHRONY}) { // root's port and chronyd's user's: asked, and believed
+			Fake port = as_root([&] { return port_of(holder); });
+			fc_chrony ch;
+			fc_bound b{};
+			auto reqs = open_and_ask(&ch, user_sock.path, "udp 127.0.0.1:323", port, &b);
+			for (auto &q : reqs)
+				port.answer(q, Report{});
+			fc__chrony_poll(&ch, SEC + MS, SEC, &b);
+			EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << holder << ": " << b.reason << " | " << b.last_error;
+			fc__chrony_close(&ch);
+		}
+	});
+}
+
+// The port held by root's socket (chronyd) at the open; chronyd stops and a capability holder binds the port and
+// answers the round sent: its reply is not taken (the kernel asked who holds the port before it), the source is
+// UNKNOWN with the reason and closed.
+TEST(BoundChrony, a_command_port_taken_over_after_the_open_is_dropped_before_its_reply)
+{
+	in_child(true, [] {
+		std::string d = make_dir(0700);
+		Fake unix_sock(d);
+		auto chronyd = std::make_unique<Fake>(Fake::udp(false, FC_CHRONY_CMDPORT));
+		if (setresuid(NOBODY, NOBODY, 0) != 0)
+			_exit(CANNOT_BECOME);
+		fc_chrony ch;
+		fc_bound b{};
+		auto reqs = open_and_ask(&ch, unix_sock.path, "udp 127.0.0.1:323", *chronyd, &b);
+		ASSERT_GE(reqs.size(), 3u);
+		chronyd.reset();
+		ASSERT_EQ(seteuid(0), 0);
+		Fake forger = port_of(NOBODY);
+		ASSERT_EQ(seteuid(NOBODY), 0);
+		EXPECT_EQ(forge(forger.fd, reqs, nullptr, 0), (int)reqs.size());
+		fc__chrony_poll(&ch, SEC + MS, SEC, &b);
+		EXPECT_EQ(ch.last_reply, 0) << "the forger's reply was taken: " << b.reason;
+		EXPECT_NE(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
+		EXPECT_NE(strstr(b.reason, "port 323 held by uid 65534"), nullptr) << b.reason << " | " << b.last_error;
+		EXPECT_LT(ch.fd, 0) << "the port is still open";
+		fc__chrony_close(&ch);
+	});
+}
+
+// Who holds the port cannot be asked (a seccomp filter refuses netlink sockets, as a sandbox may): not trusted,
+// with the reason, and nothing is sent.
+TEST(BoundChrony, a_command_port_whose_holder_cannot_be_asked_is_not_trusted)
+{
+	in_child(true, [] {
+		std::string d = make_dir(0700);
+		Fake unix_sock(d), chronyd = Fake::udp(false, FC_CHRONY_CMDPORT);
+		if (setresuid(NOBODY, NOBODY, 0) != 0)
+			_exit(CANNOT_BECOME);
+		if (seccomp_fail(SYS_socket, EPERM, AF_NETLINK) != 0)
+			_exit(SKIP);
+		fc_chrony ch;
+		fc_bound b{};
+		EXPECT_EQ(fc__chrony_open(&ch, unix_sock.path.c_str(), &b, 0), -1) << "opened on " << ch.via_name;
+		EXPECT_NE(strstr(b.last_error, "its holder unknown (sock_diag socket: operation not permitted"), nullptr)
+			<< b.last_error;
+		fc__chrony_poll(&ch, SEC, SEC, &b);
+		EXPECT_EQ(chronyd.requests().size(), 0u);
+		fc__chrony_close(&ch);
 	});
 }
 
