@@ -6,7 +6,8 @@
  * Two transports, both connect()ed so that the kernel delivers chronyd's datagrams and nobody else's:
  *   unix  chronyd's unix socket (full access; reachable by root and chronyd's user, its directory is theirs);
  *   udp   chronyd's command port on the loopback, 127.0.0.1:323 then [::1]:323 (the monitoring commands that
- *         cmdmon.c leaves open to any local process: tracking, n_sources, source_data), for everyone else.
+ *         cmdmon.c leaves open to any local process: tracking, n_sources, source_data), for everyone else,
+ *         while the kernel says every socket on the port is root's or chronyd's user's (sock_diag).
  * Each round's sequence numbers are drawn at random (getrandom): a reply must name one of this round's, so a
  * datagram that reaches us by another way is dropped and never completes a round.
  *
@@ -785,10 +786,10 @@ fail:
 }
 
 /* The UDP transport: chronyd's command port on the loopback, connected, so the kernel delivers only datagrams
- * from that address and port. Only chronyd can send from there while the port is privileged: below
- * net.ipv4.ip_unprivileged_port_start (1024 unless lowered; it applies to IPv6 too) a bind needs
- * CAP_NET_BIND_SERVICE, and chronyd holds the port (its SO_REUSEADDR lets only such a process bind beside it).
- * Where the port is open to every user, nothing tells chronyd's reply from anyone's: refused. */
+ * from that address and port. Below net.ipv4.ip_unprivileged_port_start (1024 unless lowered; it applies to IPv6
+ * too) a bind needs CAP_NET_BIND_SERVICE, and chronyd holds the port (its SO_REUSEADDR lets only such a process
+ * bind beside it). Where the port is open to every user, nothing tells chronyd's reply from anyone's: refused.
+ * The capability is not chronyd's alone: who holds the port is asked of the kernel too (cmdport_held). */
 static long unprivileged_port_start(void)
 {
 	char buf[16];
