@@ -915,7 +915,7 @@ static int diag_family(int nl, int family, uint32_t seq, long chronyd_uid, int *
 		return -1;
 	}
 	for (int k = 0; k < DIAG_READS; k++) {
-		struct sockaddr_nl from;
+		struct sockaddr_nl from = {.nl_family = AF_NETLINK, .nl_pid = ~0u}; /* not the kernel's unless it says so */
 		socklen_t fl = sizeof(from);
 		ssize_t n = recvfrom(nl, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
 		if (n < 0) {
