@@ -965,6 +965,29 @@ TEST(BoundChrony, a_command_port_held_by_another_user_is_not_trusted)
 			fc__chrony_close(&ch);
 			as_root([&] { return rmdir(evil.c_str()); });
 		}
+		{ // chronyd's (root's) socket on 127.0.0.1:323 and another user's on [::1]:323 beside it: refused
+			Fake chronyd = as_root([] { return Fake::udp(false, FC_CHRONY_CMDPORT); });
+			int v6 = as_root([] {
+				setfsuid(NOBODY);
+				int fd = socket(AF_INET6, SOCK_DGRAM, 0);
+				setfsuid(0);
+				sockaddr_in6 a6{};
+				a6.sin6_family = AF_INET6, a6.sin6_port = htons(FC_CHRONY_CMDPORT), a6.sin6_addr = in6addr_loopback;
+				if (fd >= 0 && bind(fd, (sockaddr *)&a6, sizeof(a6)) != 0) { // no IPv6 here
+					close(fd);
+					fd = -1;
+				}
+				return fd;
+			});
+			if (v6 >= 0) {
+				fc_chrony ch;
+				fc_bound b{};
+				EXPECT_EQ(fc__chrony_open(&ch, unix_sock.path.c_str(), &b, 0), -1) << "opened on " << ch.via_name;
+				EXPECT_NE(strstr(b.last_error, "port 323 held by uid 65534"), nullptr) << b.last_error;
+				fc__chrony_close(&ch);
+				close(v6);
+			}
+		}
 		for (uid_t holder : {(uid_t)0, CHRONY}) { // root's port and chronyd's user's: asked, and believed
 			Fake port = as_root([&] { return port_of(holder); });
 			fc_chrony ch;
