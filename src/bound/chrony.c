@@ -6,7 +6,8 @@
  * Two transports, both connect()ed so that the kernel delivers chronyd's datagrams and nobody else's:
  *   unix  chronyd's unix socket (full access; reachable by root and chronyd's user, its directory is theirs);
  *   udp   chronyd's command port on the loopback, 127.0.0.1:323 then [::1]:323 (the monitoring commands that
- *         cmdmon.c leaves open to any local process: tracking, n_sources, source_data), for everyone else.
+ *         cmdmon.c leaves open to any local process: tracking, n_sources, source_data), for everyone else,
+ *         while the kernel says every socket on the port is root's or chronyd's user's (sock_diag).
  * Each round's sequence numbers are drawn at random (getrandom): a reply must name one of this round's, so a
  * datagram that reaches us by another way is dropped and never completes a round.
  *
@@ -14,12 +15,17 @@
  * the candm encoding, the table of this process's socket directories (removed at exit), its driver
  * (fc__chrony_driver: the report aged as ClockBound's client ages a segment).
  * May call: async-signal-safe libc only (socket, bind, connect, mkdirat, openat, openat2, fchmodat, flock,
- * unlinkat, getdents64, getrandom, sendto, recv, getpid, adjtimex with modes 0, clock_gettime), bound.c, fmt.c, slew.c.
+ * unlinkat, getdents64, getrandom, sendto, recv, recvfrom, getpid, adjtimex with modes 0, clock_gettime), bound.c,
+ * fmt.c, slew.c.
  */
+#define _GNU_SOURCE /* O_PATH */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/file.h>
@@ -651,6 +657,21 @@ static const char *socket_dir(const char *path, char *dir0, size_t n)
 	return slash ? slash + 1 : path;
 }
 
+/* connect() fd to the entry `base` of the directory open at dfd (the one judged), resolved through that
+ * descriptor: Linux has no connectat, so the name is "/proc/self/fd/<dfd>/<base>", whose magic link is this
+ * process's own descriptor, which no other user can swap. The configured path's names are never looked up
+ * again: a link on them that another user owns may point at their directory (and a forger's socket) by now.
+ * 0, or -1 (errno; ENAMETOOLONG where the name does not fit sun_path; no /proc: fails closed). */
+static int connect_at(int fd, int dfd, const char *base)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if (fc__bfmt(a.sun_path, sizeof(a.sun_path), "/proc/self/fd/%d/%s", dfd, base) >= (int)sizeof(a.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return connect(fd, (struct sockaddr *)&a, sizeof(a));
+}
+
 /* Our socket in the directory of chronyd's, connected to it. 0, or -1 with b->last_error (ch->denied: this
  * process may not use chronyd's unix socket). */
 static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, int64_t now)
@@ -731,8 +752,6 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 	}
 	ch->owner = (int)getpid();
 	live_add(ch);
-	close(d0);
-	d0 = -1;
 	/* chronyd's user passes through (whatever our umask), cannot list */
 	ch->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	ch->fd_id = fc__bound_fd_id(ch->fd);
@@ -748,13 +767,16 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 		fc__bound_error(b, now, "bind %.80s: %s", ch->local, errno ? fc__errname(errno) : "not where it was bound");
 		goto fail;
 	}
-	memcpy(a.sun_path, path, strlen(path) + 1);
-	if (connect(ch->fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+	/* our bind above went by the path (chronyd replies to that name), checked after it through our directory's
+	 * descriptor; chronyd's socket is connected through the descriptor judged (d0), and the kernel then takes
+	 * only its datagrams */
+	if (connect_at(ch->fd, d0, base) != 0) {
 		e = errno;
 		ch->denied = denied(e);
 		fc__bound_error(b, now, "connect to chronyd at %.70s: %s", path, fc__errname(e));
 		goto fail;
 	}
+	close(d0);
 	return 0;
 fail:
 	if (d0 >= 0)
@@ -764,10 +786,10 @@ fail:
 }
 
 /* The UDP transport: chronyd's command port on the loopback, connected, so the kernel delivers only datagrams
- * from that address and port. Only chronyd can send from there while the port is privileged: below
- * net.ipv4.ip_unprivileged_port_start (1024 unless lowered; it applies to IPv6 too) a bind needs
- * CAP_NET_BIND_SERVICE, and chronyd holds the port (its SO_REUSEADDR lets only such a process bind beside it).
- * Where the port is open to every user, nothing tells chronyd's reply from anyone's: refused. */
+ * from that address and port. Below net.ipv4.ip_unprivileged_port_start (1024 unless lowered; it applies to IPv6
+ * too) a bind needs CAP_NET_BIND_SERVICE, and chronyd holds the port (its SO_REUSEADDR lets only such a process
+ * bind beside it). Where the port is open to every user, nothing tells chronyd's reply from anyone's: refused.
+ * The capability is not chronyd's alone: who holds the port is asked of the kernel too (cmdport_held). */
 static long unprivileged_port_start(void)
 {
 	char buf[16];
@@ -806,13 +828,175 @@ static int cmdport_privileged(struct fc_chrony *ch, struct fc_bound *b, int64_t 
 	return 0;
 }
 
-static int udp_open(struct fc_chrony *ch, int v6, struct fc_bound *b, int64_t now)
+/* ---- who holds the command port ---------------------------------------------------------------------------- */
+
+/* chronyd's user: the owner of chronyd's socket directory (the directory of ch->path, looked at as an entry of its
+ * parent, reached through an O_PATH descriptor: only search permission is needed there, as for a process that may
+ * not enter the directory itself), where no one but root could have put that directory there: its parent and every
+ * directory above it root's and writable by no one else (a sticky one only above a root-owned entry), as
+ * fc__bound_socket_trusted asks of a socket directory of chronyd's user. -1 where none is known (no such directory,
+ * a link, root's own, or one another user could have placed): then root alone may hold the port. At most
+ * FC_CHRONYD_USER_DEPTH levels. */
+#define FC_CHRONYD_USER_DEPTH 128
+static long chronyd_user(const char *path)
+{
+	char dir0[sizeof(((struct fc_chrony *)0)->path)], up0[sizeof(dir0)];
+	struct stat cur, up, next;
+	const char *name;
+	long uid = -1, owner;
+	int fd;
+	socket_dir(path, dir0, sizeof(dir0));
+	name = socket_dir(dir0, up0, sizeof(up0));
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -1;
+	fd = open(up0, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstatat(fd, name, &cur, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(cur.st_mode) || cur.st_uid == 0) {
+		close(fd);
+		return -1;
+	}
+	owner = (long)cur.st_uid;
+	/* fd: the directory holding `cur`, judged; then its parent, until "/" (its own parent) */
+	for (int depth = 0; depth < FC_CHRONYD_USER_DEPTH; depth++) {
+		int pfd;
+		if (fstat(fd, &up) != 0 || up.st_uid != 0 ||
+		    ((up.st_mode & (S_IWGRP | S_IWOTH)) && !((up.st_mode & S_ISVTX) && cur.st_uid == 0)))
+			break;
+		pfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = pfd;
+		if (fd < 0 || fstat(fd, &next) != 0)
+			break;
+		if (next.st_dev == up.st_dev && next.st_ino == up.st_ino) {
+			uid = owner;
+			break;
+		}
+		cur = up;
+	}
+	if (fd >= 0)
+		close(fd);
+	return uid;
+}
+
+/* Who holds chronyd's command port. CAP_NET_BIND_SERVICE says nothing of who a process is: a service user given
+ * it (systemd's AmbientCapabilities=, setcap) binds 323 while chronyd is stopped or restarting (or beside it, with
+ * SO_REUSEADDR) and answers from it. The kernel tells any user who owns each socket (sock_diag's inet_diag dump:
+ * idiag_uid, its creator's uid in our user namespace; one not mapped there reads 65534): the port is trusted only
+ * while every UDP socket bound to port 323 (any address, IPv4 and IPv6: a [::] socket answers for 127.0.0.1 too)
+ * is root's or chronyd's user's (ch->chronyd_uid, chronyd_user). need_holder: a reply is waiting, so someone must
+ * hold the port now (a socket that sent and was closed: its reply not taken). What the kernel's answer lacks or
+ * cannot be read (no sock_diag: a seccomp filter, EPERM; no udp_diag; a short, foreign or unknown message; an
+ * interrupted or endless dump) fails closed with the reason. Never waits: the kernel writes the dump into our
+ * queue at the request and at each read; at most DIAG_READS reads of DIAG_BUF bytes a family. 0, or -1 with
+ * b->last_error (naming "port 323 held by uid N" where that is why). */
+#define DIAG_BUF 8192
+#define DIAG_READS 16
+static int diag_family(int nl, int family, uint32_t seq, long chronyd_uid, int *holders, long *bad, int *err,
+		       const char **what)
+{
+	struct {
+		struct nlmsghdr h;
+		struct inet_diag_req_v2 r;
+	} req;
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+	char buf[DIAG_BUF] __attribute__((aligned(8)));
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = sizeof(req);
+	req.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.h.nlmsg_seq = seq;
+	req.r.sdiag_family = (uint8_t)family;
+	req.r.sdiag_protocol = IPPROTO_UDP;
+	req.r.idiag_states = ~0u;
+	req.r.id.idiag_sport = htons(FC_CHRONY_CMDPORT); /* the kernel's filter; each answer is checked again */
+	if (sendto(nl, &req, sizeof(req), MSG_DONTWAIT, (struct sockaddr *)&kernel, sizeof(kernel)) != (ssize_t)sizeof(req)) {
+		*err = errno, *what = "request";
+		return -1;
+	}
+	for (int k = 0; k < DIAG_READS; k++) {
+		struct sockaddr_nl from = {.nl_family = AF_NETLINK, .nl_pid = ~0u}; /* not the kernel's unless it says so */
+		socklen_t fl = sizeof(from);
+		ssize_t n = recvfrom(nl, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+		if (n < 0) {
+			*err = errno, *what = "answer";
+			return -1;
+		}
+		if (fl != sizeof(from) || from.nl_pid != 0) { /* only the kernel's answer counts */
+			*err = 0, *what = "answer not the kernel's";
+			return -1;
+		}
+		for (size_t off = 0; off < (size_t)n;) {
+			const struct nlmsghdr *h = (const struct nlmsghdr *)(const void *)(buf + off);
+			size_t left = (size_t)n - off;
+			if (left < sizeof(*h) || h->nlmsg_len < sizeof(*h) || h->nlmsg_len > left || h->nlmsg_seq != seq ||
+			    (h->nlmsg_flags & NLM_F_DUMP_INTR)) {
+				*err = 0, *what = "answer truncated, foreign or interrupted";
+				return -1;
+			}
+			if (h->nlmsg_type == NLMSG_DONE) {
+				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int)) && *(const int *)NLMSG_DATA(h) < 0) {
+					*err = -*(const int *)NLMSG_DATA(h), *what = "dump";
+					return -1;
+				}
+				return 0;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+				*err = h->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) ? -e->error : 0, *what = "request";
+				/* no IPv6 here (a kernel without it: no handler for the family): no IPv6 socket holds the port */
+				return family == AF_INET6 && (*err == ENOENT || *err == EAFNOSUPPORT) ? 0 : -1;
+			}
+			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY || h->nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
+				*err = 0, *what = "answer of an unknown type or length";
+				return -1;
+			}
+			const struct inet_diag_msg *m = NLMSG_DATA(h);
+			if (m->idiag_family == family && ntohs(m->id.idiag_sport) == FC_CHRONY_CMDPORT) {
+				(*holders)++;
+				if (m->idiag_uid != 0 && (chronyd_uid < 0 || m->idiag_uid != (unsigned long)chronyd_uid))
+					*bad = (long)m->idiag_uid;
+			}
+			off += NLMSG_ALIGN(h->nlmsg_len) < left ? NLMSG_ALIGN(h->nlmsg_len) : left;
+		}
+	}
+	*err = 0, *what = "dump longer than it may be";
+	return -1;
+}
+
+static int cmdport_held(struct fc_chrony *ch, int need_holder, struct fc_bound *b, int64_t now)
+{
+	int nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_SOCK_DIAG), holders = 0, err = 0, r = 0;
+	long bad = -1;
+	const char *what = "socket";
+	uint32_t seq = rand32(ch);
+	if (nl < 0)
+		err = errno, r = -1;
+	for (int i = 0; i < 2 && r == 0; i++)
+		r = diag_family(nl, i ? AF_INET6 : AF_INET, seq + (uint32_t)i, ch->chronyd_uid, &holders, &bad, &err, &what);
+	if (nl >= 0)
+		close(nl);
+	if (r != 0)
+		fc__bound_error(b, now, "%s not trusted: its holder unknown (sock_diag %s%s%s)", ch->via_name, what,
+			       err ? ": " : "", err ? fc__errname(err) : "");
+	else if (bad >= 0)
+		fc__bound_error(b, now, "%s not trusted: port %d held by uid %ld (not root, not chronyd's user)",
+			       ch->via_name, FC_CHRONY_CMDPORT, bad);
+	else if (need_holder && holders == 0)
+		fc__bound_error(b, now, "%s not trusted: a reply from port %d, which no socket holds now", ch->via_name,
+			       FC_CHRONY_CMDPORT);
+	else
+		return 0;
+	return -1;
+}
+
+static int udp_open(struct fc_chrony *ch, int v6, int judge, struct fc_bound *b, int64_t now)
 {
 	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons(FC_CHRONY_CMDPORT)};
 	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons(FC_CHRONY_CMDPORT)};
 	ch->via = v6 ? FC_CHRONY_VIA_UDP6 : FC_CHRONY_VIA_UDP4;
 	fc__bfmt(ch->via_name, sizeof(ch->via_name), "udp %s:%d", v6 ? "[::1]" : "127.0.0.1", FC_CHRONY_CMDPORT);
-	if (cmdport_privileged(ch, b, now) != 0)
+	if (cmdport_privileged(ch, b, now) != 0 || (judge && cmdport_held(ch, 0, b, now) != 0))
 		return -1;
 	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	a6.sin6_addr = in6addr_loopback;
@@ -842,7 +1026,7 @@ static int cmdport_listens(void)
 		size_t len = fc__chrony_request(rand32(&probe), buf, sizeof(buf));
 		probe.fd = -1;
 		probe.dirfd = -1;
-		if (udp_open(&probe, v6, &scratch, 0) != 0)
+		if (udp_open(&probe, v6, 0, &scratch, 0) != 0) /* a probe: it takes no reply */
 			continue;
 		open = send(probe.fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len &&
 		       !(recv(probe.fd, buf, sizeof(buf), MSG_DONTWAIT) < 0 && errno == ECONNREFUSED);
@@ -884,7 +1068,8 @@ int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, 
 		return -1;
 	/* not root nor chronyd's user: the monitoring commands on its command port (the refusal is how it should
 	 * be for this user, no error) */
-	if (udp_open(ch, 0, b, now) != 0)
+	ch->chronyd_uid = chronyd_user(path);
+	if (udp_open(ch, 0, 1, b, now) != 0)
 		return -1;
 	if (ch->denied != 2) {
 		memcpy(b->last_error, keep, sizeof(keep));
@@ -900,19 +1085,19 @@ int fc__chrony_open(struct fc_chrony *ch, const char *path, struct fc_bound *b, 
  * only the new chronyd's replies. */
 static int unix_reconnect(struct fc_chrony *ch, struct fc_bound *b, int64_t now)
 {
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	uint8_t junk[64];
 	char dir0[sizeof(ch->path)];
 	const char *base = socket_dir(ch->path, dir0, sizeof(dir0));
-	int d0 = open(dir0, O_RDONLY | O_DIRECTORY | O_CLOEXEC), trusted;
+	int d0 = open(dir0, O_RDONLY | O_DIRECTORY | O_CLOEXEC), trusted, r;
 	if (d0 < 0)
 		return -1;
 	trusted = fc__bound_socket_trusted(d0, base, ch->path, b, now) == 0;
+	/* what was judged is what is connected: through d0, as at the open */
+	r = trusted ? connect_at(ch->fd, d0, base) : 0;
 	close(d0);
 	if (!trusted)
 		return -2;
-	memcpy(a.sun_path, ch->path, strlen(ch->path) + 1);
-	if (connect(ch->fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+	if (r != 0)
 		return -1;
 	for (int i = 0; i < FC_CHRONY_RECV_MAX && recv(ch->fd, junk, sizeof(junk), MSG_DONTWAIT) >= 0; i++)
 		;
@@ -925,7 +1110,7 @@ static void udp_flip(struct fc_chrony *ch, struct fc_bound *b, int64_t now)
 	int v6 = ch->via == FC_CHRONY_VIA_UDP4;
 	fc__bound_close(ch->fd, ch->fd_id);
 	ch->fd = -1;
-	udp_open(ch, v6, b, now);
+	udp_open(ch, v6, 1, b, now);
 }
 
 /* How much a source of the round counts: 2 the one chronyd selected, 1 the one it selected last, known by its
@@ -1170,7 +1355,16 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 	/* collect the datagrams waiting (a bounded number a poll): late replies to older rounds are dropped, so
 	 * they never fill the socket's queue */
 	for (int i = 0; i < FC_CHRONY_RECV_MAX && (n = recv(ch->fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0; i++) {
-		int r = take(ch, buf, (size_t)n, now, err, sizeof(err));
+		int r;
+		/* the command port: whoever holds it now is asked of the kernel before anything from it is taken (once a
+		 * poll that has replies: about once a round, never on a read path) */
+		if (i == 0 && ch->via != FC_CHRONY_VIA_UNIX && cmdport_held(ch, 1, b, now) != 0) {
+			b->status = FC_SYNC_UNKNOWN;
+			fc__bfmt(b->reason, sizeof(b->reason), "%s", b->last_error);
+			fc__chrony_close(ch);
+			return 0;
+		}
+		r = take(ch, buf, (size_t)n, now, err, sizeof(err));
 		if (r < 0)
 			fc__bound_error(b, now, "%s", err);
 		if (r <= 0)

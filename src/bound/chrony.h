@@ -82,6 +82,7 @@ struct fc_chrony {
 	int via;    /* enum fc_chrony_via */
 	int denied; /* the unix socket is closed to this process (EACCES, EPERM; 2: not trusted): the command port is asked */
 	int64_t port_checked; /* udp: when ip_unprivileged_port_start last showed the port privileged (chrony.c) */
+	long chronyd_uid;     /* udp: chronyd's user, who besides root may hold the port (chrony.c, cmdport_held); -1 none */
 	char via_name[32]; /* "unix socket", "udp 127.0.0.1:323", "udp [::1]:323" */
 	uint64_t rng;      /* rand32's fallback state */
 	uint32_t seq;      /* the round's first sequence number (random) */

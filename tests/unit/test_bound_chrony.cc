@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -345,6 +346,35 @@ extern "C" int fchmodat(int dfd, const char *name, mode_t mode, int flags)
 	return real(dfd, name, mode, flags);
 }
 
+// Another user's link on the configured path (FASTCLOCK_CHRONY_SOCKET=<their dir>/chrony/chronyd.sock, the link
+// chrony -> chronyd's directory), swapped to their own directory around each connect the library makes: armed
+// (g_link set) only by the tests below, which point it at g_evil during the connect and back at g_real after (so
+// that replies still find our socket's path); otherwise libc's connect (RTLD_NEXT).
+std::string g_link, g_real, g_evil;
+int g_link_swaps;
+
+void point_link(const std::string &to)
+{
+	std::string tmp = g_link + ".new";
+	unlink(tmp.c_str());
+	if (symlink(to.c_str(), tmp.c_str()) == 0 && rename(tmp.c_str(), g_link.c_str()) == 0)
+		return;
+	ADD_FAILURE() << "link " << g_link << " -> " << to << ": " << strerror(errno);
+}
+
+extern "C" int connect(int fd, const struct sockaddr *a, socklen_t len)
+{
+	static auto real = (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "connect");
+	if (g_link.empty() || a->sa_family != AF_UNIX)
+		return real(fd, a, len);
+	point_link(g_evil);
+	g_link_swaps++;
+	int r = real(fd, a, len), e = errno;
+	point_link(g_real);
+	errno = e;
+	return r;
+}
+
 namespace {
 
 // ---- who may answer ------------------------------------------------------------------------------------------
@@ -667,8 +697,9 @@ TEST(BoundChrony, close_never_removes_through_a_descriptor_that_is_no_longer_our
 	ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
 	std::string local = ch.local;
 	close(ch.dirfd);
-	int other = open(mine.c_str(), O_RDONLY | O_DIRECTORY);
-	ASSERT_EQ(other, ch.dirfd) << "the lowest free number is reused";
+	int o = open(mine.c_str(), O_RDONLY | O_DIRECTORY), other = dup2(o, ch.dirfd); // the number reused
+	close(o);
+	ASSERT_EQ(other, ch.dirfd) << strerror(errno);
 	int fd = openat(other, "sock", O_CREAT | O_WRONLY, 0600);
 	ASSERT_GE(fd, 0);
 	close(fd);
@@ -697,6 +728,71 @@ TEST(BoundChrony, a_restarted_chronyd_is_reconnected)
 	r.corr = 0.125;
 	round_trip(&ch, *f, 2 * SEC + MS, r, &b);
 	EXPECT_TRUE(b.status == FC_SYNC_SYNCHRONIZED && contains(b, 0.125)) << b.reason << " | " << b.last_error;
+	fc__chrony_close(&ch);
+}
+
+// chronyd's directory judged through a descriptor, chronyd's socket then connected by the path's names again: a
+// link on the path that another user owns, pointing at chronyd's directory while it is judged and at theirs
+// (with a forger's socket) while connected, made a root process take the forger's "in sync" report. The
+// connect goes through the descriptor judged: chronyd (its clock 2 s off: the forger's report never holds 2 s) is
+// asked, the forger never.
+struct LinkedChronyd {
+	std::string home = make_dir(0755), real = make_dir(0755), evil = make_dir(0755), link = home + "/chrony";
+	std::unique_ptr<Fake> chronyd = std::make_unique<Fake>(real);
+	Fake forger{evil};
+	LinkedChronyd()
+	{
+		EXPECT_EQ(symlink(real.c_str(), link.c_str()), 0);
+		if (geteuid() == 0) { // the link's directory and the forger's are another user's
+			EXPECT_TRUE(chown(home.c_str(), NOBODY, NOBODY) == 0 && chown(evil.c_str(), NOBODY, NOBODY) == 0);
+		}
+		g_real = real, g_evil = evil, g_link_swaps = 0;
+	}
+	~LinkedChronyd() { g_link.clear(); }
+	void arm() { g_link = link; }
+	void disarm() { g_link.clear(); }
+	// a round: chronyd's answers (2 s off) and the forger's ("in sync"); the forger must have had no request
+	void round(fc_chrony *ch, int64_t at, fc_bound *b)
+	{
+		Report off;
+		off.corr = 2.0;
+		fc__chrony_poll(ch, at, SEC, b);
+		EXPECT_EQ(forger.answer_all(Report{}), 0) << "the forger behind the swapped link was asked";
+		EXPECT_GE(chronyd->answer_all(off), 3) << "chronyd was not asked";
+		fc__chrony_poll(ch, at + MS, SEC, b);
+		EXPECT_TRUE(b->status == FC_SYNC_SYNCHRONIZED && contains(*b, 2.0))
+			<< b->reason << " | " << b->last_error;
+	}
+};
+
+TEST(BoundChrony, a_link_swapped_between_the_check_and_the_connect_never_reaches_a_forger)
+{
+	LinkedChronyd s;
+	fc_chrony ch;
+	fc_bound b{};
+	s.arm();
+	ASSERT_EQ(fc__chrony_open(&ch, (s.link + "/chronyd.sock").c_str(), &b, 0), 0) << b.last_error;
+	s.disarm();
+	EXPECT_EQ(g_link_swaps, 1);
+	s.round(&ch, SEC, &b);
+	fc__chrony_close(&ch);
+}
+
+// The same swap at the reconnect after chronyd restarts (each restart reopened the window).
+TEST(BoundChrony, a_link_swapped_at_the_reconnect_never_reaches_a_forger)
+{
+	LinkedChronyd s;
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__chrony_open(&ch, (s.link + "/chronyd.sock").c_str(), &b, 0), 0) << b.last_error;
+	s.round(&ch, SEC, &b);
+	s.chronyd.reset(); // chronyd restarts
+	unlink((s.real + "/chronyd.sock").c_str());
+	s.chronyd = std::make_unique<Fake>(s.real);
+	s.arm();
+	s.round(&ch, 2 * SEC + MS, &b);
+	s.disarm();
+	EXPECT_EQ(g_link_swaps, 1) << "no reconnect";
 	fc__chrony_close(&ch);
 }
 
@@ -813,6 +909,147 @@ TEST(BoundChrony, command_port_any_user_may_bind_is_not_trusted)
 		fc_bound b{};
 		EXPECT_EQ(fc__chrony_open(&ch, unix_sock.path.c_str(), &b, 0), -1);
 		EXPECT_NE(strstr(b.last_error, "any user may bind port 323"), nullptr) << b.last_error;
+	});
+}
+
+// A socket on 127.0.0.1:323 of user `uid`, bound with this (root) process's CAP_NET_BIND_SERVICE, as a service
+// user given that capability (systemd's AmbientCapabilities=, setcap) binds it: the socket is made under that
+// fsuid, so the kernel (sock_diag) reports it as that user's.
+Fake port_of(uid_t uid)
+{
+	setfsuid(uid);
+	Fake f = Fake::udp(false, FC_CHRONY_CMDPORT);
+	setfsuid(0);
+	return f;
+}
+
+// Binding port 323 needs a privilege, not chronyd's: a capability holder that is not chronyd (the port free while
+// chronyd is stopped or restarting) answered an unprivileged process's rounds, SYNCHRONIZED from its forgery. The
+// kernel says whose socket holds the port: root's or chronyd's user's (the owner of chronyd's socket directory)
+// is asked, anyone else's is refused at the open, naming its uid, and never sent a request.
+TEST(BoundChrony, a_command_port_held_by_another_user_is_not_trusted)
+{
+	in_child(true, [] {
+		constexpr uid_t CHRONY = 4242;
+		std::string d = make_dir(0700), du = make_dir(0700);
+		Fake unix_sock(d), user_sock(du);
+		ASSERT_EQ(chown(du.c_str(), CHRONY, CHRONY), 0); // chronyd's user's directory (/run/chrony)
+		if (setresuid(NOBODY, NOBODY, 0) != 0) // nobody's process; root kept as the saved uid to bind the ports
+			_exit(CANNOT_BECOME);
+		auto as_root = [](auto f) { EXPECT_EQ(seteuid(0), 0); auto r = f(); EXPECT_EQ(seteuid(NOBODY), 0); return r; };
+		{
+			Fake forger = as_root([] { return port_of(NOBODY); });
+			fc_chrony ch;
+			fc_bound b{};
+			EXPECT_EQ(fc__chrony_open(&ch, unix_sock.path.c_str(), &b, 0), -1) << "opened on " << ch.via_name;
+			EXPECT_NE(strstr(b.last_error, "port 323 held by uid 65534"), nullptr) << b.last_error;
+			fc__chrony_poll(&ch, SEC, SEC, &b);
+			EXPECT_EQ(forger.requests().size(), 0u) << "the forger's port was asked";
+			fc__chrony_close(&ch);
+			// chronyd's user is the owner of chronyd's socket directory only: that directory's user is not nobody
+			EXPECT_EQ(fc__chrony_open(&ch, user_sock.path.c_str(), &b, 0), -1) << "opened on " << ch.via_name;
+			fc__chrony_close(&ch);
+		}
+		{ // a directory of uid 4343's in sticky /tmp (anyone can make one) names no user of chronyd's
+			std::string evil = as_root([] {
+				std::string e = "/tmp/fc_chrony_evil_XXXXXX";
+				EXPECT_NE(mkdtemp(&e[0]), nullptr);
+				EXPECT_EQ(chown(e.c_str(), 4343, 4343), 0);
+				return e;
+			});
+			Fake forger = as_root([] { return port_of(4343); });
+			fc_chrony ch;
+			fc_bound b{};
+			EXPECT_EQ(fc__chrony_open(&ch, (evil + "/chronyd.sock").c_str(), &b, 0), -1) << "opened on " << ch.via_name;
+			EXPECT_NE(strstr(b.last_error, "port 323 held by uid 4343"), nullptr) << b.last_error;
+			fc__chrony_close(&ch);
+			as_root([&] { return rmdir(evil.c_str()); });
+		}
+		{ // chronyd's (root's) socket on 127.0.0.1:323 and another user's on [::1]:323 beside it: refused
+			Fake chronyd = as_root([] { return Fake::udp(false, FC_CHRONY_CMDPORT); });
+			int v6 = as_root([] {
+				setfsuid(NOBODY);
+				int fd = socket(AF_INET6, SOCK_DGRAM, 0);
+				setfsuid(0);
+				sockaddr_in6 a6{};
+				a6.sin6_family = AF_INET6, a6.sin6_port = htons(FC_CHRONY_CMDPORT), a6.sin6_addr = in6addr_loopback;
+				if (fd >= 0 && bind(fd, (sockaddr *)&a6, sizeof(a6)) != 0) { // no IPv6 here
+					close(fd);
+					fd = -1;
+				}
+				return fd;
+			});
+			if (v6 >= 0) {
+				fc_chrony ch;
+				fc_bound b{};
+				EXPECT_EQ(fc__chrony_open(&ch, unix_sock.path.c_str(), &b, 0), -1) << "opened on " << ch.via_name;
+				EXPECT_NE(strstr(b.last_error, "port 323 held by uid 65534"), nullptr) << b.last_error;
+				fc__chrony_close(&ch);
+				close(v6);
+			}
+		}
+		for (uid_t holder : {(uid_t)0, CHRONY}) { // root's port and chronyd's user's: asked, and believed
+			Fake port = as_root([&] { return port_of(holder); });
+			fc_chrony ch;
+			fc_bound b{};
+			auto reqs = open_and_ask(&ch, user_sock.path, "udp 127.0.0.1:323", port, &b);
+			for (auto &q : reqs)
+				port.answer(q, Report{});
+			fc__chrony_poll(&ch, SEC + MS, SEC, &b);
+			EXPECT_EQ(b.status, FC_SYNC_SYNCHRONIZED) << holder << ": " << b.reason << " | " << b.last_error;
+			fc__chrony_close(&ch);
+		}
+	});
+}
+
+// The port held by root's socket (chronyd) at the open; chronyd stops and a capability holder binds the port and
+// answers the round sent: its reply is not taken (the kernel asked who holds the port before it), the source is
+// UNKNOWN with the reason and closed.
+TEST(BoundChrony, a_command_port_taken_over_after_the_open_is_dropped_before_its_reply)
+{
+	in_child(true, [] {
+		std::string d = make_dir(0700);
+		Fake unix_sock(d);
+		auto chronyd = std::make_unique<Fake>(Fake::udp(false, FC_CHRONY_CMDPORT));
+		if (setresuid(NOBODY, NOBODY, 0) != 0)
+			_exit(CANNOT_BECOME);
+		fc_chrony ch;
+		fc_bound b{};
+		auto reqs = open_and_ask(&ch, unix_sock.path, "udp 127.0.0.1:323", *chronyd, &b);
+		ASSERT_GE(reqs.size(), 3u);
+		chronyd.reset();
+		ASSERT_EQ(seteuid(0), 0);
+		Fake forger = port_of(NOBODY);
+		ASSERT_EQ(seteuid(NOBODY), 0);
+		EXPECT_EQ(forge(forger.fd, reqs, nullptr, 0), (int)reqs.size());
+		fc__chrony_poll(&ch, SEC + MS, SEC, &b);
+		EXPECT_EQ(ch.last_reply, 0) << "the forger's reply was taken: " << b.reason;
+		EXPECT_NE(b.status, FC_SYNC_SYNCHRONIZED) << b.reason;
+		EXPECT_NE(strstr(b.reason, "port 323 held by uid 65534"), nullptr) << b.reason << " | " << b.last_error;
+		EXPECT_LT(ch.fd, 0) << "the port is still open";
+		fc__chrony_close(&ch);
+	});
+}
+
+// Who holds the port cannot be asked (a seccomp filter refuses netlink sockets, as a sandbox may): not trusted,
+// with the reason, and nothing is sent.
+TEST(BoundChrony, a_command_port_whose_holder_cannot_be_asked_is_not_trusted)
+{
+	in_child(true, [] {
+		std::string d = make_dir(0700);
+		Fake unix_sock(d), chronyd = Fake::udp(false, FC_CHRONY_CMDPORT);
+		if (setresuid(NOBODY, NOBODY, 0) != 0)
+			_exit(CANNOT_BECOME);
+		if (seccomp_fail(SYS_socket, EPERM, AF_NETLINK) != 0)
+			_exit(SKIP);
+		fc_chrony ch;
+		fc_bound b{};
+		EXPECT_EQ(fc__chrony_open(&ch, unix_sock.path.c_str(), &b, 0), -1) << "opened on " << ch.via_name;
+		EXPECT_NE(strstr(b.last_error, "its holder unknown (sock_diag socket: operation not permitted"), nullptr)
+			<< b.last_error;
+		fc__chrony_poll(&ch, SEC, SEC, &b);
+		EXPECT_EQ(chronyd.requests().size(), 0u);
+		fc__chrony_close(&ch);
 	});
 }
 
