@@ -165,6 +165,7 @@ void fc__track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, ui
 	t->mult_est = mult_hint ? mult_hint : 1;
 	t->mult_hint = mult_hint;
 	t->best_half = UINT64_MAX;
+	t->tick_at = INT64_MIN; /* no adjtimex read yet: the tick unknown */
 	/* A hint (CPUID, the kernel's TSC figure) says nothing about how far the kernel's clock runs from it
 	 * (an NTP frequency, a slew in progress: 20000 ppm and more): not SYNCHRONIZED until a re-anchor has
 	 * measured the rate (fc__track_sync), unless the hint itself was measured (fc__track_hint_measured). */
@@ -417,20 +418,29 @@ static i128 expired_floor(const struct fc_hand *old, uint64_t swing, i128 K_hi, 
  * while the tick is nominal) of the kernel's nominal rate, bounded from the measured one (NOMINAL_MARGIN_DIV). */
 static uint64_t kernel_swing(const struct fc_track *t, uint64_t mult)
 {
-	i128 nom = t->tick_us ? (i128)mult * FC_NTP_TICK_NOMINAL_US / t->tick_us : (i128)mult * 10 / 9;
+	/* The rate is the mean over the window from hist[0] (the history is never empty here), and the change the
+	 * allowance covers is from any rate in that window to the rate until the next re-anchor. The tick is known
+	 * over the window when the reads show one value from a read before its start (strictly: a read is taken
+	 * after its re-anchor's sample) through one inside it; a move away and back between two reads that no read
+	 * sees is outside the contract. Reads older than the window (adjtimex read less often than the window is
+	 * long) say nothing about it: unknown, as a tick that could not be read. */
+	const int64_t w0 = t->hist[0].mono;
+	const int known = t->tick_us != 0 && t->tick_since < w0 && t->tick_at >= w0;
+	i128 nom = known ? (i128)mult * FC_NTP_TICK_NOMINAL_US / t->tick_us : (i128)mult * 10 / 9;
 	nom += nom / NOMINAL_MARGIN_DIV + 1;
-	return (uint64_t)(nom * (t->tick_state == 1 ? KERNEL_SWING_PLL_PPM : KERNEL_SWING_PPM) / 1000000 + 1);
+	return (uint64_t)(nom * (known && !t->tick_moved ? KERNEL_SWING_PLL_PPM : KERNEL_SWING_PPM) / 1000000 + 1);
 }
 
-void fc__track_note_ntp(struct fc_track *t, const struct fc_ntp *ntp)
+void fc__track_note_ntp(struct fc_track *t, const struct fc_ntp *ntp, int64_t at)
 {
+	if (at < t->tick_at)
+		return; /* older than a read already noted */
+	if (ntp->tick_us != t->tick_us || t->tick_at == INT64_MIN)
+		t->tick_since = at;
 	t->tick_us = ntp->tick_us;
-	if (t->tick_state == 2)
-		return; /* moved once: for good */
-	if (ntp->tick_us == 0)
-		t->tick_state = 0;
-	else
-		t->tick_state = ntp->tick_us == FC_NTP_TICK_NOMINAL_US ? 1 : 2;
+	t->tick_at = at;
+	if (ntp->tick_us != 0 && ntp->tick_us != FC_NTP_TICK_NOMINAL_US)
+		t->tick_moved = 1; /* for good */
 }
 
 /* The sample as the tracker uses it: a bracket much wider than the narrowest seen is widened by twice the extra

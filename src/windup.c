@@ -291,7 +291,7 @@ static void windup_locked(struct fc_clock *c)
 	if (c->have_ntp && s.mono - c->ntp_at >= NTP_TICK_EVERY_NS)
 		c->have_ntp = 0;
 	fc__clock_refresh_ntp_locked(c, s.mono);
-	fc__track_note_ntp(&c->track, &c->ntp);
+	fc__track_note_ntp(&c->track, &c->ntp, c->ntp_at);
 	fc__track_update(&c->track, cur, &s, t_a, &p);
 	long_rate_update(c, &s);
 	stamp_utc_bound(c, &p, s.mono);
