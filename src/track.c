@@ -21,7 +21,8 @@
  * the old one over the rest of the old hand's validity window (the "dominance" rule below).
  * The error bound (mono_err_ns + err_mult x delta) covers the kernel's value, and the wall offset's own
  * uncertainty, at every read of the hand while the kernel's rate against the counter stays within
- * the allowance (kernel_swing: 2000 ppm of nominal while the kernel's tick is nominal, else 5000) of the rate
+ * the allowance (kernel_swing: 2000 ppm of nominal while the kernel's tick read nominal over the rate's whole
+ * window, else 5000) of the rate
  * the tracker measured (any NTP frequency change, adjtime slew or reversal up to that size, at any instant of
  * the period); a larger change breaks continuity at the next re-anchor and the
  * hands are DISRUPTED until the history has refilled and re-converged. fc__track_sync() says which hands are
@@ -64,7 +65,8 @@ typedef __int128 i128;
 #define RATE_UNCONFIRMED_DIV 1024
 /* How far the kernel's rate against the counter may move without the tracker seeing it, in ppm of the kernel's
  * nominal rate (the kernel's limits are in ppm of nominal: kernel_swing()): 5000 ppm, or KERNEL_SWING_PLL_PPM
- * while the kernel's tick has only been seen nominal. It widens every hand's bound (err_mult) and nothing else.
+ * while the kernel's tick is known nominal over the rate's window. It widens every hand's bound (err_mult) and
+ * nothing else.
  * What it guarantees: mult_est
  * is the mean rate over the history (FC_TRACK_HIST periods) to within its noise, which the bound carries, so
  * the bound holds while the kernel's rate stays within this of that mean until the next re-anchor (a change
@@ -86,13 +88,16 @@ typedef __int128 i128;
 #define KERNEL_SWING_PPM 5000
 /* While the tick is nominal (ADJ_TICK unused: ntpd and systemd-timesyncd steer through ADJ_FREQUENCY, the PLL
  * and adjtime), the kernel can move its rate by the frequency's and the slew's ranges only: 2 x 500 + 2 x 500 =
- * 2000 ppm (see above). The tick is read with adjtimex (modes 0) at every re-anchor (fc__track_note_ntp); a
- * daemon that has moved it once (chronyd) may move it again by thousands of ppm at once, so the allowance
- * stays KERNEL_SWING_PPM from the first read that shows it moved, or cannot read it. */
+ * 2000 ppm (see above). The tick is read with adjtimex (modes 0) and each read noted with its time
+ * (fc__track_note_ntp): the allowance must cover a change from any rate in the window mult_est is the mean of,
+ * so the tick must read nominal over all of it (kernel_swing()). A daemon that has moved it once (chronyd) may
+ * move it again by thousands of ppm at once, so the allowance stays KERNEL_SWING_PPM from the first read that
+ * shows it moved. */
 #define KERNEL_SWING_PLL_PPM 2000
 /* The nominal rate from the measured one: the kernel runs at nominal x tick / nominal tick x (1 + frequency +
  * slew), the last two within +-1000 ppm together: nominal <= measured x nominal tick / tick x (1 + 1/512). With
- * the tick unknown, it may be anywhere in ADJ_TICK's +-10 %: nominal <= measured x 10 / 9 (x (1 + 1/512)). */
+ * the tick unknown or not constant over the rate's window, it may be anywhere in ADJ_TICK's +-10 %: nominal <=
+ * measured x 10 / 9 (x (1 + 1/512)). */
 #define NOMINAL_MARGIN_DIV 512
 /* expired_floor()'s allowance for the kernel's rate change since an expired hand was made, in place of the
  * bound's kernel_swing() (which would put the first read after a suspend 0.5 % x P ahead instead of 0.2 %):
@@ -415,7 +420,8 @@ static i128 expired_floor(const struct fc_hand *old, uint64_t swing, i128 K_hi, 
 }
 
 /* The allowance for an unseen kernel rate change, 32.32 ns per tick: KERNEL_SWING_PPM (or KERNEL_SWING_PLL_PPM
- * while the tick is nominal) of the kernel's nominal rate, bounded from the measured one (NOMINAL_MARGIN_DIV). */
+ * while the tick is known nominal over the rate's window) of the kernel's nominal rate, bounded from the measured
+ * one (NOMINAL_MARGIN_DIV). */
 static uint64_t kernel_swing(const struct fc_track *t, uint64_t mult)
 {
 	/* The rate is the mean over the window from hist[0] (the history is never empty here), and the change the
