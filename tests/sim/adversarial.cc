@@ -131,7 +131,8 @@ std::vector<Scenario> make()
 	    "right after a re-anchor",
 	    [](Run &r) {
 		    // {from, to}: frequency + slew, each within +-500 ppm (the tick stays nominal)
-		    const long double mv[][2] = {{0, 5}, {0, -100}, {-250, 250}, {500, -500}, {-500, 1000}, {1000, -1000}};
+		    const long double mv[][2] = {{0, 5},      {0, -100},    {-250, 250},
+						 {500, -500}, {-500, 1000}, {1000, -1000}};
 		    for (int i = 0; i < 6; i++) {
 			    const long double a = mv[i][0], b = mv[i][1];
 			    r.at(at_p(r, 20 + 40 * i), "kernel rate (from)", rate(a, a / 2), false);
@@ -177,8 +178,8 @@ std::vector<Scenario> make()
 			    // every change is within 5000 ppm of the rate before it (the allowance), the rate within +-1 %
 			    const long double base = cur + (cur > 0 ? -5000 : 5000);
 			    r.at(at_p(r, p), "break: 5000 ppm step", rate(base), false);
-			    // every rate off nominal by 1000 ppm or more: the tick moved, the 5000 ppm allowance (a 5000 ppm
-			    // move away from a nominal tick no read has seen is outside the contract)
+			    // every rate off nominal by 1000 ppm or more: the tick moved, the 5000 ppm allowance (a
+			    // 5000 ppm move away from a nominal tick no read has seen is outside the contract)
 			    long double d;
 			    do
 				    d = M.rng.uniform(-4900, 4900);
@@ -204,10 +205,10 @@ std::vector<Scenario> make()
 	// (a first move of the tick by more than 2000 ppm that no read has seen is outside the contract).
 	for (int sign = 1; sign >= -1; sign -= 2) {
 		add(v, sign > 0 ? "adv_tick_plateau_down" : "adv_tick_plateau_up",
-		    sign > 0 ? "tick nominal, then +2000 and +4900 ppm (tick 10049) for 9-20 periods, back to nominal (some "
-			       "right after a re-anchor); repeated"
-			     : "tick nominal, then -2000 and -4900 ppm (tick 9951) for 9-20 periods, back up to nominal (some "
-			       "right after a re-anchor); repeated",
+		    sign > 0 ? "tick nominal, then +2000 and +4900 ppm (tick 10049) for 9-20 periods, back to "
+			       "nominal (some right after a re-anchor); repeated"
+			     : "tick nominal, then -2000 and -4900 ppm (tick 9951) for 9-20 periods, back up to "
+			       "nominal (some right after a re-anchor); repeated",
 		    [sign](Run &r) {
 			    const long double hi = 4900 * sign;
 			    long double p = slew_flips(r, 10, 6, 0, 500);
@@ -218,31 +219,37 @@ std::vector<Scenario> make()
 				    r.at(at_p(r, p), "plateau", rate(hi), false);
 				    p += hold[i];
 				    if (i % 2 == 0)
-					    r.at((p + 0.01L) * per(r), "re-anchor, then the tick back to nominal", [](Run &r2) {
-						    r2.notify_step();
-						    M.set_kernel_ppm(0);
-					    }, false);
+					    r.at((p + 0.01L) * per(r), "re-anchor, then the tick back to nominal",
+						 [](Run &r2) {
+							 r2.notify_step();
+							 M.set_kernel_ppm(0);
+						 },
+						 false);
 				    else
 					    r.at(at_p(r, p), "the tick back to nominal", rate(0), false);
 				    p += 20;
 			    }
 			    r.duration = (p + 10) * per(r);
 		    });
-		// The process starts on the plateau (fc__clock_setup measures the rate: SYNCHRONIZED from the first hand,
-		// no adjtimex read yet), and the tick is back at nominal when the first re-anchor reads it: every rate
-		// in the history is the plateau's.
+		// The process starts on the plateau (fc__clock_setup measures the rate: SYNCHRONIZED from the first
+		// hand, no adjtimex read yet), and the tick is back at nominal when the first re-anchor reads it: every
+		// rate in the history is the plateau's.
 		add(v, sign > 0 ? "adv_tick_start_down" : "adv_tick_start_up",
-		    sign > 0 ? "the process starts at +4900 ppm (tick 10049); nominal when the first re-anchor reads the tick"
-			     : "the process starts at -4900 ppm (tick 9951); nominal when the first re-anchor reads the tick",
+		    sign > 0 ? "the process starts at +4900 ppm (tick 10049); nominal when the first re-anchor reads "
+			       "the tick"
+			     : "the process starts at -4900 ppm (tick 9951); nominal when the first re-anchor reads "
+			       "the tick",
 		    [sign](Run &r) {
 			    r.hint_measure = true;
 			    M.set_kernel_ppm(4900 * sign);
 			    const long double p0 = std::ceil(200 * US / per(r)); // the measurement (adv_hint_measured)
 			    // half a period after the first hand (the measurement's 200 us), before the next re-anchor
-			    r.at(200 * US + std::max(per(r) / 2, 5 * US), "the tick back to nominal, then a re-anchor", [](Run &r2) {
-				    M.set_kernel_ppm(0);
-				    r2.notify_step();
-			    }, false);
+			    r.at(200 * US + std::max(per(r) / 2, 5 * US), "the tick back to nominal, then a re-anchor",
+				 [](Run &r2) {
+					 M.set_kernel_ppm(0);
+					 r2.notify_step();
+				 },
+				 false);
 			    slew_flips(r, p0 + 20, 10, 0, 500);
 			    r.duration = (p0 + 60) * per(r);
 		    });
