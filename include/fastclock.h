@@ -255,12 +255,14 @@ static inline int64_t fc_real_ns_relaxed(void)
  * (on a counter narrower than 64 bits, at least once per half its range), on these conditions:
  *   - rate: the kernel's CLOCK_MONOTONIC rate against the counter stays within the allowance of the rate the
  *     tracker measured (its 8-period mean, and the newest 1 and 3 periods where they differ) until the next
- *     re-anchor. The allowance is in ppm of the kernel's nominal rate: 2000 ppm while every adjtimex read
- *     (modes 0, at each re-anchor, at most every 100 us) has shown the tick nominal (ntpd, systemd-timesyncd:
- *     an NTP frequency write, +-500 ppm, and an adjtime() slew starting, ending or reversing, +-500 ppm,
- *     together), 5000 ppm from the first read that shows it moved (chronyd; for good) or when it cannot be
- *     read (that, plus 30 tick units). Not covered: a move of the tick by more than 2000 ppm before a read has
- *     seen it off nominal; any larger change (chrony's fast slew, the kernel PLL with a large offset). Such a
+ *     re-anchor. The allowance is in ppm of the kernel's nominal rate: 2000 ppm while the adjtimex reads
+ *     (modes 0) show the tick nominal over the whole window that mean comes from (the last read before it and
+ *     every one since, at least one inside it) and none has ever shown it moved (ntpd, systemd-timesyncd: an
+ *     NTP frequency write, +-500 ppm, and an adjtime() slew starting, ending or reversing, +-500 ppm,
+ *     together); 5000 ppm otherwise: the tick moved (chronyd), unknown, or not read inside the window (that,
+ *     plus 30 tick units). Not covered: a move of the tick by more than 2000 ppm that no read has seen (away
+ *     from nominal and back between two reads, or before the next read); any larger change (chrony's fast
+ *     slew, the kernel PLL with a large offset). Such a
  *     change is seen at the next re-anchor as a break (> 1000 ppm), and status is DISRUPTED from there until
  *     the rate history has refilled (8 samples) and the error is back within 1 us or the old hand's bound;
  *   - leap seconds: CLOCK_REALTIME is stepped only by a leap second announced in adjtimex (STA_INS / STA_DEL);

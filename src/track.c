@@ -21,7 +21,8 @@
  * the old one over the rest of the old hand's validity window (the "dominance" rule below).
  * The error bound (mono_err_ns + err_mult x delta) covers the kernel's value, and the wall offset's own
  * uncertainty, at every read of the hand while the kernel's rate against the counter stays within
- * the allowance (kernel_swing: 2000 ppm of nominal while the kernel's tick is nominal, else 5000) of the rate
+ * the allowance (kernel_swing: 2000 ppm of nominal while the kernel's tick read nominal over the rate's whole
+ * window, else 5000) of the rate
  * the tracker measured (any NTP frequency change, adjtime slew or reversal up to that size, at any instant of
  * the period); a larger change breaks continuity at the next re-anchor and the
  * hands are DISRUPTED until the history has refilled and re-converged. fc__track_sync() says which hands are
@@ -64,7 +65,8 @@ typedef __int128 i128;
 #define RATE_UNCONFIRMED_DIV 1024
 /* How far the kernel's rate against the counter may move without the tracker seeing it, in ppm of the kernel's
  * nominal rate (the kernel's limits are in ppm of nominal: kernel_swing()): 5000 ppm, or KERNEL_SWING_PLL_PPM
- * while the kernel's tick has only been seen nominal. It widens every hand's bound (err_mult) and nothing else.
+ * while the kernel's tick is known nominal over the rate's window. It widens every hand's bound (err_mult) and
+ * nothing else.
  * What it guarantees: mult_est
  * is the mean rate over the history (FC_TRACK_HIST periods) to within its noise, which the bound carries, so
  * the bound holds while the kernel's rate stays within this of that mean until the next re-anchor (a change
@@ -86,13 +88,16 @@ typedef __int128 i128;
 #define KERNEL_SWING_PPM 5000
 /* While the tick is nominal (ADJ_TICK unused: ntpd and systemd-timesyncd steer through ADJ_FREQUENCY, the PLL
  * and adjtime), the kernel can move its rate by the frequency's and the slew's ranges only: 2 x 500 + 2 x 500 =
- * 2000 ppm (see above). The tick is read with adjtimex (modes 0) at every re-anchor (fc__track_note_ntp); a
- * daemon that has moved it once (chronyd) may move it again by thousands of ppm at once, so the allowance
- * stays KERNEL_SWING_PPM from the first read that shows it moved, or cannot read it. */
+ * 2000 ppm (see above). The tick is read with adjtimex (modes 0) and each read noted with its time
+ * (fc__track_note_ntp): the allowance must cover a change from any rate in the window mult_est is the mean of,
+ * so the tick must read nominal over all of it (kernel_swing()). A daemon that has moved it once (chronyd) may
+ * move it again by thousands of ppm at once, so the allowance stays KERNEL_SWING_PPM from the first read that
+ * shows it moved. */
 #define KERNEL_SWING_PLL_PPM 2000
 /* The nominal rate from the measured one: the kernel runs at nominal x tick / nominal tick x (1 + frequency +
  * slew), the last two within +-1000 ppm together: nominal <= measured x nominal tick / tick x (1 + 1/512). With
- * the tick unknown, it may be anywhere in ADJ_TICK's +-10 %: nominal <= measured x 10 / 9 (x (1 + 1/512)). */
+ * the tick unknown or not constant over the rate's window, it may be anywhere in ADJ_TICK's +-10 %: nominal <=
+ * measured x 10 / 9 (x (1 + 1/512)). */
 #define NOMINAL_MARGIN_DIV 512
 /* expired_floor()'s allowance for the kernel's rate change since an expired hand was made, in place of the
  * bound's kernel_swing() (which would put the first read after a suspend 0.5 % x P ahead instead of 0.2 %):
@@ -165,6 +170,7 @@ void fc__track_init(struct fc_track *t, uint64_t mask, uint64_t period_ticks, ui
 	t->mult_est = mult_hint ? mult_hint : 1;
 	t->mult_hint = mult_hint;
 	t->best_half = UINT64_MAX;
+	t->tick_at = INT64_MIN; /* no adjtimex read yet: the tick unknown */
 	/* A hint (CPUID, the kernel's TSC figure) says nothing about how far the kernel's clock runs from it
 	 * (an NTP frequency, a slew in progress: 20000 ppm and more): not SYNCHRONIZED until a re-anchor has
 	 * measured the rate (fc__track_sync), unless the hint itself was measured (fc__track_hint_measured). */
@@ -414,23 +420,33 @@ static i128 expired_floor(const struct fc_hand *old, uint64_t swing, i128 K_hi, 
 }
 
 /* The allowance for an unseen kernel rate change, 32.32 ns per tick: KERNEL_SWING_PPM (or KERNEL_SWING_PLL_PPM
- * while the tick is nominal) of the kernel's nominal rate, bounded from the measured one (NOMINAL_MARGIN_DIV). */
+ * while the tick is known nominal over the rate's window) of the kernel's nominal rate, bounded from the measured
+ * one (NOMINAL_MARGIN_DIV). */
 static uint64_t kernel_swing(const struct fc_track *t, uint64_t mult)
 {
-	i128 nom = t->tick_us ? (i128)mult * FC_NTP_TICK_NOMINAL_US / t->tick_us : (i128)mult * 10 / 9;
+	/* The rate is the mean over the window from hist[0] (the history is never empty here), and the change the
+	 * allowance covers is from any rate in that window to the rate until the next re-anchor. The tick is known
+	 * over the window when the reads show one value from a read before its start (strictly: a read is taken
+	 * after its re-anchor's sample) through one inside it; a move away and back between two reads that no read
+	 * sees is outside the contract. Reads older than the window (adjtimex read less often than the window is
+	 * long) say nothing about it: unknown, as a tick that could not be read. */
+	const int64_t w0 = t->hist[0].mono;
+	const int known = t->tick_us != 0 && t->tick_since < w0 && t->tick_at >= w0;
+	i128 nom = known ? (i128)mult * FC_NTP_TICK_NOMINAL_US / t->tick_us : (i128)mult * 10 / 9;
 	nom += nom / NOMINAL_MARGIN_DIV + 1;
-	return (uint64_t)(nom * (t->tick_state == 1 ? KERNEL_SWING_PLL_PPM : KERNEL_SWING_PPM) / 1000000 + 1);
+	return (uint64_t)(nom * (known && !t->tick_moved ? KERNEL_SWING_PLL_PPM : KERNEL_SWING_PPM) / 1000000 + 1);
 }
 
-void fc__track_note_ntp(struct fc_track *t, const struct fc_ntp *ntp)
+void fc__track_note_ntp(struct fc_track *t, const struct fc_ntp *ntp, int64_t at)
 {
+	if (at < t->tick_at)
+		return; /* older than a read already noted */
+	if (ntp->tick_us != t->tick_us || t->tick_at == INT64_MIN)
+		t->tick_since = at;
 	t->tick_us = ntp->tick_us;
-	if (t->tick_state == 2)
-		return; /* moved once: for good */
-	if (ntp->tick_us == 0)
-		t->tick_state = 0;
-	else
-		t->tick_state = ntp->tick_us == FC_NTP_TICK_NOMINAL_US ? 1 : 2;
+	t->tick_at = at;
+	if (ntp->tick_us != 0 && ntp->tick_us != FC_NTP_TICK_NOMINAL_US)
+		t->tick_moved = 1; /* for good */
 }
 
 /* The sample as the tracker uses it: a bracket much wider than the narrowest seen is widened by twice the extra

@@ -55,10 +55,12 @@ struct fc_track {
 	uint64_t real_steps;
 	uint64_t swing_mult; /* the kernel_swing() part of the last hand's err_mult (32.32 ns/tick) */
 	int disrupted; /* a discontinuity (or start-up on a hint) and not re-converged since: hands not SYNCHRONIZED */
-	/* the kernel's NTP tick (fc__track_note_ntp): 0 unknown, 1 nominal, 2 moved (sticky: a daemon that moves
-	 * the tick, chronyd, may move it again by thousands of ppm at once) */
-	int tick_state;
-	long tick_us;         /* the last tick read (us), 0: unknown */
+	/* the kernel's NTP tick as adjtimex read it (fc__track_note_ntp; kernel_swing() says what it allows) */
+	long tick_us;         /* the newest read's tick (us), 0: unknown */
+	int64_t tick_at;      /* CLOCK_MONOTONIC of the newest read (INT64_MIN: none) */
+	int64_t tick_since;   /* of the first of the reads since that all showed tick_us */
+	int tick_moved;       /* a read has shown the tick off nominal (for good: a daemon that moves the tick,
+			       * chronyd, may move it again by thousands of ppm at once, from nominal too) */
 	uint64_t best_half;   /* the narrowest sample half-bracket seen (ticks; UINT64_MAX: none yet) */
 	int have_boot;
 	int64_t boot_hi;      /* the last sample's CLOCK_BOOTTIME - CLOCK_MONOTONIC upper bound */
@@ -71,9 +73,12 @@ void fc__track_set_period(struct fc_track *t, uint64_t period_ticks);
 /* The hint given to fc__track_init was measured between samples a and b (not a CPUID or kernel figure): its
  * noise is known, so the first hand may be SYNCHRONIZED. */
 void fc__track_hint_measured(struct fc_track *t, const struct fc_sample *a, const struct fc_sample *b);
-/* The kernel's NTP state read at this re-anchor (adjtimex, modes 0): its tick decides the allowance for an unseen
- * kernel rate change (2000 ppm of nominal while the tick has only been seen nominal, 5000 ppm otherwise). */
-void fc__track_note_ntp(struct fc_track *t, const struct fc_ntp *ntp);
+/* The kernel's NTP state as adjtimex (modes 0) read it at CLOCK_MONOTONIC `at` (taken before the read, under the
+ * writer lock, as the samples are); a read older than one already noted is ignored. Its tick decides the allowance
+ * for an unseen kernel rate change: 2000 ppm of nominal only while the reads show the tick nominal over the whole
+ * window the rate was measured in (the last read before its first sample and every one since, at least one of
+ * them inside it) and never moved; 5000 ppm otherwise (kernel_swing() in track.c). */
+void fc__track_note_ntp(struct fc_track *t, const struct fc_ntp *ntp, int64_t at);
 /* Compute the hand that follows `old` (NULL or a kernel hand at start-up), anchored at counter value
  * t_anchor, from sample s. Fills every parameter field of *out (not gen/next). Pure: no I/O, no globals. */
 void fc__track_update(struct fc_track *t, const struct fc_hand *old, const struct fc_sample *s,

@@ -313,7 +313,6 @@ static void windup_locked(struct fc_clock *c, int chores)
 	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
 	struct fc_sample s;
 	struct fc_hand p;
-	int tick_state;
 
 	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE) {
 		c->start_step(c); /* start.c's state machine (set with the phase by fc__clock_start) */
@@ -332,18 +331,13 @@ static void windup_locked(struct fc_clock *c, int chores)
 	chores = chores || chores_due(c, s.mono);
 	if (chores && !chores_locked(c, s.mono))
 		return;
-	/* The tick as last read: the narrow allowance only while that read is recent (NTP_TICK_EVERY_NS, as when it
-	 * was read at every re-anchor); older, for this hand, the tick is unknown (track.c, kernel_swing) */
-	tick_state = c->track.tick_state;
+	/* The tick, when the chores read it: the tracker narrows its allowance only while reads cover its whole rate
+	 * window (track.c, kernel_swing), so a re-anchor without one errs wide */
 	if (chores)
-		fc__track_note_ntp(&c->track, &c->ntp);
-	else if (s.mono - c->ntp_at >= NTP_TICK_EVERY_NS && c->track.tick_state == 1)
-		c->track.tick_state = 0;
+		fc__track_note_ntp(&c->track, &c->ntp, c->ntp_at);
 	/* Anchor at the sample itself, not at a later counter read: nothing between the two is observed, and a
 	 * suspend or a long preemption there would be extrapolated as running time (found by fuzz_track). */
 	fc__track_update(&c->track, cur, &s, s.c_mid, &p);
-	if (!chores)
-		c->track.tick_state = tick_state;
 	long_rate_update(c, &s);
 	stamp_utc_bound(c, &p, s.mono, chores);
 	if (__atomic_load_n(&c->probing, __ATOMIC_RELAXED)) { /* the keeper asks whether anyone reads (updater.c) */

@@ -20,7 +20,7 @@ VM_TESTS = r"^VmClock|^Select\.vmclock"
 HOOK_TARGETS = ["fc_interleave"]
 # The tracker's issue-25 mutants: its unit tests (< 1 s) and the adversarial sim families that exercise them.
 TRACK_TARGETS = ["fastclock_unit_tests", "fc_sim"]
-TRACK_TESTS = r"^Track|^sim_adv_(base_m1000|counter32_1ghz|suspend_short|clocksource|leap_late)"
+TRACK_TESTS = r"^Track|^sim_adv_(base_m1000|counter32_1ghz|suspend_short|clocksource|leap_late|tick_|steady$)"
 # The slew follower's (issue 27 item 4): its unit tests and the chronyd-slew simulation (< 0.1 s each).
 SLEW_TARGETS = ["fastclock_unit_tests", "fc_slew_sim"]
 SLEW_TESTS = r"^BoundSlew|^sim_slew($|_seed7|_poll1s)"
@@ -207,19 +207,37 @@ M = [
     dict(name="tracker: 2000 ppm allowance whatever the tick", set="bound",
          guards="5000 ppm once a daemon has moved the tick (chronyd), or it is unknown",
          file="src/track.c",
-         old="t->tick_state == 1 ? KERNEL_SWING_PLL_PPM : KERNEL_SWING_PPM",
+         old="known && !t->tick_moved ? KERNEL_SWING_PLL_PPM : KERNEL_SWING_PPM",
          new="KERNEL_SWING_PLL_PPM",
          targets=TRACK_TARGETS, tests=TRACK_TESTS),
     dict(name="tracker: a moved tick forgotten once nominal again", set="bound",
          guards="chronyd may move the tick again by thousands of ppm at once",
          file="src/track.c",
-         old="	if (t->tick_state == 2)\n		return; /* moved once: for good */\n",
-         new="",
+         old="		t->tick_moved = 1; /* for good */\n",
+         new="		t->tick_moved = 1; /* for good */\n	else\n		t->tick_moved = 0;\n",
          targets=TRACK_TARGETS, tests=TRACK_TESTS),
+    dict(name="tracker: the tick read nominal now taken for the whole rate window", set="bound",
+         guards="a plateau before the first read (or between rare reads) is in the rate's mean: 5000 ppm",
+         file="src/track.c",
+         old="	const int known = t->tick_us != 0 && t->tick_since < w0 && t->tick_at >= w0;\n",
+         new="	const int known = t->tick_us != 0 && t->tick_at >= w0;\n",
+         targets=TRACK_TARGETS, tests=TRACK_TESTS),
+    dict(name="tracker: a tick read before the rate window taken for it", set="bound",
+         guards="adjtimex read less often than the window is long says nothing of the window: 5000 ppm",
+         file="src/track.c",
+         old="	const int known = t->tick_us != 0 && t->tick_since < w0 && t->tick_at >= w0;\n",
+         new="	const int known = t->tick_us != 0 && t->tick_since < w0;\n",
+         targets=TRACK_TARGETS, tests=TRACK_TESTS),
+    dict(name="tracker: 5000 ppm whatever the tick", set="bound",
+         guards="the narrow allowance where it is honest: adv_steady@1ms median half-width <= 1.1 us",
+         file="src/track.c",
+         old="known && !t->tick_moved ? KERNEL_SWING_PLL_PPM : KERNEL_SWING_PPM",
+         new="known && !t->tick_moved && 0 ? KERNEL_SWING_PLL_PPM : KERNEL_SWING_PPM",
+         targets=["fc_sim"], tests=r"^sim_adv_steady$"),
     dict(name="tracker: allowance in ppm of the measured rate, not of nominal", set="bound",
          guards="a kernel held 1000 ppm slow: 5000 ppm of nominal is 5005 of the measured rate",
          file="src/track.c",
-         old="	i128 nom = t->tick_us ? (i128)mult * FC_NTP_TICK_NOMINAL_US / t->tick_us : (i128)mult * 10 / 9;\n	nom += nom / NOMINAL_MARGIN_DIV + 1;\n",
+         old="	i128 nom = known ? (i128)mult * FC_NTP_TICK_NOMINAL_US / t->tick_us : (i128)mult * 10 / 9;\n	nom += nom / NOMINAL_MARGIN_DIV + 1;\n",
          new="	i128 nom = (i128)mult;\n",
          targets=TRACK_TARGETS, tests=TRACK_TESTS),
     dict(name="tracker: coarse kernel clocksource not widened", set="bound",

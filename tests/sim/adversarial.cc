@@ -8,6 +8,7 @@
 #include <sys/timex.h>
 
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <string>
 
@@ -52,10 +53,11 @@ void add(std::vector<Scenario> &v, const char *family, const char *what, std::fu
 	}
 }
 
-// The kernel's rate (ppm against the counter's nominal rate) from now on.
-std::function<void(Run &)> rate(long double ppm)
+// The kernel's rate (ppm against the counter's nominal rate) from now on, slew_ppm of it an adjtime() slew (the
+// rest, beyond +-500 ppm, moves adjtimex's tick: Machine::ntp_tick).
+std::function<void(Run &)> rate(long double ppm, long double slew_ppm = 0)
 {
-	return [ppm](Run &) { M.set_kernel_ppm(ppm); };
+	return [ppm, slew_ppm](Run &) { M.set_kernel_ppm(ppm, slew_ppm); };
 }
 
 // Slews of +-amp around base, reversing after 1, 2, 3, 5, 1, 2, ... periods, from period `from` for n turns.
@@ -64,7 +66,8 @@ long double slew_flips(Run &r, long double from, int n, long double base, long d
 	static const int gaps[] = {1, 2, 3, 5};
 	long double p = from;
 	for (int i = 0; i < n; i++) {
-		r.at(at_p(r, p), "slew reverses", rate(base + ((i % 2) ? -amp : amp)), false);
+		const long double slew = (i % 2) ? -amp : amp;
+		r.at(at_p(r, p), "slew reverses", rate(base + slew, slew), false);
 		p += gaps[i % 4];
 	}
 	return p;
@@ -105,30 +108,38 @@ std::vector<Scenario> make()
 
 	add(v, "adv_steady", "quiet kernel, tick nominal (ntpd or timesyncd steering through the PLL): the half-width",
 	    [](Run &r) { r.duration = 200 * per(r); });
+	// The narrow allowance where it is honest: at the default period, 2000 ppm x P + the rest, not 5000 ppm x P.
+	for (Scenario &sc : v)
+		if (!strcmp(sc.name, "adv_steady@1ms"))
+			sc.targets.median_width = 1100;
 	add(v, "adv_steps",
-	    "chronyd (the tick moved: 5000 ppm allowance): kernel rate steps of 1, 2, 5, 20, 100, 500, 1000, 2000 and "
-	    "5000 ppm (alternating sign, each back to 0 20 periods later) at random phases",
+	    "chronyd holding the kernel +3000 ppm (tick 10030: 5000 ppm allowance): kernel rate steps of 1, 2, 5, 20, "
+	    "100, 500, 1000, 2000 and 5000 ppm (alternating sign, each back 20 periods later) at random phases",
 	    [](Run &r) {
-		    M.ntp_tick = 10001;
+		    M.set_kernel_ppm(3000);
 		    const long double ppm[] = {1, 2, 5, 20, 100, 500, 1000, 2000, 5000};
 		    for (int i = 0; i < 9; i++) {
 			    const long double s = (i % 2) ? -ppm[i] : ppm[i];
-			    r.at(at_p(r, 30 + 40 * i), "kernel rate step", rate(s), false);
-			    r.at(at_p(r, 50 + 40 * i), "kernel rate back", rate(0), false);
+			    r.at(at_p(r, 30 + 40 * i), "kernel rate step", rate(3000 + s), false);
+			    r.at(at_p(r, 50 + 40 * i), "kernel rate back", rate(3000), false);
 		    }
 		    r.duration = 400 * per(r);
 	    });
 	add(v, "adv_steps_pll",
-	    "ntpd / timesyncd (tick nominal: 2000 ppm allowance): kernel rate steps of 5, 100, 500, 1000, 1500 and "
-	    "2000 ppm (alternating sign, each back to 0 20 periods later), and right after re-anchors",
+	    "ntpd / timesyncd (tick nominal: 2000 ppm allowance): the kernel's rate moves by 5, 100, 500, 1000, 1500 "
+	    "and 2000 ppm within the frequency's and the slew's ranges (+-500 ppm each), each back 20 periods later "
+	    "right after a re-anchor",
 	    [](Run &r) {
-		    const long double ppm[] = {5, 100, 500, 1000, 1500, 2000};
+		    // {from, to}: frequency + slew, each within +-500 ppm (the tick stays nominal)
+		    const long double mv[][2] = {{0, 5},      {0, -100},    {-250, 250},
+						 {500, -500}, {-500, 1000}, {1000, -1000}};
 		    for (int i = 0; i < 6; i++) {
-			    const long double x = (i % 2) ? -ppm[i] : ppm[i];
-			    r.at(at_p(r, 30 + 40 * i), "kernel rate step", rate(x), false);
-			    r.at(at_p(r, 50 + 40 * i), "re-anchor, then the rate back", [](Run &r2) {
+			    const long double a = mv[i][0], b = mv[i][1];
+			    r.at(at_p(r, 20 + 40 * i), "kernel rate (from)", rate(a, a / 2), false);
+			    r.at(at_p(r, 30 + 40 * i), "kernel rate step", rate(b, b / 2), false);
+			    r.at(at_p(r, 50 + 40 * i), "re-anchor, then the rate back", [a](Run &r2) {
 				    r2.notify_step();
-				    M.set_kernel_ppm(0);
+				    M.set_kernel_ppm(a, a / 2);
 			    }, false);
 		    }
 		    r.duration = 280 * per(r);
@@ -137,51 +148,42 @@ std::vector<Scenario> make()
 	    "chronyd holding the kernel 1000 ppm slow (tick 9990): steps of 5000 ppm of nominal either way from there "
 	    "(the allowance is in ppm of nominal: 1/200 of the measured rate fell 0.1 % short)",
 	    [](Run &r) {
-		    M.ntp_tick = 9990;
 		    M.set_kernel_ppm(-1000);
 		    const long double to[] = {-6000, 4000, -5990, 3990};
 		    for (int i = 0; i < 4; i++) {
-			    const long double x = to[i];
-			    r.at(at_p(r, 30 + 40 * i), "kernel rate 5000 ppm from the base",
-				 [x](Run &) { M.set_kernel_ppm(x); M.ntp_tick = 10000 + (long)std::lround((double)x / 100); },
-				 false);
-			    r.at(at_p(r, 50 + 40 * i), "back to the base", [](Run &) {
-				    M.set_kernel_ppm(-1000);
-				    M.ntp_tick = 9990;
-			    }, false);
+			    r.at(at_p(r, 30 + 40 * i), "kernel rate 5000 ppm from the base", rate(to[i]), false);
+			    r.at(at_p(r, 50 + 40 * i), "back to the base", rate(-1000), false);
 		    }
 		    r.duration = 200 * per(r);
 	    });
 	add(v, "adv_tick_moves",
-	    "tick nominal, slews +-500 ppm; then chronyd moves the tick one unit (100 ppm), and from then on the rate "
-	    "by 4000 ppm at once, the tick back at nominal in between",
+	    "tick nominal, slews +-500 ppm; then chronyd moves the tick a few units (rate +600 ppm, tick 10006), and "
+	    "from then on the rate by 4000 ppm at once, the tick back at nominal in between",
 	    [](Run &r) {
 		    long double p = slew_flips(r, 10, 10, 0, 500);
-		    r.at(at_p(r, p + 5), "tick + 1 unit", [](Run &) { M.set_kernel_ppm(100); M.ntp_tick = 10001; }, false);
+		    r.at(at_p(r, p + 5), "tick + 6 units", rate(600), false);
 		    // the tick back to nominal in between: chronyd may move it again at any time
 		    const long double to[] = {4000, 0, -4000, 0}; // each change over 2000 ppm, within 5000
-		    for (int i = 0; i < 4; i++) {
-			    const long double x = to[i];
-			    r.at(at_p(r, p + 20 + 20 * i), "tick moves", [x](Run &) {
-				    M.set_kernel_ppm(x);
-				    M.ntp_tick = 10000 + (long)std::lround((double)x / 100);
-			    }, false);
-		    }
+		    for (int i = 0; i < 4; i++)
+			    r.at(at_p(r, p + 20 + 20 * i), "tick moves", rate(to[i]), false);
 		    r.duration = (p + 120) * per(r);
 	    });
 	add(v, "adv_after_break",
-	    "chronyd: a 5000 ppm step breaks continuity, then moves of up to 4900 ppm 2-7 periods later, some right "
-	    "after a re-anchor; repeated",
+	    "chronyd (the tick moved: -1500 ppm, tick 9985, from the start): a 5000 ppm step breaks continuity, then "
+	    "moves of up to 4900 ppm 2-7 periods later, some right after a re-anchor; repeated",
 	    [](Run &r) {
-		    M.ntp_tick = 10001;
-		    long double p = 20, cur = 0;
+		    long double p = 20, cur = -1500;
+		    M.set_kernel_ppm(cur);
 		    for (int i = 0; i < 12; i++) {
 			    // every change is within 5000 ppm of the rate before it (the allowance), the rate within +-1 %
 			    const long double base = cur + (cur > 0 ? -5000 : 5000);
 			    r.at(at_p(r, p), "break: 5000 ppm step", rate(base), false);
-			    long double d = M.rng.uniform(-4900, 4900);
-			    if (std::fabs((double)(base + d)) > 10000)
-				    d = -d;
+			    // every rate off nominal by 1000 ppm or more: the tick moved, the 5000 ppm allowance (a
+			    // 5000 ppm move away from a nominal tick no read has seen is outside the contract)
+			    long double d;
+			    do
+				    d = M.rng.uniform(-4900, 4900);
+			    while (std::fabs((double)(base + d)) > 10000 || std::fabs((double)(base + d)) < 1000);
 			    const long double after = 2 + (i % 6); // the break seen by a whole period first
 			    const long double x = base + d;
 			    cur = x;
@@ -197,6 +199,61 @@ std::vector<Scenario> make()
 		    }
 		    r.duration = (p + 20) * per(r);
 	    });
+	// chronyd ending a fast slew: the rate has sat on a plateau (tick moved) for more than the rate's history, then
+	// the tick goes back to nominal, some right after a re-anchor: a change of up to 4900 ppm from every rate in
+	// the history, with the tick read nominal from then on. The plateau is reached in steps the allowance covers
+	// (a first move of the tick by more than 2000 ppm that no read has seen is outside the contract).
+	for (int sign = 1; sign >= -1; sign -= 2) {
+		add(v, sign > 0 ? "adv_tick_plateau_down" : "adv_tick_plateau_up",
+		    sign > 0 ? "tick nominal, then +2000 and +4900 ppm (tick 10049) for 9-20 periods, back to "
+			       "nominal (some right after a re-anchor); repeated"
+			     : "tick nominal, then -2000 and -4900 ppm (tick 9951) for 9-20 periods, back up to "
+			       "nominal (some right after a re-anchor); repeated",
+		    [sign](Run &r) {
+			    const long double hi = 4900 * sign;
+			    long double p = slew_flips(r, 10, 6, 0, 500);
+			    r.at(at_p(r, p + 2), "rate 2000 ppm (tick moves)", rate(2000 * sign), false);
+			    p += 12;
+			    const long double hold[] = {20, 9, 15, 12};
+			    for (int i = 0; i < 4; i++) {
+				    r.at(at_p(r, p), "plateau", rate(hi), false);
+				    p += hold[i];
+				    if (i % 2 == 0)
+					    r.at((p + 0.01L) * per(r), "re-anchor, then the tick back to nominal",
+						 [](Run &r2) {
+							 r2.notify_step();
+							 M.set_kernel_ppm(0);
+						 },
+						 false);
+				    else
+					    r.at(at_p(r, p), "the tick back to nominal", rate(0), false);
+				    p += 20;
+			    }
+			    r.duration = (p + 10) * per(r);
+		    });
+		// The process starts on the plateau (fc__clock_setup measures the rate: SYNCHRONIZED from the first
+		// hand, no adjtimex read yet), and the tick is back at nominal when the first re-anchor reads it: every
+		// rate in the history is the plateau's.
+		add(v, sign > 0 ? "adv_tick_start_down" : "adv_tick_start_up",
+		    sign > 0 ? "the process starts at +4900 ppm (tick 10049); nominal when the first re-anchor reads "
+			       "the tick"
+			     : "the process starts at -4900 ppm (tick 9951); nominal when the first re-anchor reads "
+			       "the tick",
+		    [sign](Run &r) {
+			    r.hint_measure = true;
+			    M.set_kernel_ppm(4900 * sign);
+			    const long double p0 = std::ceil(200 * US / per(r)); // the measurement (adv_hint_measured)
+			    // half a period after the first hand (the measurement's 200 us), before the next re-anchor
+			    r.at(200 * US + std::max(per(r) / 2, 5 * US), "the tick back to nominal, then a re-anchor",
+				 [](Run &r2) {
+					 M.set_kernel_ppm(0);
+					 r2.notify_step();
+				 },
+				 false);
+			    slew_flips(r, p0 + 20, 10, 0, 500);
+			    r.duration = (p0 + 60) * per(r);
+		    });
+	}
 	add(v, "adv_clocksource",
 	    "the kernel switches clocksource to hpet (69.8 ns steps, 0.5 us a read), back to the counter, then to "
 	    "acpi_pm (279 ns steps, 1 us a read); no trust re-check (the sim's clock has none); the hand in use at a "

@@ -110,6 +110,15 @@ int Machine::read_kernel(clockid_t id, int64_t *ns)
 	return 0;
 }
 
+long Machine::ntp_tick() const
+{
+	const long double slew = std::max(-500.0L, std::min(500.0L, k_slew_ppm));
+	const long double f = (k_rate - 1) * 1e6L - slew; // ppm of nominal the tick and the frequency carry
+	if (fabsl(f) <= 500)
+		return 10000;
+	return std::max(9000L, std::min(11000L, 10000 + (long)lroundl(f / 100)));
+}
+
 uint64_t counter_ordered() { return M.read_counter(false); }
 uint64_t counter_relaxed() { return M.read_counter(true); }
 
@@ -118,7 +127,7 @@ static int src_kernel(void *, clockid_t id, int64_t *ns) { return M.read_kernel(
 static int src_ntp(void *, fc_ntp *out)
 {
 	fc__ntp_classify(0, M.ntp_status, M.ntp_maxerror_us, M.ntp_esterror_us, out);
-	out->tick_us = M.ntp_tick;
+	out->tick_us = M.ntp_tick();
 	return out->sync;
 }
 

@@ -419,6 +419,12 @@ void check_targets(const Scenario &sc, const Variant &v, Result &r)
 			     (double)r.sync_utc_miss, 0);
 		if (r.sync_n == 0)
 			fail("%.0f synchronised reads judged (target > %.0f)", 0, 0);
+		if (t.median_width >= 0 && !r.sync_widths.empty()) {
+			std::vector<float> w = r.sync_widths;
+			std::nth_element(w.begin(), w.begin() + (long)(w.size() / 2), w.end());
+			if (w[w.size() / 2] > t.median_width)
+				fail("median half-width %.0f ns > %.0f", w[w.size() / 2], t.median_width);
+		}
 		return;
 	}
 	const double extra = v.relaxed ? t.steady_relaxed_extra : 0;

@@ -61,7 +61,10 @@ struct Machine {
 	long ntp_maxerror_us = 50;      // adjtimex maxerror / esterror reported
 	long ntp_esterror_us = 20;
 	int ntp_status = 0;             // STA_* bits reported
-	long ntp_tick = 10000;          // adjtimex tick reported (us; 10000 nominal at USER_HZ 100)
+	// adjtimex's tick is not configured: it is derived from the kernel's rate as the kernel would show it
+	// (ntp_tick()). k_slew_ppm: the part of the rate an adjtime() slew makes (+-500 ppm, MAX_TICKADJ), which
+	// the tick does not carry.
+	long double k_slew_ppm = 0;
 	int64_t boot_off = 0;           // CLOCK_BOOTTIME - CLOCK_MONOTONIC (grows by each suspend)
 	long double kernel_quantum = 0; // the kernel clocksource's step (ns; 0: 1 ns), e.g. hpet 69.84, acpi_pm 279.4
 	double kernel_frac_lo = 0.2, kernel_frac_hi = 0.5; // where in its call the kernel reads its clock
@@ -111,7 +114,17 @@ struct Machine {
 	void scale_counter_rate(long double f) { rebase_counter(); c_rate *= f; }
 	void jump_counter(long double ticks) { rebase_counter(); c0 += ticks; }
 	void stop_counter(bool s) { rebase_counter(); c_stopped = s; }
-	void set_kernel_ppm(long double ppm) { rebase_kernel(); k_rate = 1 + ppm * 1e-6L; }
+	void set_kernel_ppm(long double ppm, long double slew_ppm = 0)
+	{
+		rebase_kernel();
+		k_rate = 1 + ppm * 1e-6L;
+		k_slew_ppm = slew_ppm;
+	}
+	// The tick adjtimex reports (us per USER_HZ tick, 10000 nominal): the kernel's rate is
+	// nominal x tick / 10000 x (1 + frequency + slew), the frequency within +-500 ppm (MAXFREQ), so a rate
+	// (less its slew) beyond +-500 ppm has moved the tick: to the nearest unit of 100 ppm (the remainder is
+	// within +-50 ppm, as chronyd leaves it), within ADJ_TICK's +-10 %.
+	long ntp_tick() const;
 	void stop_kernel(bool s) { rebase_kernel(); k_stopped = s; }
 
 	void pump(); // run due asynchronous actions (not re-entrant)
@@ -155,6 +168,7 @@ struct Targets {
 	// status says SYNCHRONIZED (mono and real tracking bound, and the fc_real_bounded interval vs true UTC),
 	// no monotonic violation, and at least one synchronised read judged.
 	bool adversarial = false;
+	double median_width = -1; // adversarial: the largest median tracking half-width (ns) while synchronised
 };
 
 class Run;

@@ -468,6 +468,25 @@ TEST(TrackSync, sparse_readers_are_synchronized_once_the_history_is_full)
 	EXPECT_EQ(run_steady(t, h, k, c, 12, TICKS_PER_MS * 13 / 10), FC_SYNC_SYNCHRONIZED);
 }
 
+namespace {
+// As run_steady, with adjtimex's tick read at every re-anchor before the update (as windup.c does): tick_us, at the
+// sample's CLOCK_MONOTONIC.
+int run_reading(fc_track &t, fc_hand &h, const Kernel &k, uint64_t &c, int n, long tick_us)
+{
+	int st = -1;
+	for (int i = 0; i < n; i++, c += TICKS_PER_MS) {
+		fc_sample s = k.sample(c);
+		fc_ntp nt = NTP_OK;
+		nt.tick_us = tick_us;
+		fc__track_note_ntp(&t, &nt, s.mono);
+		fc_hand prev = h;
+		fc__track_update(&t, h.mult ? &prev : nullptr, &s, c, &h);
+		st = fc__track_sync(&t, &h, &NTP_OK);
+	}
+	return st;
+}
+} // namespace
+
 // The allowance for an unseen kernel rate change: 2000 ppm of nominal while the tick has only been seen nominal,
 // 5000 ppm once it moved (for good) or when it is unknown; a 2000 ppm step right after a re-anchor is covered.
 TEST(TrackBound, allowance_follows_the_kernel_tick)
@@ -480,10 +499,7 @@ TEST(TrackBound, allowance_follows_the_kernel_tick)
 	Kernel k;
 	uint64_t c = 1000 * TICKS_PER_MS;
 	for (int i = 0; i < 4; i++) {
-		fc_ntp n = NTP_OK;
-		n.tick_us = ticks[i];
-		fc__track_note_ntp(&t, &n);
-		run_steady(t, h, k, c, 12);
+		run_reading(t, h, k, c, 12, ticks[i]);
 		err_mult[i] = h.err_mult;
 		if (i == 0) { // a 2000 ppm step one tick after the anchor is covered over the whole window
 			Kernel k2 = k;
@@ -501,6 +517,78 @@ TEST(TrackBound, allowance_follows_the_kernel_tick)
 	EXPECT_GT(err_mult[1], MULT / 200);
 	EXPECT_GT(err_mult[2], MULT / 200);
 	EXPECT_GT(err_mult[3], MULT / 200);
+}
+
+// The narrow allowance needs the tick read nominal over the whole window the rate comes from: the last read
+// before its first sample and one inside it. A first read (start-up, or after an unknown tick) says nothing of the
+// rates before it, and reads that stopped (adjtimex read less often than the window is long) nothing of the rates
+// after them.
+TEST(TrackBound, allowance_narrow_only_with_the_tick_read_over_the_whole_window)
+{
+	fc_track t;
+	fc_hand h{};
+	fc__track_init(&t, ~0ull, TICKS_PER_MS, MULT);
+	Kernel k;
+	uint64_t c = 1000 * TICKS_PER_MS;
+	run_steady(t, h, k, c, 12); // no read yet
+	EXPECT_GT(h.err_mult, MULT / 200);
+	for (int i = 0; i < FC_TRACK_HIST; i++) { // the window still starts before the first read
+		run_reading(t, h, k, c, 1, 10000);
+		EXPECT_GT(h.err_mult, MULT / 200) << "sample " << i << " after the first read";
+	}
+	run_reading(t, h, k, c, 2, 10000);
+	EXPECT_LT(h.err_mult, MULT / 400);
+	run_reading(t, h, k, c, 1, 0); // a read that could not tell the tick
+	run_reading(t, h, k, c, 3, 10000);
+	EXPECT_GT(h.err_mult, MULT / 200);
+	run_reading(t, h, k, c, 12, 10000);
+	EXPECT_LT(h.err_mult, MULT / 400);
+	run_steady(t, h, k, c, FC_TRACK_HIST - 1); // the last read still inside the window
+	EXPECT_LT(h.err_mult, MULT / 400);
+	run_steady(t, h, k, c, 2); // no read inside the window any more
+	EXPECT_GT(h.err_mult, MULT / 200);
+}
+
+// The kernel's rate on a plateau (+4900 ppm: chronyd's fast slew, the tick at 10049) over the whole history, then
+// back to nominal right after the re-anchor whose read shows the tick nominal (no read saw the plateau: the
+// process started on it, or adjtimex is read rarely). A change of 4875 ppm from the history's mean: covered.
+// (The tick read nominal gave 2000 ppm: reads 2.4x outside the bound, SYNCHRONIZED.)
+TEST(TrackBound, tick_back_to_nominal_after_a_plateau_is_covered)
+{
+	for (long double plateau : {4900.0L, -4900.0L}) {
+		struct Plateau {
+			long double ppm;
+			uint64_t c_end = UINT64_MAX; // the rate back to nominal from here
+			long double mono(uint64_t c) const
+			{
+				const uint64_t a = std::min(c, c_end);
+				return (long double)a / 3 * (1 + ppm * 1e-6L) + (long double)(c - a) / 3;
+			}
+		} k{plateau};
+		fc_track t;
+		fc_hand h{};
+		fc__track_init(&t, ~0ull, TICKS_PER_MS, (uint64_t)((long double)MULT * (1 + plateau * 1e-6L)));
+		uint64_t c = 1000 * TICKS_PER_MS;
+		for (int i = 0; i < 13; i++, c += TICKS_PER_MS) {
+			fc_sample s{c, 30, (int64_t)k.mono(c), 0, 0, 0, 0};
+			if (i == 12) { // the tick back to nominal just before this re-anchor's read
+				fc_ntp nt = NTP_OK;
+				nt.tick_us = 10000;
+				fc__track_note_ntp(&t, &nt, s.mono);
+			}
+			fc_hand prev = h;
+			fc__track_update(&t, i ? &prev : nullptr, &s, c, &h);
+		}
+		ASSERT_EQ(fc__track_sync(&t, &h, &NTP_OK), FC_SYNC_SYNCHRONIZED);
+		k.c_end = h.base_ticks + 1;
+		for (uint64_t d = 0; d <= h.valid_ticks; d += h.valid_ticks / 16) {
+			const long double err = (long double)(fc__hand_value_fx(&h, h.base_ticks + d) >> 32) -
+						k.mono(h.base_ticks + d);
+			const long double bound =
+				(long double)h.mono_err_ns + (long double)((unsigned __int128)d * h.err_mult >> 32);
+			EXPECT_LE(fabsl(err), bound) << (double)plateau << " ppm plateau, delta " << d;
+		}
+	}
 }
 
 // A suspend (CLOCK_BOOTTIME - CLOCK_MONOTONIC grew) with the counter running: a discontinuity, and the hands
@@ -561,10 +649,7 @@ TEST(TrackBound, allowance_is_in_ppm_of_nominal)
 	fc_track t;
 	fc_hand h{};
 	fc__track_init(&t, ~0ull, TICKS_PER_MS, (uint64_t)((long double)MULT * 0.99L));
-	fc_ntp n = NTP_OK;
-	n.tick_us = 9900;
-	fc__track_note_ntp(&t, &n);
 	uint64_t c = 1000 * TICKS_PER_MS;
-	run_steady(t, h, k, c, 12);
+	run_reading(t, h, k, c, 12, 9900);
 	EXPECT_GE((long double)h.err_mult, (long double)MULT * 5000e-6L);
 }
