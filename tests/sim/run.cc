@@ -328,6 +328,10 @@ Result Run::go()
 		r_.failures.push_back("fc__clock_setup failed");
 		return r_;
 	}
+	// Sparse readers re-anchor as the shipped library's do with no keeper: the chores (the NTP state's tick, the
+	// bound's poll) at most once a second, the hands between stamped from their last results (windup.c)
+	if (var.sparse)
+		SIM_CLOCK.chores_max_age_ns = 1000000000;
 	std::stable_sort(events.begin(), events.end(), [](const Event &a, const Event &b) { return a.at < b.at; });
 	const long double end = t_start + duration;
 	const long double settle = 20e6L + 8 * var.gap; // the rate history (8 re-anchors) has forgotten the fault
