@@ -286,6 +286,33 @@ def t_report_pictures_show_what_they_claim():
     assert "below-counter" not in sidecar(out)["flags"].get("fc_mono_coarse_ns", [])  # 0.03: no counter read
 
 
+def t_report_agreement_axis_follows_the_tight_brackets():
+    """Issue 37: the check report's agreement panel scaled to +-10 ms for a few preempted reads (a bracket the
+    scheduler stretched, the read milliseconds from its midpoint but inside it), so the +-20 ns agreement was a
+    flat line and a reader saw "off by 8 ms". The fixture has 9 such reads of 38 in mono. The axis now holds the
+    reads with tight brackets (half-width <= 2x the median): their largest |error| x 1.5, at least 2x the median
+    half-width; the others are drawn at the edge, counted in a note under the panel's title."""
+    fx = os.path.join(A.source, "tests", "cli", "fixtures", "check_small.json")
+    out = os.path.join(A.work, "agree")
+    run(["report", fx, "-o", out], env={"FASTCLOCK_PYTHON": sys.executable})
+    with open(fx) as f:
+        ag = json.load(f)["agreement"]
+    side = sidecar(out)["agreement.png"]
+    for which in ("mono", "real"):
+        es, hs = ag[f"{which}_err_ns"], ag[f"{which}_half_ns"]
+        cap = 2 * sorted(hs)[len(hs) // 2]
+        lim = max(1.5 * max(abs(e) for e, h in zip(es, hs) if h <= cap), cap, 1.0)
+        got = side[which]
+        assert got["ylim_ns"] == lim and lim < 100, (which, got["ylim_ns"], lim)
+        off = [e for e in es if abs(e) > lim]
+        assert got["beyond_axis"] == len(off) > 0, (which, got)
+        assert got["off_scale_note"].startswith(f"{len(off)} read"), got["off_scale_note"]
+        assert "off scale" in got["off_scale_note"], got
+        assert any(got["off_scale_note"] in t for t in side["texts"]), "the note is not in the picture"
+    assert side["mono"]["beyond_axis"] == 9, side["mono"]
+    assert not side["overlapping_texts"] and not side["clipped_texts"], side
+
+
 def t_report_labels_read_true():
     """A user's deltas.png read "100% zero" beside the violin of a coarse clock's 3 non-zero deltas in 262144
     (a share of 0.99999 printed %.3g), and scaling.png's log rate axis had one labelled tick ("10^2") over the
@@ -332,10 +359,16 @@ def t_report_pictures_say_where_and_are_legible():
     what is plotted; every flag cost.png writes beside a dot is explained in its legend."""
     import re
     fx = os.path.join(A.source, "tests", "cli", "fixtures")
-    bench = os.path.join(fx, "bench_small.json")
-    with open(bench) as f:
+    with open(os.path.join(fx, "bench_small.json")) as f:
         doc = json.load(f)
     h = doc["host"]
+    # one clock flagged on its own (cheaper than its counter read), besides the run's 'cpu': its flag is written
+    # beside its dot and explained in the legend
+    flagged = json.loads(json.dumps(doc))
+    next(c for c in flagged["clocks"] if c["name"] == "fc_mono_ns")["cost"]["x_counter"] = 0.81
+    bench = os.path.join(A.work, "flagged.json")
+    with open(bench, "w") as f:
+        json.dump(flagged, f)
     # a run of one clock (--clocks fc_mono_ns): its cost axis spanned 17.40-17.55 ns, labelled "1.74 x 10^1",
     # the dot's label past the picture's edge, and the title spoke of a dashed line not drawn
     alone = os.path.join(A.work, "alone.json")

@@ -831,12 +831,20 @@ def plot_agreement(doc, path, size, side):
             xs = [p[0] for p in pts]
             es = [p[1] for p in pts]
             hs = [p[2] or 0 for p in pts]
-            ax.vlines(xs, [-h for h in hs], hs, color="#cccccc", linewidth=2, label="kernel bracket (± half-width)")
-            ax.plot(xs, es, ".", markersize=3, color="#4c72b0", label="fastclock - bracket midpoint")
-            # the axis holds 95 % of the samples and twice the typical bracket; the rest are drawn at its edge
-            mags = sorted(abs(e) for e in es)
-            lim = max(1.5 * mags[min(len(mags) - 1, int(0.95 * len(mags)))], 2 * sorted(hs)[len(hs) // 2], 1.0)
+            # The axis follows the reads whose kernel bracket is tight (half-width at most twice the median, as
+            # worst_sample): it holds their largest |error| and twice the typical bracket. A read the scheduler
+            # preempted inside its bracket sits up to milliseconds from the midpoint and says nothing about
+            # fastclock; a few of them scaled the axis to +-10 ms, and the +-20 ns agreement read as a flat
+            # line "off by 8 ms". Those reads are drawn at the edge and counted in a note under the title; a
+            # tight read far off (a real disagreement) still scales the axis.
+            cap = 2 * sorted(hs)[len(hs) // 2]
+            tight = [abs(e) for e, h in zip(es, hs) if h <= cap] or [abs(e) for e in es]
+            lim = max(1.5 * max(tight), cap, 1.0)
             ax.set_ylim(-lim, lim)
+            bars = [(x, h) for x, h in zip(xs, hs) if h <= lim]  # a bracket wider than the axis: its read is noted
+            ax.vlines([b[0] for b in bars], [-b[1] for b in bars], [b[1] for b in bars], color="#cccccc", linewidth=2,
+                      label="kernel bracket (± half-width)")
+            ax.plot(xs, es, ".", markersize=3, color="#4c72b0", label="fastclock - bracket midpoint")
             out = [(x, e, abs(e) > hw) for x, e, hw in zip(xs, es, hs) if abs(e) > lim]
             # red only where the sample is also outside its bracket; grey where a stretched bracket holds it
             for sign, mk in ((1, "^"), (-1, "v")):
@@ -853,9 +861,23 @@ def plot_agreement(doc, path, size, side):
             else:
                 text = (f"circled: the worst, {si_ns(es[k])} at {xs[k]:.2f} s, "
                         f"{si_ns(abs(es[k]) - hs[k], sign=False)} OUTSIDE its ±{si_ns(hs[k], sign=False)} bracket")
-            # the sentence goes under the panel's title, never over the samples; the sample is circled
+            wide = [h for h in hs if h > lim]
+            off_note = ""
+            if out:
+                n_in = sum(1 for o in out if not o[2])
+                off_note = f"{len(out)} read{'s' if len(out) != 1 else ''} off scale (triangles at the edge), "
+                if n_in == len(out):
+                    off_note += "each inside its kernel bracket"
+                else:
+                    off_note += (f"|error| up to {si_ns(max(abs(o[1]) for o in out), sign=False)}, "
+                                 f"{len(out) - n_in} OUTSIDE its bracket")
+                if wide:
+                    off_note += (f"; {len(wide)} bracket{'s' if len(wide) != 1 else ''} up to "
+                                 f"±{si_ns(max(wide), sign=False)} (the thread was preempted inside), not drawn")
+                text += "\n" + off_note
+            # the sentences go under the panel's title, never over the samples; the sample is circled
             ax.text(0.5, 1.0, text, transform=ax.transAxes, ha="center", va="bottom", fontsize=8,
-                    color="#b00000" if not inside else "#333333")
+                    color="#b00000" if not inside else "#333333", linespacing=1.3)
             ax.plot([xs[k]], [wy], "o", markerfacecolor="none", markeredgecolor="#b00000", markersize=10)
             # a long stretch without samples said for what it is (bench samples in its thread windows and once
             # between phases: none while it times the costs, the deltas or the latencies), not left to read as a
@@ -874,14 +896,15 @@ def plot_agreement(doc, path, size, side):
                     continue
                 info.setdefault("gaps", []).append([which, round(g0, 3), round(g1, 3)])
             info[which] = {"samples": len(pts), "worst_ns": es[k], "worst_t_s": xs[k], "worst_inside_bracket": inside,
-                           "beyond_axis": len(out), "ylim_ns": lim,
-                           "beyond_axis_outside_bracket": sum(1 for o in out if o[2])}
+                           "beyond_axis": len(out), "ylim_ns": lim, "tight_bracket_ns": cap,
+                           "beyond_axis_outside_bracket": sum(1 for o in out if o[2]),
+                           "brackets_wider_than_axis": len(wide), "off_scale_note": off_note}
         # each tick in the unit that reads (a bracket stretched to milliseconds had the axis read "5.0" under a
         # "1e6" multiplier in the corner, beside the label "ns")
         from matplotlib.ticker import FuncFormatter
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si_ns(v, sign=False) if v else "0"))
         ax.set_ylabel("fastclock - kernel")
-        ax.set_title(label, fontsize=9, pad=14)
+        ax.set_title(label, fontsize=9, pad=14 + (11 if info.get(which, {}).get("off_scale_note") else 0))
         ax.grid(alpha=0.3)
     starts = a.get("run_starts_s", [])
     if len(starts) > 1:  # a dotted line where each run after the first begins
@@ -903,7 +926,9 @@ def plot_agreement(doc, path, size, side):
     if h:
         fig.legend(h, labels, fontsize=8, loc="upper center", ncol=len(h), bbox_to_anchor=(0.5, 0.955), frameon=False)
     footer(fig, doc, size)
-    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.13, top=0.86, hspace=0.3)
+    notes = any(info.get(w, {}).get("off_scale_note") for w in ("mono", "real"))
+    # a second line under each title (the off-scale note) takes room from the panels, not from the legend
+    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.13, top=0.83 if notes else 0.86, hspace=0.42 if notes else 0.3)
     save(fig, path, info)
     side["agreement.png"] = info
 
