@@ -313,6 +313,43 @@ def t_report_agreement_axis_follows_the_tight_brackets():
     assert not side["overlapping_texts"] and not side["clipped_texts"], side
 
 
+def t_report_deltas_read_at_once():
+    """Issue 37: deltas.png needed a legend lesson: each row's band height was its histogram bins' share of the
+    non-zero deltas ("Width: share of the non-zero deltas"), and a coarse clock read two ways (the fixture's two
+    coarse clocks stand in: 3 moves each, at 1.2 ms and at 5 ms) showed two rows with different medians and
+    nothing saying they came from a handful of moves. Now each row is a box (the middle half of its non-zero
+    deltas, from its histogram), a median and a min..max line; the x label says so; the right-hand label counts
+    the moves where they are few."""
+    fx = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
+    with open(fx) as f:
+        doc = json.load(f)
+    few = {"fc_mono_coarse_ns": 1.2e6, "clock_gettime.MONOTONIC_COARSE": 5e6}
+    for c in doc["clocks"]:
+        if c["name"] in few:
+            h = c["deltas"]["histogram"]
+            k = next(i for i in range(len(h["counts"])) if h["edges_ns"][i] <= few[c["name"]] < h["edges_ns"][i + 1])
+            h["counts"] = [3 if i == k else 0 for i in range(len(h["counts"]))]
+            h["zero"] = 262141
+            c["deltas"]["zero_share"] = 262141 / 262144
+    path = os.path.join(A.work, "few.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    out = os.path.join(A.work, "deltas")
+    run(["report", path, "-o", out], env={"FASTCLOCK_PYTHON": sys.executable})
+    side = sidecar(out)["deltas.png"]
+    for name in few:
+        assert side["zero_labels"][name] == ">99.9% zero, 3 moved", side["zero_labels"]
+        lo, hi = side["boxes"][name]
+        assert lo < few[name] < hi, (name, lo, hi)
+    busy = next(n for n, m in side["moves"].items() if m >= 100)
+    assert "moved" not in side["zero_labels"][busy], side["zero_labels"][busy]
+    label = next(t for t in side["texts"] if t.startswith("ns between"))
+    assert "Box: the middle half" in label and "Width" not in label, label
+    for name, (lo, hi) in side["boxes"].items():
+        assert lo < hi, (name, lo, hi)
+    assert not side["overlapping_texts"] and not side["clipped_texts"], side
+
+
 def t_report_labels_read_true():
     """A user's deltas.png read "100% zero" beside the violin of a coarse clock's 3 non-zero deltas in 262144
     (a share of 0.99999 printed %.3g), and scaling.png's log rate axis had one labelled tick ("10^2") over the

@@ -635,19 +635,29 @@ def share_pct(share):
     return f"{p:.1f}%"
 
 
-def hist_median(edges, counts):
-    """The median of a histogram's samples (geometric middle of the bin that holds it)."""
-    half, acc = sum(counts) / 2, 0
+def hist_quantile(edges, counts, q):
+    """The q-quantile of a histogram's samples (geometric middle of the bin that holds it)."""
+    want, acc = sum(counts) * q, 0
     for k, v in enumerate(counts):
         acc += v
-        if acc >= half:
+        if acc >= want and v:
             return math.sqrt(edges[k] * edges[k + 1]) if edges[k] > 0 else edges[k + 1]
     return edges[-1]
 
 
+def hist_median(edges, counts):
+    """The median of a histogram's samples (geometric middle of the bin that holds it)."""
+    return hist_quantile(edges, counts, 0.5)
+
+
 def plot_deltas(doc, path, size, side):
-    """Consecutive-delta distributions on one shared log axis: a violin per clock (its histogram), the median
-    marked; the share of zero deltas (reads that returned the same value) written at the right."""
+    """Consecutive-delta distributions on one shared log axis: per clock a box (the middle half of its non-zero
+    deltas), the median and the min..max line; at the right the share of zero deltas (reads that returned the
+    same value) and, where few deltas moved, how many. A violin whose height was each bin's share needed a
+    legend lesson; a box plot reads at once. A coarse clock read twice (fc_mono_coarse_ns and
+    fastclock::coarse_steady_clock) showed two medians from a handful of moves each: the count says so."""
+    from matplotlib.patches import Rectangle
+
     fig = new_figure(*size)
     ax = rows_axes(fig, size)
     items = []
@@ -663,21 +673,22 @@ def plot_deltas(doc, path, size, side):
         if edges:
             nz = [k for k, v in enumerate(counts) if v]
             lo_x, hi_x = min(lo_x, edges[nz[0]]), max(hi_x, edges[nz[-1] + 1])
-    plotted, only_zero, zero_labels = [], [], {}
+    plotted, only_zero, zero_labels, boxes, moves = [], [], {}, {}, {}
     for y, (_, c, d, edges, counts) in enumerate(items):
         col = GROUP_COLORS.get(c.get("group"), "#333333")
         zs = d.get("zero_share")
         if edges:
-            top = max(counts)
-            xs, ys = [], []
-            for k, v in enumerate(counts):
-                xs += [edges[k], edges[k + 1]]
-                ys += [0.42 * v / top] * 2
-            ax.fill_between(xs, [y - v for v in ys], [y + v for v in ys], color=col, alpha=0.7, linewidth=0)
             nz = [k for k, v in enumerate(counts) if v]  # the whole range, however rare its ends (preemptions)
             ax.plot([edges[nz[0]], edges[nz[-1] + 1]], [y, y], color=col, linewidth=0.8)
+            q1, q3 = hist_quantile(edges, counts, 0.25), hist_quantile(edges, counts, 0.75)
+            if q3 <= q1:  # one bin: a box a bin wide, so it shows
+                k = next(k for k in nz if edges[k] <= q1 <= edges[k + 1])
+                q1, q3 = max(edges[k], q1 / 1.25), min(edges[k + 1], q1 * 1.25)
+            ax.add_patch(Rectangle((q1, y - 0.32), q3 - q1, 0.64, facecolor=col, alpha=0.75, edgecolor=col))
             ax.plot([hist_median(edges, counts)], [y], "|", color="k", markersize=10)
             plotted.append(c["name"])
+            boxes[c["name"]] = [q1, q3]
+            moves[c["name"]] = sum(counts)
         else:
             why = ("not a clock: the batch loop alone" if c.get("timeline") == "none"
                    else "the value changes less often than it is read (coarse)")
@@ -686,6 +697,8 @@ def plot_deltas(doc, path, size, side):
             only_zero.append(c["name"])
         back = d.get("backward_steps") or 0
         zl = share_pct(zs) + " zero" if zs is not None else "-"
+        if edges and sum(counts) < 100:  # the box and median of a handful of moves: say how many
+            zl += f", {sum(counts)} moved"
         zero_labels[c["name"]] = zl
         ax.text(1.01, y, zl + (f", {back} BACK" if back else ""),
                 transform=ax.get_yaxis_transform(), fontsize=7, va="center", color="#b00000" if back else "#333")
@@ -695,7 +708,7 @@ def plot_deltas(doc, path, size, side):
     ax.set_xscale("log")
     if hi_x > 0:
         ax.set_xlim(lo_x / 2, hi_x * 2)
-    ax.set_xlabel("ns between consecutive reads in one thread (log). Width: share of the non-zero deltas; "
+    ax.set_xlabel("ns between consecutive reads that differ, one thread (log).  Box: the middle half of them; "
                   "|: median; line: min..max")
     ax.grid(axis="x", which="major", alpha=0.4)
     fig.suptitle("how far apart two consecutive reads are: narrow and left = stable and cheap", fontsize=11,
@@ -710,7 +723,9 @@ def plot_deltas(doc, path, size, side):
     drawn = {}
     save(fig, path, drawn)
     side["deltas.png"] = {"order": [t[1]["name"] for t in items], "violins": plotted, "all_zero": only_zero,
-                          "shared_axis": True, "zero_labels": zero_labels, "legend": groups, **drawn}
+                          "shared_axis": True, "zero_labels": zero_labels, "legend": groups, "boxes": boxes,
+                          "moves": moves, "encoding": "box p25..p75 of the non-zero deltas, median, min..max",
+                          **drawn}
 
 
 def plain_log_ticks(axis):
