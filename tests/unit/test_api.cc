@@ -317,6 +317,29 @@ TEST(Api, chrono_clocks_are_drop_in)
 	EXPECT_GT(fastclock::coarse_steady_clock::now().time_since_epoch().count(), 0);
 }
 
+// The time points are std::chrono's own: what a program does with std::chrono::system_clock::now() (to_time_t,
+// comparison, subtraction, a std::chrono::time_point variable) it does with fastclock's without a cast.
+TEST(Api, chrono_time_points_are_the_std_clocks_ones)
+{
+	static_assert(std::is_same_v<fastclock::system_clock::time_point, std::chrono::system_clock::time_point>);
+	static_assert(std::is_same_v<fastclock::steady_clock::time_point, std::chrono::steady_clock::time_point>);
+	static_assert(std::is_same_v<fastclock::coarse_steady_clock::time_point, std::chrono::steady_clock::time_point>);
+	std::chrono::system_clock::time_point before = std::chrono::system_clock::now();
+	std::time_t t = std::chrono::system_clock::to_time_t(fastclock::system_clock::now());
+	std::chrono::system_clock::time_point after = std::chrono::system_clock::now();
+	EXPECT_GE(t, std::chrono::system_clock::to_time_t(before) - 1);
+	EXPECT_LE(t, std::chrono::system_clock::to_time_t(after) + 1);
+	// comparison and difference across the two clocks: within a second (the two clocks agree to microseconds;
+	// the margin is for a preempted test, not for the clocks)
+	auto fw = fastclock::system_clock::now();
+	auto sw = std::chrono::system_clock::now();
+	EXPECT_TRUE(fw < sw + std::chrono::seconds(1) && sw < fw + std::chrono::seconds(1));
+	std::chrono::steady_clock::time_point deadline = fastclock::steady_clock::now() + std::chrono::seconds(1);
+	EXPECT_LT(std::chrono::steady_clock::now(), deadline);
+	EXPECT_LT(deadline - std::chrono::steady_clock::now(), std::chrono::seconds(2));
+	EXPECT_EQ(fastclock::system_clock::to_time_t(std::chrono::system_clock::from_time_t(12345)), 12345);
+}
+
 } // namespace
 
 TEST(Api, ns_split_rounds_towards_minus_infinity_like_timespec)

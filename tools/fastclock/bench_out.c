@@ -5,6 +5,8 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -33,16 +35,26 @@ static int reads_counter(const struct fcb_clock *c)
 	       strcmp(c->name, "getrusage") != 0;
 }
 
+/* Efficiency and rate are judged only where the threads had their CPUs (share >= 0.9): on a busy machine the
+ * one-thread window got 30 % of a CPU and the two-thread one 40 %, so rate(2) / (2 x rate(1)) read 1.39 and one
+ * thread's calls/s x the cost 0.5; 'efficiency' and 'rate' fired on nearly every clock for what 'cpu' already
+ * says (the machine's load, not the clock), and bench printed "40 of 40 clocks have a figure that cannot be
+ * right". An unmeasured share (NaN) does not stop the judgement. */
+static int had_cpu(double share)
+{
+	return !(round(share * 1e4) / 1e4 < 0.9);
+}
+
 static int figure_flags(const struct result *r)
 {
 	int f = 0;
 	for (int k = 0; k < r->nthreads; k++) {
-		f |= round(r->eff[k] * 1e4) / 1e4 > 1.10 ? F_EFFICIENCY : 0;
-		f |= round(r->share[k] * 1e4) / 1e4 < 0.9 ? F_CPU : 0;
+		f |= had_cpu(r->share[0]) && had_cpu(r->share[k]) && round(r->eff[k] * 1e4) / 1e4 > 1.10 ? F_EFFICIENCY : 0;
+		f |= had_cpu(r->share[k]) ? 0 : F_CPU;
 	}
 	if (reads_counter(r->c) && strcmp(r->c->group, "counter") != 0 && r->x_ctr < 0.95)
 		f |= F_BELOW_COUNTER;
-	if (r->nthreads > 0 && r->rate[0] > 0 && r->cost_med > 0) {
+	if (r->nthreads > 0 && r->rate[0] > 0 && r->cost_med > 0 && had_cpu(r->share[0])) {
 		double x = round(r->rate[0]) * r->cost_med / 1e9; /* B->threads[0] is 1 */
 		f |= x > 2 || x < 0.5 ? F_RATE : 0;
 	}
@@ -89,6 +101,50 @@ static const char *pct_cell(char *buf, size_t n, long part, long whole)
 	return buf;
 }
 
+/* Prose for a terminal: words wrapped at TEXT_COLS, continuation lines indented two spaces. */
+#define TEXT_COLS 100
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	size_t col = 0;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (char *w = buf, *save = NULL, *tok; (tok = strtok_r(w, " ", &save)) != NULL; w = NULL) {
+		size_t len = strlen(tok);
+		if (col && col + 1 + len > TEXT_COLS) {
+			fputs("\n  ", stdout);
+			col = 2;
+		} else if (col) {
+			putchar(' ');
+			col++;
+		}
+		fputs(tok, stdout);
+		col += len;
+	}
+	putchar('\n');
+}
+
+/* The flags that most clocks carry: a property of the run (a busy machine), said once, not per clock (the
+ * report's common_flags). */
+static int run_flags(const struct result *res, size_t n)
+{
+	int count[NFLAGS] = {0}, f = 0;
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < NFLAGS; k++)
+			count[k] += (figure_flags(&res[i]) >> k) & 1;
+	for (int k = 0; k < NFLAGS; k++)
+		f |= n && (size_t)count[k] > n / 2.0 ? 1 << k : 0;
+	return f;
+}
+
+static const char *const flag_words[] = {
+	"efficiency above 1.1", "threads got < 0.9 CPU each (a busy machine)", "cheaper than its counter read",
+	"calls/s disagree with the cost 2x",
+	"p75/p25 above 1.5"};
+
 static void print_agreement_summary(void)
 {
 	const struct agree_series *a = &B->agree;
@@ -102,68 +158,131 @@ static void print_agreement_summary(void)
 		}
 		stat_sort(am, a->n);
 		stat_sort(ar, a->n);
-		printf("agreement with the kernel, %zu bracketed samples: median |fastclock - kernel midpoint| mono %.0f "
-		       "ns, real %.0f ns; worst outside the kernel's bracket mono %.0f ns, real %.0f ns\n",
-		       a->n, stat_percentile_sorted(am, a->n, 50), stat_percentile_sorted(ar, a->n, 50), out_m, out_r);
+		say("agreement with the kernel, %zu bracketed samples: median |fastclock - kernel midpoint| mono %.0f "
+		    "ns, real %.0f ns; worst outside the kernel's bracket mono %.0f ns, real %.0f ns",
+		    a->n, stat_percentile_sorted(am, a->n, 50), stat_percentile_sorted(ar, a->n, 50), out_m, out_r);
 	}
 	free(am);
 	free(ar);
 }
 
+/* The verdict, first: fastclock's headline ratio, then what the figure checks found (flags most clocks carry
+ * said once as the run's; the count is of the clocks flagged for something else). */
+static void print_verdict(const struct result *res, size_t n, int common)
+{
+	const struct result *fc = NULL, *vd = NULL;
+	char buf[1024];
+	size_t used = 0;
+	int own = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(res[i].c->name, "fc_mono_ns"))
+			fc = &res[i];
+		if (!strcmp(res[i].c->name, FCB_VDSO_REF))
+			vd = &res[i];
+		own += (figure_flags(&res[i]) & ~common) != 0;
+	}
+	used += (size_t)snprintf(buf, sizeof(buf), "Verdict:%s", cli_interrupted ? " INTERRUPTED;" : "");
+	if (fc && vd && isfinite(fc->x_vdso))
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, " fc_mono_ns costs %.2fx the vDSO's "
+					 "clock_gettime(MONOTONIC) (%.3g vs %.3g ns);", fc->x_vdso, fc->cost_med, vd->cost_med);
+	else if (fc)
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, " fc_mono_ns costs %.3g ns;", fc->cost_med);
+	if (common) {
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, " this run:");
+		for (int k = 0, first = 1; k < NFLAGS; k++)
+			if (common & (1 << k)) {
+				used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s %s", first ? "" : ";",
+							 flag_words[k]);
+				first = 0;
+			}
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, ": re-run on a quiet machine before trusting "
+					 "the thread figures;");
+	}
+	if (own)
+		snprintf(buf + used, sizeof(buf) - used, " %d of %zu clocks with a figure that cannot be right (marked !, "
+			 "listed below the tables)", own, n);
+	else
+		snprintf(buf + used, sizeof(buf) - used, " no clock's figure %s", common ? "suspect besides that" :
+			 "suspect");
+	say("%s", buf);
+}
+
 static void print_text(struct result *res, size_t n, double wall_s, const struct fc_status *st)
 {
-	int flagged = 0;
+	int common = run_flags(res, n), last_t = B->nthreads ? B->threads[B->nthreads - 1] : 1;
+	char hdr_last[16];
+	print_verdict(res, n, common);
 	if (cli_interrupted)
-		printf("INTERRUPTED after %.1f s: the figures below are what was measured until then (nan: not "
-		       "measured)\n", wall_s);
-	printf("fastclock bench: %zu clocks, %.1f s (--duration %.1f", n, wall_s, B->duration_s);
-	if (B->waited_ns > 100000000)
-		printf(", %.1f s of it waiting for threads that got no CPU", (double)B->waited_ns / 1e9);
-	printf("); fastclock backend %s (%s)", fc_backend_name(st->backend), st->reason);
-	if (st->backend == FC_BACKEND_COUNTER)
-		printf(", counter %s at %.6f GHz\n", st->counter, (double)st->counter_hz / 1e9);
-	else
-		printf("; fc_ticks returns CLOCK_MONOTONIC ns\n");
-	printf("cost: median ns/call over %ld interleaved rounds [p25..p75]; x vDSO, x ctr: per-round ratios to "
-	       "%s and to the bare counter read; getres, observed: clock_getres and the smallest non-zero delta, ns; "
-	       "stale: share of zero deltas; d50, d99: consecutive deltas, ns; back: backward steps\n",
-	       n ? res[0].reps : 0L, FCB_VDSO_REF);
-	printf("%-36s %9s %17s %7s %6s %9s %9s %6s %9s %9s %5s %9s %9s", "clock", "ns/call", "[p25..p75]", "x vDSO",
-	       "x ctr", "getres", "observed", "stale", "d50", "d99", "back", "lat99.99", "lat max");
-	for (int k = 0; k < B->nthreads; k++)
-		printf(" %8s%-3d", "Mops/s@", B->threads[k]);
-	printf(" %6s %5s  %s\n", "eff", "cpu", "check");
+		say("INTERRUPTED after %.1f s: the figures below are what was measured until then (nan: not measured)",
+		    wall_s);
+	{
+		char waited[96] = "", ctr[96];
+		if (B->waited_ns > 100000000)
+			snprintf(waited, sizeof(waited), ", %.1f s of it waiting for threads that got no CPU",
+				 (double)B->waited_ns / 1e9);
+		if (st->backend == FC_BACKEND_COUNTER)
+			snprintf(ctr, sizeof(ctr), "counter %s at %.6f GHz", st->counter, (double)st->counter_hz / 1e9);
+		else
+			snprintf(ctr, sizeof(ctr), "fc_ticks returns CLOCK_MONOTONIC ns");
+		say("fastclock bench: %zu clocks, %.1f s (--duration %.1f%s); fastclock backend %s (%s); %s", n, wall_s,
+		    B->duration_s, waited, fc_backend_name(st->backend), st->reason, ctr);
+	}
+	/* Two tables of at most TEXT_COLS columns: cost, then resolution, deltas and threads. --json, --csv and
+	 * --markdown have every figure (each thread count's rate, the delta and latency percentiles). */
+	printf("\n%-34s %8s %15s %6s %5s %7s %8s %8s !\n", "clock", "ns/call", "[p25..p75]", "x vDSO", "x ctr",
+	       "getres", "lat99.99", "lat max");
 	for (size_t i = 0; i < n; i++) {
 		struct result *r = &res[i];
-		char rng[32], gr[16], ob[16], fl[80];
-		int last = r->nthreads - 1;
-		char d50[24], d99[24], l4[24], lm[24], zp[16];
-		snprintf(rng, sizeof(rng), "[%.1f..%.1f]", r->cost_p25, r->cost_p75);
-		printf("%-36s %9.2f %17s %7.2f %6.2f %9s %9s %6s %9s %9s %5ld", r->c->name, r->cost_med, rng,
-		       r->x_vdso, r->x_ctr, ns_cell(gr, sizeof(gr), r->getres_ns, "-"),
-		       ns_cell(ob, sizeof(ob), r->observed_ns, "-"),
-		       pct_cell(zp, sizeof(zp), r->zero, r->samples), ns_cell(d50, sizeof(d50), r->d_p50, "nan"),
-		       ns_cell(d99, sizeof(d99), r->d_p99, "nan"), r->backward);
-		printf(" %9s %9s", ns_cell(l4, sizeof(l4), r->lat_p9999, "nan"), ns_cell(lm, sizeof(lm), r->lat_max, "nan"));
-		for (int k = 0; k < B->nthreads; k++)
-			printf(" %11.2f", k < r->nthreads ? r->rate[k] / 1e6 : NAN);
-		printf(" %5.0f%% %4.0f%%  %s\n", last >= 0 ? 100 * r->eff[last] : NAN, last >= 0 ? 100 * r->share[last] : NAN,
-		       flag_text(figure_flags(r), fl, sizeof(fl)));
-		flagged += figure_flags(r) != 0;
+		char rng[48], lo[16], hi[16], gr[16], l4[24], lm[24];
+		snprintf(lo, sizeof(lo), r->cost_p25 < 1e4 ? "%.3g" : "%.0f", r->cost_p25);
+		snprintf(hi, sizeof(hi), r->cost_p75 < 1e4 ? "%.3g" : "%.0f", r->cost_p75);
+		snprintf(rng, sizeof(rng), "[%s..%s]", lo, hi);
+		printf("%-34s %8.2f %15s %6.2f %5.2f %7s %8s %8s%s\n", r->c->name, r->cost_med, rng, r->x_vdso, r->x_ctr,
+		       ns_cell(gr, sizeof(gr), r->getres_ns, "-"), ns_cell(l4, sizeof(l4), r->lat_p9999, "nan"),
+		       ns_cell(lm, sizeof(lm), r->lat_max, "nan"), figure_flags(r) & ~common ? " !" : "");
 	}
+	say("ns/call: median over %ld interleaved rounds [p25..p75]; x vDSO, x ctr: per-round ratios to %s and to "
+	    "the bare counter read; getres: clock_getres, ns; lat99.99, lat max: one read alone, ns (the slow path "
+	    "of a re-anchor and interruptions are in this tail)", n ? res[0].reps : 0L, FCB_VDSO_REF);
+	snprintf(hdr_last, sizeof(hdr_last), "M/s@%d", last_t);
+	printf("\n%-34s %8s %6s %7s %7s %4s %8s %8s %5s %4s\n", "clock", "observed", "stale", "d50", "d99", "back",
+	       "M/s@1", hdr_last, "eff", "cpu");
+	for (size_t i = 0; i < n; i++) {
+		struct result *r = &res[i];
+		char ob[16], zp[16], d50[24], d99[24];
+		int last = r->nthreads - 1;
+		printf("%-34s %8s %6s %7s %7s %4ld %8.2f %8.2f %4.0f%% %3.0f%%\n", r->c->name,
+		       ns_cell(ob, sizeof(ob), r->observed_ns, "-"), pct_cell(zp, sizeof(zp), r->zero, r->samples),
+		       ns_cell(d50, sizeof(d50), r->d_p50, "nan"), ns_cell(d99, sizeof(d99), r->d_p99, "nan"), r->backward,
+		       r->nthreads > 0 ? r->rate[0] / 1e6 : NAN, last == B->nthreads - 1 && last >= 0 ? r->rate[last] / 1e6 : NAN,
+		       last >= 0 ? 100 * r->eff[last] : NAN, last >= 0 ? 100 * r->share[last] : NAN);
+	}
+	say("observed: the smallest non-zero delta, ns; stale: share of zero deltas; d50, d99: consecutive deltas, "
+	    "ns; back: backward steps; M/s@T: million calls per second of T threads over one common window; eff: "
+	    "rate(T) / (T x rate(1)) and cpu: the threads' CPU time / wall time (< 100%%: other load), at T = %d",
+	    last_t);
+	{
+		int any = 0;
+		for (size_t i = 0; i < n; i++) {
+			char fl[80];
+			int f = figure_flags(&res[i]) & ~common;
+			if (!f)
+				continue;
+			if (!any)
+				printf("\n");
+			any = 1;
+			say("! %s: %s", res[i].c->name, flag_text(f, fl, sizeof(fl)));
+		}
+		if (any)
+			say("(!: figures that cannot be right: efficiency above 1.1 and rate: one thread's calls/s x cost off "
+			    "2x, where the threads had their CPUs; cpu: threads got < 0.9 CPU; below-counter: cheaper than "
+			    "its counter read; unstable: p75/p25 above 1.5)");
+	}
+	printf("\n");
 	print_agreement_summary();
-	if (flagged)
-		printf("check: %d of %zu clocks have a figure that cannot be right: efficiency (above 1.1), cpu (threads got "
-		       "< 0.9 CPU: a busy machine), below-counter (cheaper than its counter read), rate (calls/s and cost "
-		       "disagree 2x), unstable (p75/p25 > 1.5); re-run on a quiet machine\n", flagged, n);
 	if (B->reanchor_n)
-		printf("the reader that re-anchors: fc_mono_ns after 1.5 periods without a read took %.0f ns (median of %d; "
-		       "max %.0f), the read after it %.0f ns\n", B->reanchor_p50, B->reanchor_n, B->reanchor_max,
-		       B->steady_p50);
-	printf("lat99.99, lat max: single-read latency in ns (one read between two counter reads, their cost taken "
-	       "off): the slow path (a re-anchor) and interruptions are in this tail\n");
-	printf("Mops/s@T: calls per second of T threads over one common window; eff: rate(T) / (T x rate(1)) at the "
-	       "largest T; cpu: the threads' CPU time / wall time there (< 100%%: other load)\n");
+		say("the reader that re-anchors: fc_mono_ns after 1.5 periods without a read took %.0f ns (median of %d; "
+		    "max %.0f), the read after it %.0f ns", B->reanchor_p50, B->reanchor_n, B->reanchor_max, B->steady_p50);
 }
 
 static void print_markdown(struct result *res, size_t n, const struct fc_status *st)
@@ -207,13 +326,23 @@ static void print_markdown(struct result *res, size_t n, const struct fc_status 
 	}
 	{
 		/* The text output's check, said once: the tables carry no check column, and a busy machine's thread
-		 * figures (cpu 0.10) were pasted as if they were the library's. */
-		int count[NFLAGS] = {0}, flagged = 0;
+		 * figures (cpu 0.10) were pasted as if they were the library's. A flag most clocks carry is the run's
+		 * (as in the text's verdict): said as such, not as every clock's figure that cannot be right. */
+		int count[NFLAGS] = {0}, flagged = 0, common = run_flags(res, n);
 		for (size_t i = 0; i < n; i++) {
-			int f = figure_flags(&res[i]);
+			int f = figure_flags(&res[i]) & ~common;
 			flagged += f != 0;
 			for (int k = 0; k < NFLAGS; k++)
 				count[k] += (f >> k) & 1;
+		}
+		if (common) {
+			printf("\nCheck: this run (most clocks):");
+			for (int k = 0, first = 1; k < NFLAGS; k++)
+				if (common & (1 << k)) {
+					printf("%s %s", first ? "" : ";", flag_words[k]);
+					first = 0;
+				}
+			printf(": re-run on a quiet machine before quoting these tables.\n");
 		}
 		if (flagged) {
 			printf("\nCheck: %d of %zu clocks have a figure that cannot be right (", flagged, n);
@@ -222,8 +351,8 @@ static void print_markdown(struct result *res, size_t n, const struct fc_status 
 					printf("%s%s %d", first ? "" : ", ", flag_names[k], count[k]);
 					first = 0;
 				}
-			printf("; `fastclock bench` prints them per clock): re-run on a quiet machine before quoting "
-			       "these tables.\n");
+			printf("; `fastclock bench` prints them per clock)%s.\n",
+			       common ? "" : ": re-run on a quiet machine before quoting these tables");
 		}
 	}
 	if (B->reanchor_n)

@@ -62,6 +62,8 @@ static int run(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	if (!strcmp(cmd, "--version")) {
+		if (argc > 2)
+			return cli_usage_error("--version takes no argument, got '%s' (usage: fastclock --version)", argv[2]);
 		printf("fastclock %s (library %d.%d.%d)\n", FASTCLOCK_TOOL_VERSION, FASTCLOCK_VERSION_MAJOR,
 		       FASTCLOCK_VERSION_MINOR, FASTCLOCK_VERSION_PATCH);
 		return CLI_EXIT_OK;

@@ -24,8 +24,9 @@ static const char monitor_help[] =
 	"\n"
 	"Print one JSON line every S seconds (default 10) until Ctrl-C, or N lines: fastclock against the kernel\n"
 	"(mono_err_ns, real_err_ns: fastclock minus the kernel's bracket midpoint, with the bracket's half-width),\n"
-	"the UTC bound (status, source, half-width), the counter rate the tracker uses (and its change in ppm since\n"
-	"the first line: drift), and the re-anchors, discontinuities and wall-clock steps since the last line.\n"
+	"the UTC bound (status, source, half-width), the counter rate the tracker uses (and its drift: the change in\n"
+	"ppm since the second line; null before, while the rate is the start-up estimate over milliseconds), and\n"
+	"the re-anchors, discontinuities and wall-clock steps since the last line.\n"
 	"Schema: share/fastclock/bench.schema.json under the install prefix, command \"monitor\".\n"
 	"\n"
 	"  --interval S   seconds between lines (0 < S <= 86400; default 10)\n"
@@ -47,8 +48,12 @@ static void best_bracket(struct bracket *best)
 	}
 }
 
-/* One line: the sample, and the counts since *prev (then *prev = now). */
-static void monitor_line(long seq, int64_t t0, struct fc_status *prev, uint64_t hz0)
+/* One line: the sample, and the counts since *prev (then *prev = now). Drift is the tracker's rate against
+ * *hz0, the rate at the second line: the first line's rate is the start-up estimate, measured over the few
+ * milliseconds since fc_init (its baseline: FC_TRACK_HIST periods), and its difference from the rate measured
+ * over a whole interval (-8 ppm, say) is that estimate's error, not drift. So rate_change_ppm is null on the
+ * first two lines. */
+static void monitor_line(long seq, int64_t t0, struct fc_status *prev, uint64_t *hz0)
 {
 	struct fc_status st;
 	struct fc_interval iv;
@@ -76,7 +81,10 @@ static void monitor_line(long seq, int64_t t0, struct fc_status *prev, uint64_t 
 	jw_num(&j, "real_half_ns", (double)(b.r2 - b.r1) / 2);
 	jw_str(&j, "backend", fc_backend_name(st.backend));
 	jw_int(&j, "counter_hz", (int64_t)st.counter_hz);
-	jw_num(&j, "rate_change_ppm", hz0 && st.counter_hz ? ((double)st.counter_hz / (double)hz0 - 1) * 1e6 : NAN);
+	if (seq == 2)
+		*hz0 = st.counter_hz;
+	jw_num(&j, "rate_change_ppm",
+	       seq > 2 && *hz0 && st.counter_hz ? ((double)st.counter_hz / (double)*hz0 - 1) * 1e6 : NAN);
 	jw_obj(&j, "bound");
 	jw_str(&j, "status", fc_sync_name(iv.status));
 	jw_str(&j, "source", st.bound_source);
@@ -94,7 +102,7 @@ int cmd_monitor(int argc, char **argv)
 {
 	double interval_s = DEFAULT_INTERVAL_S, count = 0;
 	struct fc_status prev;
-	uint64_t hz0;
+	uint64_t hz0 = 0;
 	int64_t t0, next;
 	for (int i = 1; i < argc; i++) {
 		int m;
@@ -116,11 +124,10 @@ int cmd_monitor(int argc, char **argv)
 	cli_catch_interrupt();
 	fc_init();
 	fc_status(&prev);
-	hz0 = prev.counter_hz;
 	t0 = cli_ns(CLOCK_MONOTONIC);
 	next = t0;
 	for (long seq = 1; !cli_interrupted && (count == 0 || seq <= (long)count); seq++) {
-		monitor_line(seq, t0, &prev, hz0);
+		monitor_line(seq, t0, &prev, &hz0);
 		if (ferror(stdout))
 			break; /* cli_finish_output says why (exit 3) */
 		next += (int64_t)(interval_s * 1e9);

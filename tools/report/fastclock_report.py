@@ -16,6 +16,8 @@ table (column `check`) and in the pictures, and counted in the verdict line:
   below-counter a clock that reads the counter costs less than 0.95 x that counter read
   rate          one thread's calls/s disagrees with the cost per call by more than 2x either way
   unstable      the runs' medians differ by more than 1.5x, or p75 / p25 > 1.5 (a bimodal cost)
+efficiency and rate are judged only where the threads had their CPUs (cpu share >= 0.9): a busy machine is
+'cpu' alone. A flag that most clocks carry is a property of the run, said once in the verdict.
 
 Writes into DIR (default: fastclock-report):
   bench:  cost.png, deltas.png, scaling.png, agreement.png, summary.md, summary.csv, report.json, report.html
@@ -146,8 +148,11 @@ GROUP_COLORS = {"libc": "#8c8c8c", "clock_gettime": "#4c72b0", "counter": "#55a8
                 "fastclock": "#dd8452", "syscall": "#8172b3", "absl": "#937860", "reference": "#bbbbbb"}
 
 
+COMMAND = "report"  # the fastclock command this run serves (report, or compare): every error message names it
+
+
 def fail(msg, code):
-    print(f"fastclock: report: {msg}", file=sys.stderr)
+    print(f"fastclock: {COMMAND}: {msg}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -206,7 +211,10 @@ def load(path):
     except OSError as e:
         fail(f"cannot read '{path}': {e.strerror}", 2)
     except (ValueError, UnicodeDecodeError) as e:
-        fail(f"'{path}' is not JSON: {e}", 2)
+        # Python's "Expecting value: line 1 column 1 (char 0)" says nothing to whoever gave a text file
+        at = f" (line {e.lineno})" if getattr(e, "lineno", 1) > 1 else ""
+        fail(f"'{path}' is not JSON{at}: give the file that 'fastclock bench --json' or "
+             f"'fastclock check --json' wrote, not their text output", 2)
     validate(path, doc)
     return doc
 
@@ -230,7 +238,8 @@ def combine(paths, docs):
     names = [c["name"] for c in docs[0]["clocks"]]
     for p, d in zip(paths, docs):
         if [c["name"] for c in d["clocks"]] != names:
-            fail(f"'{p}' measured other clocks than '{paths[0]}': runs are combined clock by clock", 2)
+            fail(f"'{p}' measured other clocks than '{paths[0]}': report combines runs of the same clocks; "
+                 f"to set two different runs side by side use 'fastclock compare {paths[0]} {p}'", 2)
     out = json.loads(json.dumps(docs[0]))
     out["runs"] = len(docs)
     out["interrupted"] = any(d.get("interrupted") for d in docs)
@@ -292,7 +301,11 @@ def figure_checks(c):
     flags = []
     cost = c.get("cost", {})
     th = c.get("threads", [])
-    if any((t.get("efficiency") or 0) > 1.10 for t in th):
+    # efficiency and rate judged only where the threads had their CPUs (bench_out.c's had_cpu): a busy machine
+    # is 'cpu', said once, not also 'efficiency' and 'rate' on every clock
+    ok = lambda s: not (s is not None and s < 0.9)
+    s1 = next((t.get("cpu_share") for t in th if t.get("threads") == 1), None)
+    if any(ok(s1) and ok(t.get("cpu_share")) and (t.get("efficiency") or 0) > 1.10 for t in th):
         flags.append("efficiency")
     if any(t.get("cpu_share") is not None and t["cpu_share"] < 0.9 for t in th):
         flags.append("cpu")
@@ -301,7 +314,7 @@ def figure_checks(c):
         flags.append("below-counter")
     one = next((t for t in th if t.get("threads") == 1 and t.get("calls_per_s")), None)
     m = cost.get("median_ns")
-    if one and m and m > 0:
+    if one and m and m > 0 and ok(one.get("cpu_share")):
         r = one["calls_per_s"] * m / 1e9
         if r > 2 or r < 0.5:
             flags.append("rate")
@@ -373,6 +386,24 @@ def verdict(doc, rows):
     if doc.get("interrupted"):
         parts.append("INTERRUPTED")
     return "Verdict: " + "; ".join(parts)
+
+
+def check_verdict(doc):
+    """The check report's first line: PASS or FAIL as `fastclock check` said, with what it rests on."""
+    v = doc.get("violations", {})
+    worst = doc.get("worst_outside_bracket_ns", {})
+    w = max([x for x in worst.values() if isinstance(x, (int, float))] or [0])
+    rest = (f"{doc.get('bracketed_reads', 0)} bracketed reads and {doc.get('pingpong_rounds', 0)} ping-pong rounds "
+            f"in {doc.get('duration_s', 0):g} s on {doc.get('threads', '?')} threads")
+    if doc.get("passed"):
+        head = (f"PASS: fastclock agreed with the kernel: no violation in {rest}; worst read {si_ns(w, sign=False)} "
+                f"outside the kernel's bracket (allowed: {si_ns(doc.get('slack_ns', 0), sign=False)})")
+    else:
+        bad = [f"{k} {n}" for k, n in v.items() if k != "total" and n]
+        head = f"FAIL: {v.get('total', len(bad))} violations ({', '.join(bad) or 'see the JSON'}) in {rest}"
+    if doc.get("interrupted"):
+        head += "; INTERRUPTED"
+    return "Verdict: " + head
 
 
 TABLE_COLS = [("clock", "clock"), ("median_ns", "median ns/call"), ("p25_ns", "p25"), ("p75_ns", "p75"),
@@ -604,19 +635,29 @@ def share_pct(share):
     return f"{p:.1f}%"
 
 
-def hist_median(edges, counts):
-    """The median of a histogram's samples (geometric middle of the bin that holds it)."""
-    half, acc = sum(counts) / 2, 0
+def hist_quantile(edges, counts, q):
+    """The q-quantile of a histogram's samples (geometric middle of the bin that holds it)."""
+    want, acc = sum(counts) * q, 0
     for k, v in enumerate(counts):
         acc += v
-        if acc >= half:
+        if acc >= want and v:
             return math.sqrt(edges[k] * edges[k + 1]) if edges[k] > 0 else edges[k + 1]
     return edges[-1]
 
 
+def hist_median(edges, counts):
+    """The median of a histogram's samples (geometric middle of the bin that holds it)."""
+    return hist_quantile(edges, counts, 0.5)
+
+
 def plot_deltas(doc, path, size, side):
-    """Consecutive-delta distributions on one shared log axis: a violin per clock (its histogram), the median
-    marked; the share of zero deltas (reads that returned the same value) written at the right."""
+    """Consecutive-delta distributions on one shared log axis: per clock a box (the middle half of its non-zero
+    deltas), the median and the min..max line; at the right the share of zero deltas (reads that returned the
+    same value) and, where few deltas moved, how many. A violin whose height was each bin's share needed a
+    legend lesson; a box plot reads at once. A coarse clock read twice (fc_mono_coarse_ns and
+    fastclock::coarse_steady_clock) showed two medians from a handful of moves each: the count says so."""
+    from matplotlib.patches import Rectangle
+
     fig = new_figure(*size)
     ax = rows_axes(fig, size)
     items = []
@@ -632,21 +673,22 @@ def plot_deltas(doc, path, size, side):
         if edges:
             nz = [k for k, v in enumerate(counts) if v]
             lo_x, hi_x = min(lo_x, edges[nz[0]]), max(hi_x, edges[nz[-1] + 1])
-    plotted, only_zero, zero_labels = [], [], {}
+    plotted, only_zero, zero_labels, boxes, moves = [], [], {}, {}, {}
     for y, (_, c, d, edges, counts) in enumerate(items):
         col = GROUP_COLORS.get(c.get("group"), "#333333")
         zs = d.get("zero_share")
         if edges:
-            top = max(counts)
-            xs, ys = [], []
-            for k, v in enumerate(counts):
-                xs += [edges[k], edges[k + 1]]
-                ys += [0.42 * v / top] * 2
-            ax.fill_between(xs, [y - v for v in ys], [y + v for v in ys], color=col, alpha=0.7, linewidth=0)
             nz = [k for k, v in enumerate(counts) if v]  # the whole range, however rare its ends (preemptions)
             ax.plot([edges[nz[0]], edges[nz[-1] + 1]], [y, y], color=col, linewidth=0.8)
+            q1, q3 = hist_quantile(edges, counts, 0.25), hist_quantile(edges, counts, 0.75)
+            if q3 <= q1:  # one bin: a box a bin wide, so it shows
+                k = next(k for k in nz if edges[k] <= q1 <= edges[k + 1])
+                q1, q3 = max(edges[k], q1 / 1.25), min(edges[k + 1], q1 * 1.25)
+            ax.add_patch(Rectangle((q1, y - 0.32), q3 - q1, 0.64, facecolor=col, alpha=0.75, edgecolor=col))
             ax.plot([hist_median(edges, counts)], [y], "|", color="k", markersize=10)
             plotted.append(c["name"])
+            boxes[c["name"]] = [q1, q3]
+            moves[c["name"]] = sum(counts)
         else:
             why = ("not a clock: the batch loop alone" if c.get("timeline") == "none"
                    else "the value changes less often than it is read (coarse)")
@@ -655,6 +697,8 @@ def plot_deltas(doc, path, size, side):
             only_zero.append(c["name"])
         back = d.get("backward_steps") or 0
         zl = share_pct(zs) + " zero" if zs is not None else "-"
+        if edges and sum(counts) < 100:  # the box and median of a handful of moves: say how many
+            zl += f", {sum(counts)} moved"
         zero_labels[c["name"]] = zl
         ax.text(1.01, y, zl + (f", {back} BACK" if back else ""),
                 transform=ax.get_yaxis_transform(), fontsize=7, va="center", color="#b00000" if back else "#333")
@@ -664,7 +708,7 @@ def plot_deltas(doc, path, size, side):
     ax.set_xscale("log")
     if hi_x > 0:
         ax.set_xlim(lo_x / 2, hi_x * 2)
-    ax.set_xlabel("ns between consecutive reads in one thread (log). Width: share of the non-zero deltas; "
+    ax.set_xlabel("ns between consecutive reads that differ, one thread (log).  Box: the middle half of them; "
                   "|: median; line: min..max")
     ax.grid(axis="x", which="major", alpha=0.4)
     fig.suptitle("how far apart two consecutive reads are: narrow and left = stable and cheap", fontsize=11,
@@ -679,7 +723,9 @@ def plot_deltas(doc, path, size, side):
     drawn = {}
     save(fig, path, drawn)
     side["deltas.png"] = {"order": [t[1]["name"] for t in items], "violins": plotted, "all_zero": only_zero,
-                          "shared_axis": True, "zero_labels": zero_labels, "legend": groups, **drawn}
+                          "shared_axis": True, "zero_labels": zero_labels, "legend": groups, "boxes": boxes,
+                          "moves": moves, "encoding": "box p25..p75 of the non-zero deltas, median, min..max",
+                          **drawn}
 
 
 def plain_log_ticks(axis):
@@ -800,12 +846,20 @@ def plot_agreement(doc, path, size, side):
             xs = [p[0] for p in pts]
             es = [p[1] for p in pts]
             hs = [p[2] or 0 for p in pts]
-            ax.vlines(xs, [-h for h in hs], hs, color="#cccccc", linewidth=2, label="kernel bracket (± half-width)")
-            ax.plot(xs, es, ".", markersize=3, color="#4c72b0", label="fastclock - bracket midpoint")
-            # the axis holds 95 % of the samples and twice the typical bracket; the rest are drawn at its edge
-            mags = sorted(abs(e) for e in es)
-            lim = max(1.5 * mags[min(len(mags) - 1, int(0.95 * len(mags)))], 2 * sorted(hs)[len(hs) // 2], 1.0)
+            # The axis follows the reads whose kernel bracket is tight (half-width at most twice the median, as
+            # worst_sample): it holds their largest |error| and twice the typical bracket. A read the scheduler
+            # preempted inside its bracket sits up to milliseconds from the midpoint and says nothing about
+            # fastclock; a few of them scaled the axis to +-10 ms, and the +-20 ns agreement read as a flat
+            # line "off by 8 ms". Those reads are drawn at the edge and counted in a note under the title; a
+            # tight read far off (a real disagreement) still scales the axis.
+            cap = 2 * sorted(hs)[len(hs) // 2]
+            tight = [abs(e) for e, h in zip(es, hs) if h <= cap] or [abs(e) for e in es]
+            lim = max(1.5 * max(tight), cap, 1.0)
             ax.set_ylim(-lim, lim)
+            bars = [(x, h) for x, h in zip(xs, hs) if h <= lim]  # a bracket wider than the axis: its read is noted
+            ax.vlines([b[0] for b in bars], [-b[1] for b in bars], [b[1] for b in bars], color="#cccccc", linewidth=2,
+                      label="kernel bracket (± half-width)")
+            ax.plot(xs, es, ".", markersize=3, color="#4c72b0", label="fastclock - bracket midpoint")
             out = [(x, e, abs(e) > hw) for x, e, hw in zip(xs, es, hs) if abs(e) > lim]
             # red only where the sample is also outside its bracket; grey where a stretched bracket holds it
             for sign, mk in ((1, "^"), (-1, "v")):
@@ -822,9 +876,23 @@ def plot_agreement(doc, path, size, side):
             else:
                 text = (f"circled: the worst, {si_ns(es[k])} at {xs[k]:.2f} s, "
                         f"{si_ns(abs(es[k]) - hs[k], sign=False)} OUTSIDE its ±{si_ns(hs[k], sign=False)} bracket")
-            # the sentence goes under the panel's title, never over the samples; the sample is circled
+            wide = [h for h in hs if h > lim]
+            off_note = ""
+            if out:
+                n_in = sum(1 for o in out if not o[2])
+                off_note = f"{len(out)} read{'s' if len(out) != 1 else ''} off scale (triangles at the edge), "
+                if n_in == len(out):
+                    off_note += "each inside its kernel bracket"
+                else:
+                    off_note += (f"|error| up to {si_ns(max(abs(o[1]) for o in out), sign=False)}, "
+                                 f"{len(out) - n_in} OUTSIDE its bracket")
+                if wide:
+                    off_note += (f"; {len(wide)} bracket{'s' if len(wide) != 1 else ''} up to "
+                                 f"±{si_ns(max(wide), sign=False)} (the thread was preempted inside), not drawn")
+                text += "\n" + off_note
+            # the sentences go under the panel's title, never over the samples; the sample is circled
             ax.text(0.5, 1.0, text, transform=ax.transAxes, ha="center", va="bottom", fontsize=8,
-                    color="#b00000" if not inside else "#333333")
+                    color="#b00000" if not inside else "#333333", linespacing=1.3)
             ax.plot([xs[k]], [wy], "o", markerfacecolor="none", markeredgecolor="#b00000", markersize=10)
             # a long stretch without samples said for what it is (bench samples in its thread windows and once
             # between phases: none while it times the costs, the deltas or the latencies), not left to read as a
@@ -843,14 +911,15 @@ def plot_agreement(doc, path, size, side):
                     continue
                 info.setdefault("gaps", []).append([which, round(g0, 3), round(g1, 3)])
             info[which] = {"samples": len(pts), "worst_ns": es[k], "worst_t_s": xs[k], "worst_inside_bracket": inside,
-                           "beyond_axis": len(out), "ylim_ns": lim,
-                           "beyond_axis_outside_bracket": sum(1 for o in out if o[2])}
+                           "beyond_axis": len(out), "ylim_ns": lim, "tight_bracket_ns": cap,
+                           "beyond_axis_outside_bracket": sum(1 for o in out if o[2]),
+                           "brackets_wider_than_axis": len(wide), "off_scale_note": off_note}
         # each tick in the unit that reads (a bracket stretched to milliseconds had the axis read "5.0" under a
         # "1e6" multiplier in the corner, beside the label "ns")
         from matplotlib.ticker import FuncFormatter
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si_ns(v, sign=False) if v else "0"))
         ax.set_ylabel("fastclock - kernel")
-        ax.set_title(label, fontsize=9, pad=14)
+        ax.set_title(label, fontsize=9, pad=14 + (11 if info.get(which, {}).get("off_scale_note") else 0))
         ax.grid(alpha=0.3)
     starts = a.get("run_starts_s", [])
     if len(starts) > 1:  # a dotted line where each run after the first begins
@@ -872,7 +941,9 @@ def plot_agreement(doc, path, size, side):
     if h:
         fig.legend(h, labels, fontsize=8, loc="upper center", ncol=len(h), bbox_to_anchor=(0.5, 0.955), frameon=False)
     footer(fig, doc, size)
-    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.13, top=0.86, hspace=0.3)
+    notes = any(info.get(w, {}).get("off_scale_note") for w in ("mono", "real"))
+    # a second line under each title (the off-scale note) takes room from the panels, not from the legend
+    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.13, top=0.83 if notes else 0.86, hspace=0.42 if notes else 0.3)
     save(fig, path, info)
     side["agreement.png"] = info
 
@@ -988,6 +1059,8 @@ def main(argv=None):
     ap.add_argument("--json", action="store_true", help="with --compare: one JSON document")
     args = ap.parse_args(argv)
     if args.compare:
+        global COMMAND
+        COMMAND = "compare"
         if len(args.result) != 2:
             fail("compare takes two bench runs: A.json B.json", 2)
         try:
@@ -1013,7 +1086,8 @@ def main(argv=None):
     out = args.output
     images, tables, side, written = [], [], {"inputs": args.result, "command": doc["command"],
                                              "runs": doc.get("runs", 1)}, []
-    head_line = ""
+    head_line = check_verdict(doc) if doc["command"] == "check" else ""
+    side["verdict"] = head_line
     try:
         if doc["command"] == "bench":
             rows = clock_rows(doc)
