@@ -205,13 +205,20 @@ FC__START_TEXT int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bo
 			b->sync_status = h.sync_status;
 		}
 		d = (t - h.base_ticks) & h.mask;
-		if ((h.flags & FC_HAND_PROBE) && d < h.valid_ticks && d <= (h.mask >> 1)) {
-			/* The keeper asks whether anyone still reads (updater.c): say so once, use the hand */
+		if ((h.flags & FC_HAND_PROBE) && d <= (h.mask >> 1)) {
+			/* The keeper asks whether anyone still reads (updater.c): say so once; use the hand within its
+			 * window. Past it the keeper is parked (or late): it re-anchors when it sees this read, and
+			 * this read pays one kernel read, raised to the hand's largest value (the keeper's next hand
+			 * starts above the kernel's, windup.c). With no keeper any more, re-anchor as ever. */
 			if (!__atomic_load_n(&c->probe_seen, __ATOMIC_RELAXED))
 				__atomic_store_n(&c->probe_seen, 1, __ATOMIC_RELAXED);
-			if (b)
-				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
-			return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
+			if (d < h.valid_ticks) {
+				if (b)
+					b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
+				return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
+			}
+			if (__atomic_load_n(&c->upd_running, __ATOMIC_RELAXED) && !wound)
+				return kernel_past_hand(c, &h, how, b);
 		}
 		if (d < h.stale_ticks) { /* another thread re-anchored meanwhile */
 			if (b)

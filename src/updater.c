@@ -340,7 +340,8 @@ static void *updater_main(void *arg)
 			/* Nobody read for IDLE_NS: the chores alone, and a look whether anyone reads again (a reader's
 			 * re-anchor, a coarse read), PARKED_WAKE_NS apart */
 			(void)fc__clock_chores(c);
-			if (__atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED) == parked_slow && may_park(c)) {
+			if (__atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED) == parked_slow &&
+			    !__atomic_load_n(&c->probe_seen, __ATOMIC_RELAXED) && may_park(c)) {
 				if (wait_until(&fd, &wake, mono_now() + PARKED_WAKE_NS))
 					__atomic_fetch_add(&c->step_notifications, 1, __ATOMIC_RELAXED);
 				continue;
@@ -372,6 +373,8 @@ static void *updater_main(void *arg)
 				__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
 				run_since = now;
 			} else if (__atomic_load_n(&c->probing, __ATOMIC_RELAXED) && now - probe_from >= IDLE_NS) {
+				/* The current hand, the last re-anchor's, is a probe hand: a read past its window gets
+				 * the kernel's clock and sets probe_seen (read.c), which brings the keeper back */
 				__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
 				park(c);
 				parked = 1;

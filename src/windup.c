@@ -312,7 +312,7 @@ static void windup_locked(struct fc_clock *c, int chores)
 {
 	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
 	struct fc_sample s;
-	struct fc_hand p;
+	struct fc_hand p, kview;
 
 	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE) {
 		c->start_step(c); /* start.c's state machine (set with the phase by fc__clock_start) */
@@ -335,6 +335,14 @@ static void windup_locked(struct fc_clock *c, int chores)
 	 * window (track.c, kernel_swing), so a re-anchor without one errs wide */
 	if (chores)
 		fc__track_note_ntp(&c->track, &c->ntp, c->ntp_at);
+	/* Past a probe hand's window readers were served the kernel's clock, raised to the hand's largest value
+	 * (read.c): the next hand starts as one that leaves the kernel backend, at or above both */
+	if ((cur->flags & FC_HAND_PROBE) && ((s.c_mid - cur->base_ticks) & cur->mask) >= cur->valid_ticks) {
+		kview = *cur;
+		kview.flags = FC_HAND_KERNEL;
+		kview.floor_ns = (int64_t)(fc__hand_value_fx(cur, cur->base_ticks + cur->valid_ticks) >> 32) + 1;
+		cur = &kview;
+	}
 	/* Anchor at the sample itself, not at a later counter read: nothing between the two is observed, and a
 	 * suspend or a long preemption there would be extrapolated as running time (found by fuzz_track). */
 	fc__track_update(&c->track, cur, &s, s.c_mid, &p);
