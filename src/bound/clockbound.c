@@ -176,6 +176,11 @@ static int cb_snapshot(struct fc_cb *cb, struct fc_bound *b, char *why, size_t n
 		if (r != FC_CB_SIZE)
 			return fc__bfmt(why, n, "ClockBound segment %.80s is %zd bytes now (truncated or recreated)", cb->path, r),
 			       -1;
+		/* at every read, new contents or not: whoever may write it must still be its owner at open alone (an
+		 * administrator's chmod 0666 after the open let anyone write it). One fstat of the same descriptor,
+		 * after the read: a mode seen bad drops the source from this read on. */
+		if (i == 0 && !fc__bound_still_trusted(cb->fd, cb->owner, cb->path, b, cb->read_at))
+			return fc__bfmt(why, n, "%s", b->last_error), -1;
 		if (a.s.generation == 0 || (a.s.generation & 1))
 			continue; /* never written, or being written */
 		if (cb->have_snap && memcmp(&a.s, &cb->snap, sizeof(a.s)) == 0)
@@ -189,10 +194,6 @@ static int cb_snapshot(struct fc_cb *cb, struct fc_bound *b, char *why, size_t n
 			continue;
 		if (fc__cb_parse(a.b, sizeof(a.b), &c.s, why, n) != 0)
 			return -1; /* rewritten as something else */
-		/* new contents: whoever wrote them must still be the only one who can (an administrator's chmod
-		 * 0666 after the open let anyone write it) */
-		if (!fc__bound_still_trusted(cb->fd, cb->owner, cb->path, b, cb->read_at))
-			return fc__bfmt(why, n, "%s", b->last_error), -1;
 		cb->snap = a.s;
 		cb->snap_gen = a.s.generation;
 		cb->have_snap = 1;

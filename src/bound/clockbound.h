@@ -54,7 +54,7 @@ struct fc_cb {
 				  * one; INT64_MIN: none */
 	int64_t checked_at;      /* CLOCK_MONOTONIC_COARSE when a stale segment's path was last checked for a new
 				  * file (a restarted daemon's) */
-	unsigned owner;          /* its owner at open (uid): owner and mode re-checked at each new snapshot */
+	unsigned owner;          /* its owner at open (uid): owner and mode judged again at every read */
 	struct fc_fd_id fd_id;   /* fd's file: closed only while fd is still it (fc__bound_close) */
 };
 /* Open `path` read-only (fc__bound_open_file: a regular file root or its directory's owner wrote), validating
