@@ -1038,6 +1038,74 @@ def t_report_runs_nothing_from_the_current_directory():
     assert not (px[0] > 0.9 and px[1] < 0.1 and px[2] < 0.1), ("the current directory's matplotlibrc was read", px)
 
 
+def t_report_output_dir_link_swapped_between_check_and_write():
+    """-o DIR was judged as it resolved at one moment and written seconds later through the path: a link in that
+    path pointing into root's directory while checked and into another user's while written (a directory there
+    holding summary.md -> root's file) had root's file overwritten with the summary. The script is run in this
+    process with the swap made between its checks and its first write (its `combine`, which runs between them);
+    the directory is opened once and every file created relative to it, and another user's link on the way is
+    refused."""
+    import importlib.util
+    import shutil
+
+    spec = importlib.util.spec_from_file_location("fastclock_report",
+                                                  os.path.join(A.source, "tools", "report", "fastclock_report.py"))
+    rep = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rep)
+    fixture = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
+    tmp, victim = shared_tmp_and_victim()
+    nobody = 65534 if os.geteuid() == 0 else os.geteuid()
+    mine = os.path.join(A.work, "mine")  # ours: where the link points while checked
+    shutil.rmtree(mine, ignore_errors=True)
+    os.makedirs(os.path.join(mine, "out"))
+    theirs = os.path.join(tmp, "theirs")  # another user's: where it points while written
+    os.makedirs(os.path.join(theirs, "out"))
+    os.symlink(victim, os.path.join(theirs, "out", "summary.md"))
+    os.chmod(os.path.join(theirs, "out"), 0o777)
+    if os.geteuid() == 0:
+        for q in (theirs, os.path.join(theirs, "out"), os.path.join(theirs, "out", "summary.md")):
+            os.lchown(q, nobody, nobody)
+    for case in ("their link", "our link in a directory they may write"):
+        # "their link": tmp/lnk, another user's link in a sticky /tmp; "ours": root's link in a directory others
+        # may write without the sticky bit (they can rename their own link over it)
+        where = tmp if case == "their link" else os.path.join(A.work, "open")
+        if case != "their link":
+            shutil.rmtree(where, ignore_errors=True)
+            os.makedirs(where)
+            os.chmod(where, 0o777)
+        lnk = os.path.join(where, "lnk")
+        if os.path.lexists(lnk):
+            os.unlink(lnk)
+        os.symlink(mine, lnk)
+        if os.geteuid() == 0 and case == "their link":
+            os.lchown(lnk, nobody, nobody)
+        real_combine = rep.combine
+
+        def swap_then_combine(*a, lnk=lnk, real_combine=real_combine):
+            new = lnk + ".new"
+            os.symlink(theirs, new)
+            os.rename(new, lnk)  # the other user's rename over the link
+            return real_combine(*a)
+
+        rep.combine = swap_then_combine
+        try:
+            rc = rep.main([fixture, "-o", os.path.join(lnk, "out")])
+        except SystemExit as e:
+            rc = e.code
+        finally:
+            rep.combine = real_combine
+            if getattr(rep, "OUT_FD", None) is not None:
+                os.close(rep.OUT_FD)
+                rep.OUT_FD = None
+        with open(victim) as f:
+            assert f.read() == "precious\n", f"{case}: the summary was written through the swapped link (rc {rc})"
+        if case == "their link":
+            assert rc == 2, (case, rc)
+        else:
+            assert rc == 0, (case, rc)
+            assert os.path.getsize(os.path.join(mine, "out", "summary.md")) > 0, "not written where it was judged"
+
+
 TESTS = {name[2:]: fn for name, fn in globals().items() if name.startswith("t_") and callable(fn)}
 
 
