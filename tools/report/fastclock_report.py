@@ -43,24 +43,51 @@ import shutil
 import stat
 import statistics
 import sys
-import tempfile
 
 
 def private_mpl_dir():
-    """A matplotlib cache directory no other user can have made or can write: $TMPDIR/fastclock-mpl-<euid>, ours
-    and 0700, else a fresh one. A fixed shared name ($TMPDIR/fastclock-mpl) let any user make it first: matplotlib
-    read their matplotlibrc, and wrote its font cache through their symbolic link onto any file of ours."""
-    d = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"fastclock-mpl-{os.geteuid()}")
+    """A matplotlib cache directory no other user can have made, can write or can point elsewhere:
+    $TMPDIR/fastclock-mpl-<euid>, else a fresh one there, opened as the output directory is (open_output_dir: no
+    other user's link on its path, ours, writable by no one else) and 0700; matplotlib is given procfs's link to
+    that descriptor (/proc/self/fd/N, the directory judged, whatever is at its path later). A fixed shared name
+    ($TMPDIR/fastclock-mpl) let any user make it first: matplotlib read their matplotlibrc, and wrote its font
+    cache through their symbolic link onto any file of ours; a directory judged by its path and given to
+    matplotlib by that path could be swapped between the two (a link on the path repointed)."""
+    tmp = os.environ.get("TMPDIR", "/tmp")
+    fd = judged_private_dir(os.path.join(tmp, f"fastclock-mpl-{os.geteuid()}"))
+    fresh = None
+    if fd is None:
+        fresh = f"fastclock-mpl-{os.getpid()}-{base64.b32encode(os.urandom(10)).decode('ascii').lower()}"
+        fd = judged_private_dir(os.path.join(tmp, fresh), fresh=True)
+    if fd is None:
+        print(f"fastclock: report: no private directory for matplotlib's cache in {tmp} (set TMPDIR to a directory "
+              "of your own)", file=sys.stderr)
+        sys.exit(1)
+    os.set_inheritable(fd, False)
+    if fresh:  # removed at exit relative to the directory above it (rmtree with dir_fd follows no link)
+        up = os.open("..", DIR_FLAGS, dir_fd=fd)
+        atexit.register(lambda: (shutil.rmtree(fresh, ignore_errors=True, dir_fd=up), os.close(up)))
+    via = f"/proc/self/fd/{fd}"
     try:
-        os.mkdir(d, 0o700)
-    except FileExistsError:
-        pass
+        same = (os.stat(via).st_dev, os.stat(via).st_ino) == (os.fstat(fd).st_dev, os.fstat(fd).st_ino)
     except OSError:
-        return fresh_dir()
-    st = os.lstat(d)
-    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o077:
-        return d
-    return fresh_dir()
+        same = False
+    # without procfs: its real path, judged (no link on it, every directory on it ours or root's, no other user
+    # may rename an entry on it): the name then leads nowhere else
+    return via if same else (os.path.realpath(os.path.join(tmp, fresh or f"fastclock-mpl-{os.geteuid()}")))
+
+
+def judged_private_dir(path, fresh=False):
+    """The descriptor of the directory at path (made 0700 where missing; with fresh, it must be made now), judged as
+    the output directory is and private (0700); None where it is not."""
+    try:
+        fd = open_output_dir(path, 0o700, must_make=fresh)
+    except (Refused, OSError):
+        return None
+    if os.fstat(fd).st_mode & 0o077:
+        os.close(fd)
+        return None
+    return fd
 
 
 def import_matplotlib_away_from_cwd():
@@ -96,7 +123,7 @@ def others_may_write(st):
     return st.st_mode & 0o002 or (st.st_mode & 0o020 and not own_private_group(st.st_gid))
 
 
-def open_output_dir(out):
+def open_output_dir(out, mode=0o755, must_make=False):
     """The output directory, opened once (made where it is missing) and judged on that descriptor: every file is
     then created relative to it, so what was judged is what is written into. The path is walked one component at a
     time from "/" (or the current directory), each opened with O_NOFOLLOW relative to the one before: a symbolic
@@ -113,9 +140,11 @@ def open_output_dir(out):
             name = todo.pop()
             last = not todo
             try:
+                if last and must_make:  # a fresh directory: made now, by us, or refused
+                    os.mkdir(name, mode, dir_fd=fd)
                 nfd = os.open(name, DIR_FLAGS, dir_fd=fd)
             except FileNotFoundError:
-                os.mkdir(name, 0o755, dir_fd=fd)  # a link at the name is never followed by mkdir
+                os.mkdir(name, mode, dir_fd=fd)  # a link at the name is never followed by mkdir
                 nfd = os.open(name, DIR_FLAGS, dir_fd=fd)
             except OSError as e:
                 if e.errno not in (errno.ELOOP, errno.ENOTDIR):
@@ -226,12 +255,6 @@ def own_private_group(gid):
         return grp.getgrgid(gid).gr_name == pwd.getpwuid(os.geteuid()).pw_name and not grp.getgrgid(gid).gr_mem
     except KeyError:
         return False
-
-
-def fresh_dir():
-    d = tempfile.mkdtemp(prefix="fastclock-mpl-")
-    atexit.register(shutil.rmtree, d, ignore_errors=True)
-    return d
 
 
 # Headless and no writes to $HOME: a private matplotlib cache when the default one is not writable.
