@@ -3,8 +3,8 @@
  * the recording of a source's last error, and the opening of a source's file with the checks that say who
  * could have written it (docs/THREATS.md).
  *
- * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_judge, fc__bound_still_trusted, fc__bound_socket_trusted,
- * fc__bound_uevent_is_vmclock, fc__bound_fd_id, fc__bound_close.
+ * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_judge, fc__bound_still_trusted,
+ * fc__bound_socket_trusted, fc__bound_uevent_is_vmclock, fc__bound_fd_id, fc__bound_close.
  * May call: fmt.c, async-signal-safe libc (open, openat, read, fstat, fstatat, fstatfs, fgetxattr, getxattr, close,
  * geteuid).
  */
@@ -402,7 +402,8 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 		fc__bound_error(b, now, "fstat %.100s: %s", dir, fc__errname(errno));
 		goto refused;
 	}
-	if (!fc__bound_judge(fd, st, 0, (unsigned)ds.st_uid, path, b, now, "a user who is neither root nor its directory's owner"))
+	if (!fc__bound_judge(fd, st, 0, (unsigned)ds.st_uid, path, b, now,
+			     "a user who is neither root nor its directory's owner"))
 		goto refused;
 	/* ...and that owner is the daemon's user only if no one else could have made the directory theirs: a user
 	 * can create one in any directory it may write (/tmp, /dev/shm) and write a "segment" there. A file of

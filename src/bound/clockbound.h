@@ -60,8 +60,9 @@ struct fc_cb {
 	struct fc_fd_id fd_id;   /* fd's file: closed only while fd is still it (fc__bound_close) */
 };
 /* Open `path` read-only (fc__bound_open_file: a regular file root or its directory's owner wrote), validating
- * the header as ClockBound's client does. Returns 0, or -1 with b->last_error set (the path and what was wrong:
- * its kind, owner and mode, its size, magic or version). */
+ * the header as ClockBound's client does, and read this process's time namespace offset (cb->mono_off). Returns 0,
+ * or -1 with b->last_error set (the path and what was wrong: its kind, owner and mode, its size, magic or version,
+ * an offset that cannot be read). */
 int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t now);
 void fc__cb_close(struct fc_cb *cb);
 /* Take a consistent snapshot (a pread, at most once per value of mono_coarse) and compute the bound at

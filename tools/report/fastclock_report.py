@@ -1135,7 +1135,7 @@ def main(argv=None):
     except Refused as e:
         fail(f"cannot write into '{args.output}': {e}: name a directory of your own with -o", 2)
     except NotADirectoryError as e:
-        fail(f"cannot write into '{args.output}': {e.strerror if e.strerror else 'it exists and is not a directory'}", 2)
+        fail(f"cannot write into '{args.output}': {e.strerror or 'it exists and is not a directory'}", 2)
     except OSError as e:
         fail(f"cannot create the directory '{args.output}': {e.strerror}", 2)
     if len(docs) > 1 and any(d["command"] != "bench" for d in docs):
