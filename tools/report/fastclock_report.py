@@ -66,7 +66,7 @@ def private_mpl_dir():
     os.set_inheritable(fd, False)
     if fresh:  # removed at exit relative to the directory above it (rmtree with dir_fd follows no link)
         up = os.open("..", DIR_FLAGS, dir_fd=fd)
-        atexit.register(lambda: (shutil.rmtree(fresh, ignore_errors=True, dir_fd=up), os.close(up)))
+        atexit.register(remove_at, up, fresh)
     via = f"/proc/self/fd/{fd}"
     try:
         same = (os.stat(via).st_dev, os.stat(via).st_ino) == (os.fstat(fd).st_dev, os.fstat(fd).st_ino)
@@ -75,6 +75,15 @@ def private_mpl_dir():
     # without procfs: its real path, judged (no link on it, every directory on it ours or root's, no other user
     # may rename an entry on it): the name then leads nowhere else
     return via if same else (os.path.realpath(os.path.join(tmp, fresh or f"fastclock-mpl-{os.geteuid()}")))
+
+
+def remove_at(dfd, name):
+    """rmtree of name in the directory open at dfd (never by a path; Python < 3.11 has no dir_fd there: left)."""
+    try:
+        shutil.rmtree(name, ignore_errors=True, dir_fd=dfd)
+    except TypeError:
+        pass
+    os.close(dfd)
 
 
 def judged_private_dir(path, fresh=False):
