@@ -3,8 +3,8 @@
  * the recording of a source's last error, and the opening of a source's file with the checks that say who
  * could have written it (docs/THREATS.md).
  *
- * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_socket_trusted,
- * fc__bound_uevent_is_vmclock, fc__bound_fd_id, fc__bound_close.
+ * Owns: fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_judge, fc__bound_still_trusted,
+ * fc__bound_socket_trusted, fc__bound_uevent_is_vmclock, fc__bound_fd_id, fc__bound_close.
  * May call: fmt.c, async-signal-safe libc (open, openat, read, fstat, fstatat, fstatfs, fgetxattr, getxattr, close,
  * geteuid).
  */
@@ -101,6 +101,16 @@ void fc__bound_writers_error(const struct stat *st, const char *path, struct fc_
 		       : else_who);
 }
 
+int fc__bound_judge(int fd, const struct stat *st, unsigned owner, unsigned or_owner, const char *path,
+		    struct fc_bound *b, int64_t now, const char *else_who)
+{
+	if ((st->st_uid != owner && st->st_uid != or_owner) || others_may_write(st)) {
+		fc__bound_writers_error(st, path, b, now, else_who);
+		return 0;
+	}
+	return !acl_may_let_others_write(fd, st, path, b, now);
+}
+
 int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_bound *b, int64_t now)
 {
 	struct stat st;
@@ -108,11 +118,7 @@ int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_
 		fc__bound_error(b, now, "fstat %.100s: %s", path, fc__errname(errno));
 		return 0;
 	}
-	if (st.st_uid != owner || others_may_write(&st)) {
-		fc__bound_writers_error(&st, path, b, now, "a user other than its owner at open");
-		return 0;
-	}
-	return !acl_may_let_others_write(fd, &st, path, b, now);
+	return fc__bound_judge(fd, &st, owner, owner, path, b, now, "a new owner");
 }
 
 struct fc_fd_id fc__bound_fd_id(int fd)
@@ -336,15 +342,8 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 		char fdname[16];
 		struct statfs sf;
 		int pe;
-		if (st->st_uid != 0) {
-			fc__bound_error(b, now, "%.100s: a device owned by uid %u (mode 0%o), not root: not trusted", path,
-				       (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
+		if (!fc__bound_judge(pfd, st, 0, 0, path, b, now, "a user other than root"))
 			goto refused;
-		}
-		if (others_may_write(st)) {
-			fc__bound_writers_error(st, path, b, now, "others");
-			goto refused;
-		}
 		/* The device is reopened, once shown to be a vmclock, through procfs's link to the inode pfd holds
 		 * (/proc/self/fd/N: that inode, not the path again, where something else may stand by then); its ACL
 		 * is read there too. No procfs, no device: fail closed. */
@@ -355,8 +354,6 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 				       pe > 0 ? fc__errname(pe) : "/proc is not procfs", path);
 			goto refused;
 		}
-		if (acl_may_let_others_write(pfd, st, path, b, now))
-			goto refused;
 		if (is_vmclock(st->st_rdev, path, b, now) != 0)
 			goto refused;
 		fc__bfmt(fdname, sizeof(fdname), "%d", pfd);
@@ -405,11 +402,8 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 		fc__bound_error(b, now, "fstat %.100s: %s", dir, fc__errname(errno));
 		goto refused;
 	}
-	if ((st->st_uid != 0 && st->st_uid != ds.st_uid) || others_may_write(st)) {
-		fc__bound_writers_error(st, path, b, now, "a user who is neither root nor its directory's owner");
-		goto refused;
-	}
-	if (acl_may_let_others_write(fd, st, path, b, now))
+	if (!fc__bound_judge(fd, st, 0, (unsigned)ds.st_uid, path, b, now,
+			     "a user who is neither root nor its directory's owner"))
 		goto refused;
 	/* ...and that owner is the daemon's user only if no one else could have made the directory theirs: a user
 	 * can create one in any directory it may write (/tmp, /dev/shm) and write a "segment" there. A file of

@@ -24,7 +24,7 @@
  *
  * Owns (bound.c, fmt.c): struct fc_bound, enum fc_bound_kind, enum fc_leap, struct fc_bound_tick, struct
  * fc_bound_driver (the shape of a source), fc__bfmt / fc__bvfmt / fc__errname, fc__bound_half_at,
- * fc__bound_error, fc__bound_open_file, fc__bound_still_trusted, fc__bound_writers_error,
+ * fc__bound_error, fc__bound_open_file, fc__bound_judge, fc__bound_still_trusted, fc__bound_writers_error,
  * fc__bound_socket_trusted, struct fc_fd_id, fc__bound_fd_id, fc__bound_close.
  * May call: async-signal-safe libc (bound.c: open, openat, fstat, fstatat, close, geteuid); nothing else.
  */
@@ -99,8 +99,14 @@ int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_
 /* Does a sysfs uevent (n bytes of it, not a string) say DEVNAME=vmclock<N>? 1 or 0; devname gets the DEVNAME it
  * says, printable ASCII only ("" without one), for the message. */
 int fc__bound_uevent_is_vmclock(const char *buf, size_t n, char *devname, size_t dn);
-/* The open file's owner, mode and ACL still say who wrote it (an administrator may chmod it after the open): 1, or
- * 0 with b->last_error naming them. owner: its owner (uid) at open. */
+/* The one rule a source's owner and mode are judged by, at its open and at every read after it (so the two cannot
+ * differ): owned by `owner` or `or_owner`, writable by no other user (group write only for group root, and only
+ * without an ACL whose mask lets write). 1, or 0 with b->last_error naming owner, group and mode ("may be written
+ * by <else_who>" for another owner). fd: the descriptor st was taken from (its ACL is read there). */
+int fc__bound_judge(int fd, const struct stat *st, unsigned owner, unsigned or_owner, const char *path,
+		    struct fc_bound *b, int64_t now, const char *else_who);
+/* The open file judged again (an administrator's chmod, chown or setfacl after the open): one fstat of the same
+ * descriptor, the rule of fc__bound_judge with its owner at open. 1, or 0 with b->last_error naming them. */
 int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_bound *b, int64_t now);
 /* An open descriptor's file (device and inode; 0 0 where fstat fails), and close(fd) only while fd is still that
  * file: a fork child may close every descriptor it did not open (a daemon's close-all, no exec) and reuse the

@@ -4,11 +4,13 @@
  * under the segment's 16-bit generation (a seqlock), the client's status rules and drift growth.
  *
  * Owns: struct fc_cb (the mapping, the last snapshot, the disruption marker seen), its driver (fc__cb_driver).
- * May call: async-signal-safe libc only (pread, fstat, lstat, close), bound.c, fmt.c.
+ * May call: async-signal-safe libc only (open, pread, fstat, fstatfs, lstat, close), bound.c, fmt.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "clockbound.h"
@@ -30,6 +32,10 @@
 /* Reads of the segment per poll before giving up on a consistent one (each a pread of 80 bytes; the writer
  * holds the generation odd for well under a microsecond). */
 #define CB_SNAPSHOT_TRIES 100
+
+/* A time namespace's monotonic offset past this (2^29 s, 17 years) is refused: a segment's time (< 2^33 s) moved by
+ * it still fits an int64 of ns. */
+#define CB_MAX_OFFSET_SEC ((int64_t)1 << 29)
 
 static int64_t ts_ns(int64_t sec, int64_t nsec) { return sec * NS_PER_SEC + nsec; }
 static int ts_ok(int64_t sec, int64_t nsec) { return sec >= 0 && sec < CB_MAX_SEC && nsec >= 0 && nsec < NS_PER_SEC; }
@@ -116,6 +122,81 @@ int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bo
 	return b->status;
 }
 
+int fc__cb_parse_timens(const char *buf, size_t len, int64_t *off, char *why, size_t n)
+{
+	/* the kernel's lines (fs/proc/base.c): "<clock> <sec> <nsec>\n", the clock named ("monotonic", "boottime";
+	 * by number before Linux 5.11: 1 CLOCK_MONOTONIC, 7 CLOCK_BOOTTIME), sec signed, 0 <= nsec < 1e9 */
+	size_t i = 0;
+	int seen = 0;
+	*off = 0;
+	while (i < len) {
+		size_t name = i, name_len;
+		int64_t v[2] = {0, 0};
+		int neg = 0;
+		while (i < len && buf[i] != ' ' && buf[i] != '\n')
+			i++;
+		name_len = i - name;
+		for (int f = 0; f < 2; f++) {
+			int digits = 0;
+			while (i < len && buf[i] == ' ')
+				i++;
+			if (f == 0 && i < len && buf[i] == '-')
+				neg = 1, i++;
+			for (; i < len && buf[i] >= '0' && buf[i] <= '9' && digits < 12; i++, digits++)
+				v[f] = v[f] * 10 + (buf[i] - '0');
+			if (!digits)
+				return fc__bfmt(why, n, "/proc/self/timens_offsets: not a clock's offset at byte %zu", i), -1;
+		}
+		if (i >= len || buf[i] != '\n' || name_len == 0 || v[1] >= NS_PER_SEC)
+			return fc__bfmt(why, n, "/proc/self/timens_offsets: not a clock's offset at byte %zu", i), -1;
+		i++;
+		if ((name_len == 9 && memcmp(buf + name, "monotonic", 9) == 0) || (name_len == 1 && buf[name] == '1')) {
+			if (seen++ || v[0] >= CB_MAX_OFFSET_SEC)
+				return fc__bfmt(why, n, "time namespace monotonic offset %s%lld s: refused", neg ? "-" : "",
+						(long long)v[0]),
+				       -1;
+			*off = (neg ? -v[0] : v[0]) * NS_PER_SEC + v[1]; /* a timespec: -0.5 s is -1 s + 500000000 ns */
+		}
+	}
+	if (!seen)
+		return fc__bfmt(why, n, "/proc/self/timens_offsets names no monotonic offset"), -1;
+	return 0;
+}
+
+/* This process's CLOCK_MONOTONIC minus the host's (its time namespace's offset: unshare --time, a container
+ * restored elsewhere): the segment's times are the daemon's CLOCK_MONOTONIC_COARSE, the host's. Read once at the
+ * open, through one descriptor that must be procfs's, bounded. No such file on a procfs: a kernel without time
+ * namespaces, offset 0. Anything else (no procfs, unreadable, malformed): -1 with why, the source refused. */
+static int cb_mono_offset(int64_t *off, char *why, size_t n)
+{
+	char buf[160];
+	struct statfs sf;
+	ssize_t r;
+	int fd = open("/proc/self/timens_offsets", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), e = errno, ok;
+	*off = 0;
+	if (fd < 0 && e == ENOENT) {
+		fd = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ok = fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == FC_PROC_SUPER_MAGIC;
+		if (fd >= 0)
+			close(fd);
+		if (ok)
+			return 0;
+	}
+	if (fd < 0)
+		return fc__bfmt(why, n, "cannot tell this process's time namespace offset (/proc/self/timens_offsets: %s)",
+				fc__errname(e)),
+		       -1;
+	ok = fstatfs(fd, &sf) == 0 && sf.f_type == FC_PROC_SUPER_MAGIC;
+	r = ok ? pread(fd, buf, sizeof(buf), 0) : -1;
+	e = errno;
+	close(fd);
+	if (!ok || r < 0 || r == (ssize_t)sizeof(buf))
+		return fc__bfmt(why, n, "cannot tell this process's time namespace offset (/proc/self/timens_offsets: %s)",
+				!ok ? "not procfs" : r < 0 ? fc__errname(e) : "too long"),
+		       -1;
+	return fc__cb_parse_timens(buf, (size_t)r, off, why, n);
+}
+
 void fc__cb_close(struct fc_cb *cb)
 {
 	fc__bound_close(cb->fd, cb->fd_id);
@@ -130,6 +211,7 @@ int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t 
 	char why[FC_BOUND_TEXT] = "";
 	struct stat st;
 	ssize_t n;
+	int64_t off;
 	int fd;
 
 	memset(cb, 0, sizeof(*cb));
@@ -152,6 +234,12 @@ int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t 
 		close(fd);
 		return -1;
 	}
+	if (cb_mono_offset(&off, why, sizeof(why)) != 0) {
+		fc__bound_error(b, now, "%.100s: %s", path, why);
+		close(fd);
+		return -1;
+	}
+	cb->mono_off = off;
 	cb->fd = fd;
 	cb->owner = (unsigned)st.st_uid;
 	cb->fd_id = (struct fc_fd_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
@@ -176,6 +264,11 @@ static int cb_snapshot(struct fc_cb *cb, struct fc_bound *b, char *why, size_t n
 		if (r != FC_CB_SIZE)
 			return fc__bfmt(why, n, "ClockBound segment %.80s is %zd bytes now (truncated or recreated)", cb->path, r),
 			       -1;
+		/* at every read, new contents or not: whoever may write it must still be its owner at open alone (an
+		 * administrator's chmod 0666 after the open let anyone write it). One fstat of the same descriptor,
+		 * after the read: a mode seen bad drops the source from this read on. */
+		if (i == 0 && !fc__bound_still_trusted(cb->fd, cb->owner, cb->path, b, cb->read_at))
+			return fc__bfmt(why, n, "%s", b->last_error), -1;
 		if (a.s.generation == 0 || (a.s.generation & 1))
 			continue; /* never written, or being written */
 		if (cb->have_snap && memcmp(&a.s, &cb->snap, sizeof(a.s)) == 0)
@@ -189,10 +282,6 @@ static int cb_snapshot(struct fc_cb *cb, struct fc_bound *b, char *why, size_t n
 			continue;
 		if (fc__cb_parse(a.b, sizeof(a.b), &c.s, why, n) != 0)
 			return -1; /* rewritten as something else */
-		/* new contents: whoever wrote them must still be the only one who can (an administrator's chmod
-		 * 0666 after the open let anyone write it) */
-		if (!fc__bound_still_trusted(cb->fd, cb->owner, cb->path, b, cb->read_at))
-			return fc__bfmt(why, n, "%s", b->last_error), -1;
 		cb->snap = a.s;
 		cb->snap_gen = a.s.generation;
 		cb->have_snap = 1;
@@ -229,7 +318,7 @@ static void cb_follow_path(struct fc_cb *cb, int64_t mono_coarse, struct fc_boun
 
 int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker, struct fc_bound *b)
 {
-	int64_t as_of;
+	int64_t as_of, host;
 	char why[FC_BOUND_TEXT];
 	int r = 0;
 	cb_follow_path(cb, mono_coarse, b);
@@ -252,7 +341,12 @@ int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker
 		fc__bfmt(b->reason, sizeof(b->reason), "no consistent ClockBound snapshot of %.80s", cb->path);
 		return b->status;
 	}
-	fc__cb_eval(&cb->snap, mono_coarse, b);
+	/* judged on the host's clock (the segment's), served on ours: as_of moved by the time namespace's offset */
+	if (__builtin_sub_overflow(mono_coarse, cb->mono_off, &host))
+		host = mono_coarse < 0 ? INT64_MIN : INT64_MAX;
+	fc__cb_eval(&cb->snap, host, b);
+	if (__builtin_add_overflow(b->as_of_ns, cb->mono_off, &b->as_of_ns))
+		b->as_of_ns = mono_coarse;
 	if (!ts_ok(cb->snap.as_of_sec, cb->snap.as_of_nsec))
 		return b->status;
 	as_of = ts_ns(cb->snap.as_of_sec, cb->snap.as_of_nsec);
@@ -287,7 +381,7 @@ int64_t fc__cb_as_of(const struct fc_cb *cb)
 {
 	if (!cb->have_snap || !ts_ok(cb->snap.as_of_sec, cb->snap.as_of_nsec))
 		return INT64_MIN;
-	return ts_ns(cb->snap.as_of_sec, cb->snap.as_of_nsec);
+	return ts_ns(cb->snap.as_of_sec, cb->snap.as_of_nsec) + cb->mono_off; /* < 2^33 + 2^29 s: no overflow */
 }
 
 /* ---- the driver (select.c's table) ------------------------------------------------------------------------ */

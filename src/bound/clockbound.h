@@ -54,12 +54,15 @@ struct fc_cb {
 				  * one; INT64_MIN: none */
 	int64_t checked_at;      /* CLOCK_MONOTONIC_COARSE when a stale segment's path was last checked for a new
 				  * file (a restarted daemon's) */
-	unsigned owner;          /* its owner at open (uid): owner and mode re-checked at each new snapshot */
+	unsigned owner;          /* its owner at open (uid): owner and mode judged again at every read */
+	int64_t mono_off;        /* this process's CLOCK_MONOTONIC minus the host's (its time namespace's offset, read
+				  * at open): the segment's times are the host's */
 	struct fc_fd_id fd_id;   /* fd's file: closed only while fd is still it (fc__bound_close) */
 };
 /* Open `path` read-only (fc__bound_open_file: a regular file root or its directory's owner wrote), validating
- * the header as ClockBound's client does. Returns 0, or -1 with b->last_error set (the path and what was wrong:
- * its kind, owner and mode, its size, magic or version). */
+ * the header as ClockBound's client does, and read this process's time namespace offset (cb->mono_off). Returns 0,
+ * or -1 with b->last_error set (the path and what was wrong: its kind, owner and mode, its size, magic or version,
+ * an offset that cannot be read). */
 int fc__cb_open(struct fc_cb *cb, const char *path, struct fc_bound *b, int64_t now);
 void fc__cb_close(struct fc_cb *cb);
 /* Take a consistent snapshot (a pread, at most once per value of mono_coarse) and compute the bound at
@@ -71,8 +74,12 @@ int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker
 /* The header checks alone, on len bytes (pure; fuzzed): 0 with *out, or -1 with why (the size, magic, segsize
  * or version named). */
 int fc__cb_parse(const void *buf, size_t len, struct fc_cb_segment *out, char *why, size_t n);
-/* The last snapshot's as_of (CLOCK_MONOTONIC_COARSE ns), or INT64_MIN: none, or out of range. */
+/* The last snapshot's as_of on this process's CLOCK_MONOTONIC_COARSE (the host's moved by its time namespace's
+ * offset, ns), or INT64_MIN: none, or out of range. */
 int64_t fc__cb_as_of(const struct fc_cb *cb);
+/* The CLOCK_MONOTONIC offset in /proc/self/timens_offsets's text (len bytes, not a string): 0 with *off (ns), or
+ * -1 with why (malformed, no monotonic line, or an offset past 2^29 s). Pure; fuzzed. */
+int fc__cb_parse_timens(const char *buf, size_t len, int64_t *off, char *why, size_t n);
 /* The rules alone, on a snapshot (pure; tests, the fuzzer and fc__cb_poll): times out of range, a drift or a
  * bound past sane are UNKNOWN with half_ns INT64_MAX / 4. */
 int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bound *b);

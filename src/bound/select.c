@@ -437,7 +437,9 @@ static int vm_time(struct fc_bounder *bd, int64_t mono, int polled)
 		bd->cur.drift_ppb = 0;
 		bd->cur.leap = FC_LEAP_NONE;
 		fc__bfmt(bd->cur.reason, sizeof(bd->cur.reason), "%.110s",
-			 !bd->have_vm ? "no VMClock (see last error)" : polled ? bd->vm.why : "no consistent VMClock read");
+			 !bd->have_vm ? "no VMClock (see last error)"
+			 : polled || (!bd->vm.map && bd->vm.fd < 0) ? bd->vm.why /* closed: why (judged again, refused) */
+								      : "no consistent VMClock read");
 	}
 	return bd->use_vm;
 }

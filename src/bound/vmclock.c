@@ -142,16 +142,21 @@ int fc__vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t
 	fd = fc__bound_open_file(path, FC_OPEN_CHR | FC_OPEN_REG, &st, b, now);
 	if (fd < 0)
 		return -1;
+	v->owner = (unsigned)st.st_uid;
 	if (S_ISCHR(st.st_mode)) {
-		/* the device: its page is the hypervisor's, never truncated; mapped (the kernel maps the whole page) */
+		/* the device: its page is the hypervisor's, never truncated; mapped (the kernel maps the whole page).
+		 * The descriptor is kept to judge its owner and mode again (vmc_still_trusted) */
 		void *m = mmap(NULL, VMC_LEN, PROT_READ, MAP_SHARED, fd, 0);
-		close(fd);
 		if (m == MAP_FAILED) {
 			fc__bound_error(b, now, "mmap %.100s: %s", path, fc__errname(errno));
+			close(fd);
 			return -1;
 		}
 		v->map = m;
 		v->maplen = VMC_LEN;
+		v->fd = fd;
+		v->fd_id = (struct fc_fd_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+		v->judged_at = now;
 	} else if (st.st_size < VMC_LEN) {
 		fc__bound_error(b, now, "%.100s: %lld bytes, a VMClock is %d", path, (long long)st.st_size, VMC_LEN);
 		close(fd);
@@ -172,6 +177,18 @@ int fc__vmc_open(struct fc_vmc *v, const char *path, struct fc_bound *b, int64_t
 	return 0;
 }
 
+/* The open page judged again by the rule it was opened under (fc__bound_judge: an administrator's chmod 0666, chown
+ * or setfacl after the open): a file at every read, one fstat of the same descriptor; the device once a second
+ * (its page is read-only to every mapping, the driver's mmap refuses write, so its mode says only who may look;
+ * judged all the same, without a system call at every read). 1, or 0 with b->last_error. */
+static int vmc_still_trusted(struct fc_vmc *v, struct fc_bound *b, int64_t now)
+{
+	if (v->map && now - v->judged_at < NS_PER_SEC && now >= v->judged_at)
+		return 1;
+	v->judged_at = now;
+	return fc__bound_still_trusted(v->fd, v->owner, v->path, b, now);
+}
+
 int fc__vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now)
 {
 	uint8_t page[VMC_LEN];
@@ -179,6 +196,15 @@ int fc__vmc_poll(struct fc_vmc *v, struct fc_bound *b, int64_t now)
 	char why[FC_BOUND_TEXT];
 	if (!v->map && v->fd < 0)
 		return -1;
+	/* before the page is used: a page others may have written drives neither the time nor the overlay; the
+	 * source is closed (UNKNOWN with the reason from this read on; reopened, and judged, as at start) */
+	if (!vmc_still_trusted(v, b, now)) {
+		fc__bfmt(v->why, sizeof(v->why), "%s", b->last_error);
+		fc__vmc_close(v);
+		v->have_snap = 0;
+		v->disrupted = 0;
+		return -1;
+	}
 	for (int i = 0; i < (v->map ? VMC_TRIES : VMC_FILE_TRIES); i++) {
 		int r = vmc_copy(v, page, why, sizeof(why));
 		if (r > 0)

@@ -65,7 +65,10 @@ struct fc_vmc {
 	char path[256];
 	const uint8_t *map; /* the device's page, mapped read-only (read under seq_count only); or NULL */
 	size_t maplen;
-	int fd;             /* a regular file at the path: read with pread at each poll (never mapped); or -1 */
+	int fd;             /* a regular file at the path: read with pread at each poll (never mapped); the device
+			     * (mapped) kept open to judge it again; or -1 */
+	unsigned owner;     /* its owner at open (uid): owner and mode judged again (a file at every read) */
+	int64_t judged_at;  /* CLOCK_MONOTONIC of the device's last judgement (once a second) */
 	struct fc_fd_id fd_id; /* its file: closed only while fd is still it (fc__bound_close) */
 	struct fc_vmc_snap snap;
 	int have_snap;

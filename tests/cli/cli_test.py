@@ -1211,6 +1211,129 @@ def t_report_runs_nothing_from_the_current_directory():
     assert not (px[0] > 0.9 and px[1] < 0.1 and px[2] < 0.1), ("the current directory's matplotlibrc was read", px)
 
 
+def t_report_output_dir_link_swapped_between_check_and_write():
+    """-o DIR was judged as it resolved at one moment and written seconds later through the path: a link in that
+    path pointing into root's directory while checked and into another user's while written (a directory there
+    holding summary.md -> root's file) had root's file overwritten with the summary. The script is run in this
+    process with the swap made between its checks and its first write (its `combine`, which runs between them);
+    the directory is opened once and every file created relative to it, and another user's link on the way is
+    refused."""
+    import importlib.util
+    import shutil
+
+    spec = importlib.util.spec_from_file_location("fastclock_report",
+                                                  os.path.join(A.source, "tools", "report", "fastclock_report.py"))
+    rep = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rep)
+    fixture = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
+    tmp, victim = shared_tmp_and_victim()
+    nobody = 65534 if os.geteuid() == 0 else os.geteuid()
+    mine = os.path.join(A.work, "mine")  # ours: where the link points while checked
+    shutil.rmtree(mine, ignore_errors=True)
+    os.makedirs(os.path.join(mine, "out"))
+    theirs = os.path.join(tmp, "theirs")  # another user's: where it points while written
+    os.makedirs(os.path.join(theirs, "out"))
+    os.symlink(victim, os.path.join(theirs, "out", "summary.md"))
+    os.chmod(os.path.join(theirs, "out"), 0o777)
+    if os.geteuid() == 0:
+        for q in (theirs, os.path.join(theirs, "out"), os.path.join(theirs, "out", "summary.md")):
+            os.lchown(q, nobody, nobody)
+    for case in ("their link", "our link in a directory they may write"):
+        # "their link": tmp/lnk, another user's link in a sticky /tmp; "ours": root's link in a directory others
+        # may write without the sticky bit (they can rename their own link over it)
+        where = tmp if case == "their link" else os.path.join(A.work, "open")
+        if case != "their link":
+            shutil.rmtree(where, ignore_errors=True)
+            os.makedirs(where)
+            os.chmod(where, 0o777)
+        lnk = os.path.join(where, "lnk")
+        if os.path.lexists(lnk):
+            os.unlink(lnk)
+        os.symlink(mine, lnk)
+        if os.geteuid() == 0 and case == "their link":
+            os.lchown(lnk, nobody, nobody)
+        real_combine = rep.combine
+
+        def swap_then_combine(*a, lnk=lnk, real_combine=real_combine):
+            new = lnk + ".new"
+            os.symlink(theirs, new)
+            os.rename(new, lnk)  # the other user's rename over the link
+            return real_combine(*a)
+
+        rep.combine = swap_then_combine
+        try:
+            rc = rep.main([fixture, "-o", os.path.join(lnk, "out")])
+        except SystemExit as e:
+            rc = e.code
+        finally:
+            rep.combine = real_combine
+            if getattr(rep, "OUT_FD", None) is not None:
+                os.close(rep.OUT_FD)
+                rep.OUT_FD = None
+        with open(victim) as f:
+            assert f.read() == "precious\n", f"{case}: the summary was written through the swapped link (rc {rc})"
+        if case == "their link":
+            assert rc == 2, (case, rc)
+        else:
+            assert rc == 0, (case, rc)
+            assert os.path.getsize(os.path.join(mine, "out", "summary.md")) > 0, "not written where it was judged"
+
+
+def t_report_matplotlib_cache_link_swapped_after_its_check():
+    """matplotlib's cache directory ($TMPDIR/fastclock-mpl-<euid>, for a user whose home it cannot write) was judged
+    by its path and handed to matplotlib by that path: a link on $TMPDIR's path repointed between the two had
+    matplotlib write its font cache through another user's link onto our file. The script is imported in a child
+    Python (its check runs at import), the link swapped, then its main run: matplotlib is given the directory
+    judged (procfs's link to its descriptor), and another user's link on the way is refused."""
+    from matplotlib import font_manager
+    import shutil
+
+    tmp, victim = shared_tmp_and_victim()
+    nobody = 65534 if os.geteuid() == 0 else os.geteuid()
+    mine = os.path.join(A.work, "mine")  # ours: where $TMPDIR leads while checked
+    shutil.rmtree(mine, ignore_errors=True)
+    os.makedirs(mine)
+    theirs = os.path.join(tmp, "theirs")  # another user's: where it leads while matplotlib writes
+    planted = os.path.join(theirs, f"fastclock-mpl-{os.geteuid()}")
+    os.makedirs(planted)
+    os.symlink(victim, os.path.join(planted, f"fontlist-v{font_manager.FontManager.__version__}.json"))
+    for q in (theirs, planted):
+        os.chmod(q, 0o777)
+        if os.geteuid() == 0:
+            os.lchown(q, nobody, nobody)
+    script = os.path.join(A.source, "tools", "report", "fastclock_report.py")
+    fixture = os.path.join(A.source, "tests", "cli", "fixtures", "check_small.json")
+    for case in ("their link", "our link in a directory they may write"):
+        where = tmp if case == "their link" else os.path.join(A.work, "open")
+        if case != "their link":
+            shutil.rmtree(where, ignore_errors=True)
+            os.makedirs(where)
+            os.chmod(where, 0o777)
+        lnk = os.path.join(where, "lnk")
+        if os.path.lexists(lnk):
+            os.unlink(lnk)
+        os.symlink(mine, lnk)
+        if os.geteuid() == 0 and case == "their link":
+            os.lchown(lnk, nobody, nobody)
+        driver = (f"import importlib.util, os, sys\n"
+                  f"spec = importlib.util.spec_from_file_location('fastclock_report', {script!r})\n"
+                  f"rep = importlib.util.module_from_spec(spec)\n"
+                  f"spec.loader.exec_module(rep)\n"
+                  f"os.symlink({theirs!r}, {lnk!r} + '.new')\n"
+                  f"os.rename({lnk!r} + '.new', {lnk!r})\n"
+                  f"sys.exit(rep.main([{fixture!r}, '-o', {os.path.join(A.work, 'out')!r}]))\n")
+        env = dict(os.environ, HOME="/nonexistent", TMPDIR=lnk)
+        env.pop("MPLCONFIGDIR", None)
+        p = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True, env=env, timeout=120,
+                           cwd="/")
+        with open(victim) as f:
+            assert f.read() == "precious\n", f"{case}: matplotlib wrote through the swapped link: {p.stderr[-1500:]}"
+        if case == "their link":
+            assert p.returncode == 1 and "no private directory" in p.stderr, (case, p.returncode, p.stderr[-1500:])
+        else:
+            assert p.returncode == 0, (case, p.returncode, p.stderr[-1500:])
+
+
 TESTS = {name[2:]: fn for name, fn in globals().items() if name.startswith("t_") and callable(fn)}
 
 

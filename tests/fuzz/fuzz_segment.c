@@ -9,7 +9,9 @@
  *     with a bound in [0, 2^50] ns, as_of in [0, 2^33) s and not after now + 1 us, a drift under 1e9 ppb; the
  *     half-width never shrinks as time goes on and never wraps;
  *   - the file itself: written to a scratch file, opened (fc__cb_open), polled twice (fc__cb_poll) and closed,
- *     under ASan and UBSan (no read past the copy, no overflow, no crash on any length).
+ *     under ASan and UBSan (no read past the copy, no overflow, no crash on any length);
+ *   - the same bytes as /proc/self/timens_offsets (fc__cb_parse_timens): an offset within +-2^29 s, or a
+ *     terminated reason.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -74,6 +76,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_bound(&b, now);
 	} else {
 		CHECK(memchr(why, 0, sizeof(why)) != NULL && why[0], "why");
+	}
+	{
+		int64_t off = 0;
+		memset(why, 0x55, sizeof(why));
+		if (fc__cb_parse_timens((const char *)data, size, &off, why, sizeof(why)) == 0)
+			CHECK(off > -(1LL << 29) * SEC && off < (1LL << 29) * SEC, "offset %lld", (long long)off);
+		else
+			CHECK(memchr(why, 0, sizeof(why)) != NULL && why[0], "timens why");
 	}
 	/* the file path: open, poll twice, close */
 	if (!(flags & 2))

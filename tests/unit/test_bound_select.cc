@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <string>
@@ -382,6 +383,114 @@ TEST(Format, messages_are_built_without_snprintf_and_match_it)
 	char small[8];
 	EXPECT_EQ(fc__bfmt(small, sizeof(small), "%s", "0123456789"), 10); // truncated, terminated, full length returned
 	EXPECT_STREQ(small, "0123456");
+}
+
+// ---- a source's owner and mode judged again at every read ---------------------------------------------------
+// Writes n bytes at offset 0 of path as nobody (a forked child): 0, or what failed.
+constexpr uid_t NOBODY_UID = 65534;
+int write_as_nobody(const std::string &path, const void *buf, size_t n)
+{
+	return forked([&] {
+		if (setresgid(NOBODY_UID, NOBODY_UID, NOBODY_UID) != 0 || setresuid(NOBODY_UID, NOBODY_UID, NOBODY_UID) != 0)
+			_exit(10);
+		int fd = open(path.c_str(), O_WRONLY);
+		_exit(fd >= 0 && pwrite(fd, buf, n, 0) == (ssize_t)n ? 0 : 11);
+	});
+}
+
+// A VMClock file was judged at open only: an administrator's chmod 0666 after the open, then nobody's page saying
+// UTC + 1 s, and the process that had opened it served SYNCHRONIZED 1.003 s off. Every read now judges it again
+// (one fstat of the same descriptor): UNKNOWN from that read on, saying why.
+TEST(Trust, a_vmclock_file_made_world_writable_after_open_is_refused_at_the_next_read)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root to write as another user";
+	std::string d = tmpdir();
+	ASSERT_EQ(chmod(d.c_str(), 0755), 0);
+	VmFile f(d);
+	fc_vmc_snap s = vm_line();
+	vm_page(f, s);
+	FakeHost host;
+	fc_bounder bd;
+	start_vm_bounder(&bd, "vmclock", d, f, s, &host);
+	const fc_bound *b = fc__bounder_poll(&bd, SEC, SEC);
+	ASSERT_EQ(b->status, FC_SYNC_SYNCHRONIZED) << b->reason;
+	ASSERT_EQ(b->center_ns, 3 * MS);
+	ASSERT_EQ(chmod(f.path.c_str(), 0666), 0); // the careless administrator
+	VmFile forged = f;
+	forged.path = d + "/scratch"; // the forged page's bytes (vm_page writes them there), then nobody writes them
+	s.time_sec += 1, s.seq = 2;
+	vm_page(forged, s);
+	ASSERT_EQ(write_as_nobody(f.path, forged.m, sizeof(forged.m)), 0) << "nobody could not write the 0666 page";
+	b = fc__bounder_poll(&bd, 2 * SEC, 2 * SEC);
+	EXPECT_NE(b->status, FC_SYNC_SYNCHRONIZED) << b->reason << " (centre " << b->center_ns << " ns)";
+	EXPECT_NE(b->center_ns, SEC + 3 * MS) << b->reason;
+	EXPECT_NE(strstr(b->reason, "mode 0666"), nullptr) << b->reason;
+	EXPECT_NE(strstr(b->last_error, "not trusted"), nullptr) << b->last_error;
+	// and from then on (the file is not trusted again while others may write it)
+	b = fc__bounder_poll(&bd, 3 * SEC, 3 * SEC);
+	EXPECT_EQ(b->status, FC_SYNC_UNKNOWN) << b->reason;
+	fc__bounder_close(&bd);
+}
+
+// The same file as the overlay on a segment: nobody's page moving the disruption marker after the chmod made the
+// bound DISRUPTED. A page that failed the judgement drives nothing.
+TEST(Trust, a_vmclock_file_made_world_writable_after_open_drives_no_overlay)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root to write as another user";
+	std::string d = tmpdir();
+	ASSERT_EQ(chmod(d.c_str(), 0755), 0);
+	VmFile f(d);
+	f.marker(5);
+	f.write();
+	Segment g(d);
+	g.set_as_of(SEC, 1001 * SEC);
+	g.write();
+	FakeChronyd chronyd(d);
+	fc_bounder bd{};
+	start_bounder(&bd, "clockbound", g, chronyd, d, f.path.c_str());
+	ASSERT_TRUE(bd.have_vm);
+	ASSERT_EQ(fc__bounder_poll(&bd, SEC + MS, SEC + MS)->status, FC_SYNC_SYNCHRONIZED);
+	ASSERT_EQ(chmod(f.path.c_str(), 0666), 0);
+	VmFile forged = f;
+	forged.marker(6);
+	ASSERT_EQ(write_as_nobody(f.path, forged.m, sizeof(forged.m)), 0);
+	const fc_bound *b = fc__bounder_poll(&bd, 2 * SEC, 2 * SEC);
+	EXPECT_NE(b->status, FC_SYNC_DISRUPTED) << "nobody's page drove the overlay: " << b->reason;
+	EXPECT_NE(strstr(b->last_error, "mode 0666"), nullptr) << b->last_error;
+	fc__bounder_close(&bd);
+}
+
+// A segment was judged again only when its contents changed: after a chmod 0666 (or a chown to another user) its
+// unchanged page stayed SYNCHRONIZED until the next update. Every read judges it now.
+TEST(Trust, a_segment_made_anothers_after_open_is_refused_at_the_next_read_unchanged)
+{
+	if (geteuid() != 0)
+		GTEST_SKIP() << "needs root to chown";
+	struct Case {
+		const char *what;
+		uid_t uid;
+		mode_t mode;
+		const char *says;
+	} cases[] = {{"chmod 0666", 0, 0666, "mode 0666"}, {"chown nobody", NOBODY_UID, 0644, "owner uid 65534"}};
+	for (const Case &c : cases) {
+		std::string d = tmpdir();
+		ASSERT_EQ(chmod(d.c_str(), 0755), 0);
+		Segment g(d);
+		g.set_as_of(SEC, 1001 * SEC);
+		g.write();
+		fc_cb cb;
+		fc_bound b{};
+		ASSERT_EQ(fc__cb_open(&cb, g.path.c_str(), &b, 0), 0) << b.last_error;
+		ASSERT_EQ(fc__cb_poll(&cb, 2 * SEC, nullptr, &b), FC_SYNC_SYNCHRONIZED) << b.reason;
+		ASSERT_EQ(chown(g.path.c_str(), c.uid, c.uid), 0);
+		ASSERT_EQ(chmod(g.path.c_str(), c.mode), 0);
+		EXPECT_EQ(fc__cb_poll(&cb, 2 * SEC + MS, nullptr, &b), FC_SYNC_UNKNOWN) << c.what << ": " << b.reason;
+		EXPECT_NE(strstr(b.last_error, c.says), nullptr) << c.what << ": " << b.last_error;
+		EXPECT_NE(strstr(b.last_error, "not trusted"), nullptr) << c.what << ": " << b.last_error;
+		fc__cb_close(&cb);
+	}
 }
 
 } // namespace

@@ -843,4 +843,102 @@ TEST(SetUid, a_setuid_copy_ignores_its_callers_environment)
 	EXPECT_EQ(out.find("root:"), std::string::npos) << "/etc/shadow read into clocksource: " << out;
 }
 
+// ---- time namespaces ---------------------------------------------------------------------------------------
+// The status line of fc_bound_probe run in a new time namespace whose CLOCK_MONOTONIC is off_s seconds from this
+// process's (unshare --time), its bound FASTCLOCK_BOUND_SOURCE=clockbound over seg; "" where the namespace cannot
+// be made here (*why says what unshare said).
+std::string probe_in_timens(const std::string &seg, const std::string &d, long long off_s, std::string *why)
+{
+	int rc = -1;
+	std::string t = run("unshare --time --monotonic=" + std::to_string(off_s) + " true 2>&1", &rc);
+	if (rc != 0) {
+		*why = "unshare --time --monotonic=" + std::to_string(off_s) + " is refused here (exit " +
+		       std::to_string(rc) + "): " + t;
+		return "";
+	}
+	return run("FASTCLOCK_BOUND_SOURCE=clockbound FASTCLOCK_CLOCKBOUND_PATH=" + seg + " FASTCLOCK_CHRONY_SOCKET=" + d +
+		   "/none.sock FASTCLOCK_VMCLOCK_PATH=" + d + "/none unshare --time --monotonic=" + std::to_string(off_s) +
+		   " " + FC_BOUND_PROBE + " status 2>&1");
+}
+
+// A segment's times are the host's CLOCK_MONOTONIC_COARSE (its daemon's); a process in a time namespace reads its
+// own, offset. A negative offset made a dead daemon's segment look younger: its daemon stopped 60 s ago, and the
+// process 58 s behind the host served it SYNCHRONIZED ("ClockBound says Synchronized", its bound grown for 2 s);
+// a positive one made a live daemon's look older (UNKNOWN, past void_after). The namespace's offset is read at
+// the open (/proc/self/timens_offsets) and the segment judged on the host's clock.
+TEST(TimeNamespace, a_segments_age_is_the_hosts_whatever_the_namespaces_offset)
+{
+	int64_t own = 0;
+	char why[FC_BOUND_TEXT] = "", buf[160];
+	int fd = open("/proc/self/timens_offsets", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0 && (fc__cb_parse_timens(buf, (size_t)n, &own, why, sizeof(why)) != 0 || own != 0))
+		GTEST_SKIP() << "this test runs in a time namespace of its own (offset " << own << " ns): " << why;
+	std::string d = tmpdir();
+	Segment g(d);
+	timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	const int64_t host = (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
+	std::string skip;
+	// a live daemon's segment (as_of now), read 100000 s ahead of the host: its age is the host's (seconds at most)
+	g.set_as_of(host, host + 1000 * SEC);
+	g.s.bound_nsec = 1000000;
+	g.write();
+	std::string out = probe_in_timens(g.path, d, 100000, &skip);
+	if (out.empty())
+		GTEST_SKIP() << skip;
+	EXPECT_EQ(out.find("past void_after"), std::string::npos) << "a live segment taken for a dead one: " << out;
+	EXPECT_EQ(out.find("status=0"), std::string::npos) << out; // FC_SYNC_UNKNOWN
+	EXPECT_NE(out.find("source=clockbound"), std::string::npos) << out;
+	// a daemon dead for 60 s, read 58 s behind the host: 60 s old, not 2 s (the host must have run 70 s)
+	if (host < 70 * SEC)
+		GTEST_SKIP() << "the machine has been up " << host / SEC << " s: a namespace 58 s behind it cannot be made";
+	g.set_as_of(host - 60 * SEC, host + 1000 * SEC);
+	g.update();
+	out = probe_in_timens(g.path, d, -58, &skip);
+	ASSERT_FALSE(out.empty()) << skip;
+	EXPECT_EQ(out.find("status=1 "), std::string::npos) << "a dead daemon's segment served SYNCHRONIZED: " << out;
+	long long ms = 0;
+	const size_t at = out.find("not updated for ");
+	ASSERT_NE(at, std::string::npos) << out;
+	ASSERT_EQ(sscanf(out.c_str() + at, "not updated for %lld ms", &ms), 1) << out;
+	EXPECT_GE(ms, 60000) << "the segment's age seen from the namespace: " << out;
+}
+
+// /proc/self/timens_offsets as the kernel writes it (names since Linux 5.11, clock numbers before); anything else is
+// refused, naming it. A negative fraction is a timespec's: -1 s + 500000000 ns is -0.5 s.
+TEST(TimeNamespace, the_offsets_file_is_read_strictly)
+{
+	struct Case {
+		const char *text;
+		int rc;
+		int64_t off;
+	} cases[] = {
+		{"monotonic           0         0\nboottime            0         0\n", 0, 0},
+		{"monotonic      100000         0\nboottime            0         0\n", 0, 100000 * SEC},
+		{"monotonic         -58         0\nboottime            5         0\n", 0, -58 * SEC},
+		{"monotonic          -1 500000000\nboottime            0         0\n", 0, -SEC / 2},
+		{"1 7 25\n7 0 0\n", 0, 7 * SEC + 25},
+		{"boottime 0 0\n", -1, 0},                          // no monotonic line
+		{"monotonic 0 0\nmonotonic 5 0\n", -1, 0},          // two
+		{"monotonic 0 1000000000\n", -1, 0},                // nsec out of range
+		{"monotonic 536870912 0\n", -1, 0},                 // 2^29 s
+		{"monotonic 1 0", -1, 0},                           // cut short
+		{"monotonic x 0\n", -1, 0},
+		{"monotonic 9999999999999999999 0\n", -1, 0},       // more digits than any offset
+		{"", -1, 0},
+	};
+	for (const Case &c : cases) {
+		int64_t off = 12345;
+		char why[FC_BOUND_TEXT] = "";
+		EXPECT_EQ(fc__cb_parse_timens(c.text, strlen(c.text), &off, why, sizeof(why)), c.rc) << c.text << why;
+		if (c.rc == 0)
+			EXPECT_EQ(off, c.off) << c.text;
+		else
+			EXPECT_NE(why[0], 0) << c.text;
+	}
+}
+
 } // namespace

@@ -35,6 +35,7 @@ import argparse
 import atexit
 import base64
 import csv
+import errno
 import html
 import io
 import json
@@ -44,24 +45,60 @@ import shutil
 import stat
 import statistics
 import sys
-import tempfile
 
 
 def private_mpl_dir():
-    """A matplotlib cache directory no other user can have made or can write: $TMPDIR/fastclock-mpl-<euid>, ours
-    and 0700, else a fresh one. A fixed shared name ($TMPDIR/fastclock-mpl) let any user make it first: matplotlib
-    read their matplotlibrc, and wrote its font cache through their symbolic link onto any file of ours."""
-    d = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"fastclock-mpl-{os.geteuid()}")
+    """A matplotlib cache directory no other user can have made, can write or can point elsewhere:
+    $TMPDIR/fastclock-mpl-<euid>, else a fresh one there, opened as the output directory is (open_output_dir: no
+    other user's link on its path, ours, writable by no one else) and 0700; matplotlib is given procfs's link to
+    that descriptor (/proc/self/fd/N, the directory judged, whatever is at its path later). A fixed shared name
+    ($TMPDIR/fastclock-mpl) let any user make it first: matplotlib read their matplotlibrc, and wrote its font
+    cache through their symbolic link onto any file of ours; a directory judged by its path and given to
+    matplotlib by that path could be swapped between the two (a link on the path repointed)."""
+    tmp = os.environ.get("TMPDIR", "/tmp")
+    fd = judged_private_dir(os.path.join(tmp, f"fastclock-mpl-{os.geteuid()}"))
+    fresh = None
+    if fd is None:
+        fresh = f"fastclock-mpl-{os.getpid()}-{base64.b32encode(os.urandom(10)).decode('ascii').lower()}"
+        fd = judged_private_dir(os.path.join(tmp, fresh), fresh=True)
+    if fd is None:
+        print(f"fastclock: report: no private directory for matplotlib's cache in {tmp} (set TMPDIR to a directory "
+              "of your own)", file=sys.stderr)
+        sys.exit(1)
+    os.set_inheritable(fd, False)
+    if fresh:  # removed at exit relative to the directory above it (rmtree with dir_fd follows no link)
+        up = os.open("..", DIR_FLAGS, dir_fd=fd)
+        atexit.register(remove_at, up, fresh)
+    via = f"/proc/self/fd/{fd}"
     try:
-        os.mkdir(d, 0o700)
-    except FileExistsError:
-        pass
+        same = (os.stat(via).st_dev, os.stat(via).st_ino) == (os.fstat(fd).st_dev, os.fstat(fd).st_ino)
     except OSError:
-        return fresh_dir()
-    st = os.lstat(d)
-    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o077:
-        return d
-    return fresh_dir()
+        same = False
+    # without procfs: its real path, judged (no link on it, every directory on it ours or root's, no other user
+    # may rename an entry on it): the name then leads nowhere else
+    return via if same else (os.path.realpath(os.path.join(tmp, fresh or f"fastclock-mpl-{os.geteuid()}")))
+
+
+def remove_at(dfd, name):
+    """rmtree of name in the directory open at dfd (never by a path; Python < 3.11 has no dir_fd there: left)."""
+    try:
+        shutil.rmtree(name, ignore_errors=True, dir_fd=dfd)
+    except TypeError:
+        pass
+    os.close(dfd)
+
+
+def judged_private_dir(path, fresh=False):
+    """The descriptor of the directory at path (made 0700 where missing; with fresh, it must be made now), judged as
+    the output directory is and private (0700); None where it is not."""
+    try:
+        fd = open_output_dir(path, 0o700, must_make=fresh)
+    except (Refused, OSError):
+        return None
+    if os.fstat(fd).st_mode & 0o077:
+        os.close(fd)
+        return None
+    return fd
 
 
 def import_matplotlib_away_from_cwd():
@@ -84,31 +121,141 @@ def import_matplotlib_away_from_cwd():
             os.close(here)
 
 
-def output_dir_refusal(out):
-    """Why the output directory is not ours alone to write into (a sentence), or None. The report writes fixed names
-    there (summary.md, report.html, ...) through whatever is at them: in another user's directory, or one others may
-    write, their symbolic link 'summary.md -> /root/.bashrc' had root's report (run in /tmp, the default -o
-    fastclock-report made by them first) overwrite root's file with the summary. A link as the directory itself is
-    followed only if it is ours or root's."""
-    lst, st = os.lstat(out), os.stat(out)
+class Refused(Exception):
+    """The output directory is not ours alone to write into: str() says why (a sentence)."""
+
+
+# Symbolic links followed while opening the output directory, at most (the kernel's own limit, MAXSYMLINKS).
+MAX_LINKS = 40
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def others_may_write(st):
+    return st.st_mode & 0o002 or (st.st_mode & 0o020 and not own_private_group(st.st_gid))
+
+
+def open_output_dir(out, mode=0o755, must_make=False):
+    """The output directory, opened once (made where it is missing) and judged on that descriptor: every file is
+    then created relative to it, so what was judged is what is written into. The path is walked one component at a
+    time from "/" (or the current directory), each opened with O_NOFOLLOW relative to the one before: a symbolic
+    link on the way is followed only if it is ours or root's (its target read from the link judged, walked the
+    same way). Checked once and written through the path later, another user's link in -o's path pointed into
+    root's directory while checked and elsewhere while written (root's file overwritten through a link named
+    summary.md). Returns the descriptor, or raises Refused (not ours) or OSError (cannot be opened or made)."""
     me = os.geteuid()
-    if stat.S_ISLNK(lst.st_mode) and lst.st_uid not in (0, me):
-        return f"it is a symbolic link of uid {lst.st_uid}'s"
+    todo = [c for c in out.split("/") if c not in ("", ".")][::-1]  # a stack: the next component last
+    fd = os.open("/" if out.startswith("/") else ".", DIR_FLAGS)
+    links = 0
+    try:
+        while todo:
+            name = todo.pop()
+            last = not todo
+            try:
+                if last and must_make:  # a fresh directory: made now, by us, or refused
+                    os.mkdir(name, mode, dir_fd=fd)
+                nfd = os.open(name, DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                os.mkdir(name, mode, dir_fd=fd)  # a link at the name is never followed by mkdir
+                nfd = os.open(name, DIR_FLAGS, dir_fd=fd)
+            except OSError as e:
+                if e.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                # a symbolic link (or not a directory at all): looked at without following it, then followed
+                # only if ours or root's, by the target read from that very link
+                lfd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+                try:
+                    lst = os.fstat(lfd)
+                    if not stat.S_ISLNK(lst.st_mode):
+                        raise NotADirectoryError(errno.ENOTDIR, "it exists and is not a directory" if last else
+                                                 f"'{name}' on its path is not a directory")
+                    if lst.st_uid not in (0, me):
+                        raise Refused(f"'{name}' on its path is a symbolic link of uid {lst.st_uid}'s")
+                    links += 1
+                    if links > MAX_LINKS:
+                        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+                    target = os.readlink("", dir_fd=lfd)
+                finally:
+                    os.close(lfd)
+                todo += [c for c in target.split("/") if c not in ("", ".")][::-1]
+                if target.startswith("/"):
+                    os.close(fd)
+                    fd = os.open("/", DIR_FLAGS)
+                continue
+            os.close(fd)
+            fd = nfd
+        why = output_dir_refusal(fd)
+        if why:
+            raise Refused(why)
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def output_dir_refusal(fd):
+    """Why the directory open at fd is not ours alone to write into (a sentence), or None. The report writes fixed
+    names there (summary.md, report.html, ...): in another user's directory, or one others may write, their link
+    'summary.md -> /root/.bashrc' had root's report (run in /tmp, the default -o fastclock-report made by them
+    first) overwrite root's file with the summary."""
+    st = os.fstat(fd)
+    me = os.geteuid()
     if st.st_uid != me:
         return f"it is uid {st.st_uid}'s (mode {stat.S_IMODE(st.st_mode):o})"
-    if st.st_mode & 0o002 or (st.st_mode & 0o020 and not own_private_group(st.st_gid)):
+    if others_may_write(st):
         return f"other users may write it (group {st.st_gid}, mode {stat.S_IMODE(st.st_mode):o})"
-    # ...and no one else can rename it away and put a link in its place while we write: every directory above it
-    # is ours or root's, writable by no one else but where the sticky bit keeps them from renaming our entry (/tmp)
-    d = os.path.realpath(out)
-    while d != os.path.dirname(d):
-        d = os.path.dirname(d)
-        up = os.stat(d)
-        others = up.st_mode & 0o002 or (up.st_mode & 0o020 and not own_private_group(up.st_gid))
-        if up.st_uid not in (0, me) or (others and not up.st_mode & stat.S_ISVTX):
-            return (f"the directory above it, {d}, lets another user replace it (uid {up.st_uid}, mode "
-                    f"{stat.S_IMODE(up.st_mode):o})")
-    return None
+    # ...and no one else can have moved it where it is (and away again): every directory above it, walked up by
+    # ".." from the descriptor (its real place, not a path looked up again), is ours or root's, writable by no one
+    # else but where the sticky bit keeps them from renaming our entry (/tmp)
+    cur, up_fd = st, os.open("..", DIR_FLAGS, dir_fd=fd)
+    try:
+        for _ in range(4096):
+            up = os.fstat(up_fd)
+            if (up.st_dev, up.st_ino) == (cur.st_dev, cur.st_ino):
+                return None  # "/": its own parent
+            if up.st_uid not in (0, me) or (others_may_write(up) and not up.st_mode & stat.S_ISVTX):
+                return (f"the directory above it, {dir_name(up_fd)}, lets another user replace it (uid {up.st_uid}, "
+                        f"mode {stat.S_IMODE(up.st_mode):o})")
+            nxt = os.open("..", DIR_FLAGS, dir_fd=up_fd)
+            os.close(up_fd)
+            cur, up_fd = up, nxt
+        return "it is nested deeper than 4096 directories"
+    finally:
+        os.close(up_fd)
+
+
+def dir_name(fd):
+    """A directory's name for a message (procfs's link to the descriptor; the descriptor if there is none)."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return f"(descriptor {fd})"
+
+
+# The output directory's descriptor (main): every file the report writes is created relative to it.
+OUT_FD = None
+
+
+def out_open(name, mode="w", **kw):
+    """A file object for `name` in the output directory: created relative to its descriptor, never through a
+    symbolic link (O_NOFOLLOW), only a regular file of ours (truncated)."""
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o644, dir_fd=OUT_FD)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            raise OSError(errno.EPERM, f"{name} is not a regular file of ours")
+        os.set_blocking(fd, True)
+        os.ftruncate(fd, 0)
+        return os.fdopen(fd, mode, **kw)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def out_read(name):
+    """The bytes of `name` in the output directory (a picture written there), read relative to its descriptor."""
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=OUT_FD)
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
 
 
 def own_private_group(gid):
@@ -119,12 +266,6 @@ def own_private_group(gid):
         return grp.getgrgid(gid).gr_name == pwd.getpwuid(os.geteuid()).pw_name and not grp.getgrgid(gid).gr_mem
     except KeyError:
         return False
-
-
-def fresh_dir():
-    d = tempfile.mkdtemp(prefix="fastclock-mpl-")
-    atexit.register(shutil.rmtree, d, ignore_errors=True)
-    return d
 
 
 # Headless and no writes to $HOME: a private matplotlib cache when the default one is not writable.
@@ -422,9 +563,9 @@ def write_summary(doc, rows, out):
              "|---|" + "---:|" * (len(TABLE_COLS) - 2) + "---|"]
     for r in rows:
         lines.append("| " + " | ".join(f"`{r[k]}`" if k == "clock" else cell(r, k) for k, _ in TABLE_COLS) + " |")
-    with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:
+    with out_open("summary.md", "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
-    with open(os.path.join(out, "summary.csv"), "w", encoding="utf-8", newline="") as f:
+    with out_open("summary.csv", "w", encoding="utf-8", newline="") as f:
         w = csv.writer(f)
         w.writerow([k for k, _ in TABLE_COLS])
         for r in rows:
@@ -513,7 +654,8 @@ def save(fig, path, side=None):
         side["texts"] = [t[0] for t in texts]
         side["overlapping_texts"] = overlaps(texts)
         side["clipped_texts"] = clipped(fig, texts)
-    fig.savefig(path, dpi=DPI)  # no bbox_inches="tight": the size stays what expected_sizes() says
+    with out_open(os.path.basename(path), "wb") as f:  # the output directory's descriptor, never the path
+        fig.savefig(f, dpi=DPI, format="png")  # no bbox_inches="tight": the size stays what expected_sizes() says
     plt.close(fig)
 
 
@@ -948,9 +1090,8 @@ def plot_agreement(doc, path, size, side):
     side["agreement.png"] = info
 
 
-def img_tag(path, alt):
-    with open(path, "rb") as f:
-        b64 = base64.b64encode(f.read()).decode("ascii")
+def img_tag(name, alt):
+    b64 = base64.b64encode(out_read(name)).decode("ascii")
     return f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}"></figure>'
 
 
@@ -984,14 +1125,14 @@ def write_html(doc, out, images, head_line, tables):
     for heading, frame in tables:
         parts += [f"<h2>{html.escape(heading)}</h2>", frame]
     for name, alt in images:
-        parts += [f"<h2>{html.escape(alt)}</h2>", img_tag(os.path.join(out, name), alt)]
+        parts += [f"<h2>{html.escape(alt)}</h2>", img_tag(name, alt)]
     parts += ["<h2>machine</h2>", kv_table(doc.get("host", {})), "<h2>fastclock</h2>", kv_table(doc.get("fastclock", {}))]
     if doc["command"] == "check":
         summary = {k: v for k, v in doc.items() if not isinstance(v, (dict, list))}
         parts += ["<h2>check</h2>", kv_table(summary), "<h3>violations</h3>", kv_table(doc.get("violations", {})),
                   "<h3>worst outside the kernel's bracket (ns)</h3>", kv_table(doc.get("worst_outside_bracket_ns", {}))]
     parts.append("</body></html>\n")
-    with open(os.path.join(out, "report.html"), "w", encoding="utf-8") as f:
+    with out_open("report.html", "w", encoding="utf-8") as f:
         f.write("\n".join(parts))
 
 
@@ -1070,15 +1211,15 @@ def main(argv=None):
             fail(f"cannot write to standard output: {e.strerror}", 3)
     docs = [load(p) for p in args.result]
     import_matplotlib_away_from_cwd()
-    if os.path.exists(args.output) and not os.path.isdir(args.output):
-        fail(f"cannot write into '{args.output}': it exists and is not a directory", 2)
+    global OUT_FD
     try:
-        os.makedirs(args.output, 0o755, exist_ok=True)
-        why = output_dir_refusal(args.output)
+        OUT_FD = open_output_dir(args.output)
+    except Refused as e:
+        fail(f"cannot write into '{args.output}': {e}: name a directory of your own with -o", 2)
+    except NotADirectoryError as e:
+        fail(f"cannot write into '{args.output}': {e.strerror or 'it exists and is not a directory'}", 2)
     except OSError as e:
         fail(f"cannot create the directory '{args.output}': {e.strerror}", 2)
-    if why:
-        fail(f"cannot write into '{args.output}': {why}: name a directory of your own with -o", 2)
     if len(docs) > 1 and any(d["command"] != "bench" for d in docs):
         fail("several inputs are combined only when all are 'fastclock bench --json' runs", 2)
     doc = combine(args.result, docs)
@@ -1096,17 +1237,17 @@ def main(argv=None):
             side["flags"] = {r["clock"]: r["check"].split() for r in rows if r["check"]}
             write_summary(doc, rows, out)
             written += ["summary.md", "summary.csv"]
-            plot_cost(doc, rows, os.path.join(out, "cost.png"), sizes["cost.png"], side)
-            plot_deltas(doc, os.path.join(out, "deltas.png"), sizes["deltas.png"], side)
-            plot_scaling(doc, os.path.join(out, "scaling.png"), sizes["scaling.png"], side)
+            plot_cost(doc, rows, "cost.png", sizes["cost.png"], side)
+            plot_deltas(doc, "deltas.png", sizes["deltas.png"], side)
+            plot_scaling(doc, "scaling.png", sizes["scaling.png"], side)
             images += [("cost.png", "cost per call"), ("deltas.png", "consecutive deltas"),
                        ("scaling.png", "thread scaling")]
             tables.append(("clocks (medians over runs; 'check' names figures that cannot be right)",
                            rows_table(rows, TABLE_COLS)))
-        plot_agreement(doc, os.path.join(out, "agreement.png"), sizes["agreement.png"], side)
+        plot_agreement(doc, "agreement.png", sizes["agreement.png"], side)
         images.append(("agreement.png", "agreement with the kernel"))
         write_html(doc, out, images, head_line, tables)
-        with open(os.path.join(out, "report.json"), "w", encoding="utf-8") as f:
+        with out_open("report.json", "w", encoding="utf-8") as f:
             json.dump(side, f, indent=1)
     except OSError as e:
         fail(f"cannot write into '{out}': {e.strerror}", 2)
