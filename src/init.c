@@ -17,6 +17,7 @@
  * the writer opens it on first use (windup.c), so the first call stays one kernel read.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
@@ -163,8 +164,27 @@ static void atfork_child(void)
  *   every function's first call"); the kernel maps the pages around a faulting one with it (fault-around), so
  *   one read maps them all. Nothing is parsed here: the environment is read at the first call, after main
  *   may have set it. */
+static sigset_t g_load_mask; /* the loading thread's signal mask, before main: no handler's */
+
+/* Outside a signal handler, as far as the signal mask tells: a handler runs with its own signal blocked (unless
+ * SA_NODEFER) and its sa_mask, so a mask that blocks a signal the mask at load did not is taken for a handler's
+ * (or for a thread that blocks signals on purpose: nothing is started from it either). What may start a thread
+ * asks this first: pthread_create is not async-signal-safe (it allocates under locks a handler may have
+ * interrupted). One system call. */
+int fc__signals_as_at_load(void)
+{
+	sigset_t now;
+	if (pthread_sigmask(SIG_BLOCK, NULL, &now) != 0)
+		return 0;
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(&now, s) == 1 && sigismember(&g_load_mask, s) != 1)
+			return 0;
+	return 1;
+}
+
 __attribute__((constructor)) static void on_load(void)
 {
+	pthread_sigmask(SIG_BLOCK, NULL, &g_load_mask);
 	pthread_atfork(NULL, NULL, atfork_child);
 	(void)*(const volatile char *)env_names[0];
 }

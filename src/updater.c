@@ -573,11 +573,14 @@ int fc_updater_stop(void)
 /* The keeper's start by the library itself (read.c: a coarse read, or a reader's re-anchor), never waiting: a
  * try-lock (a signal handler never waits for fc_updater_start/stop). `by`: what updater_running then says (2: a
  * coarse read started it, 3: a reader's re-anchor; a later fc_updater_start() takes either over). 1 if it was
- * started, 0 if it runs already or the lock was taken, -1 if the start failed. */
+ * started, 0 if it runs already or the lock was taken, -1 if the start failed or may not be made here (maybe
+ * in a signal handler: fc__signals_as_at_load). */
 int fc__keeper_auto_start(struct fc_clock *c, int by)
 {
 	int rc = 0;
-	if (t_starting || pthread_mutex_trylock(&u_mu) != 0)
+	if (t_starting || !fc__signals_as_at_load())
+		return -1; /* maybe a signal handler: tried again a second later (read.c) */
+	if (pthread_mutex_trylock(&u_mu) != 0)
 		return 0;
 	pthread_once(&u_once, register_fork_handler);
 	if (!u_running)
