@@ -61,7 +61,7 @@ docs() { printf '%s\n' "share/doc/$1/changelog.gz" "share/doc/$1/copyright"; }
 want_rt=$({ printf '%s\n' "$L/libfastclock.so.$abi" "$L/$real"; docs "$libpkg"; } | sort)
 want_dev=$({ printf '%s\n' include/fastclock.h include/fastclock.hpp include/fastclock/fc_hand.h include/fastclock/fc_counter.h \
   "$L/libfastclock.so" "$L/libfastclock.a" "$L/pkgconfig/fastclock.pc" "$L/cmake/fastclock/fastclockConfig.cmake" \
-  "$L/cmake/fastclock/fastclockConfigVersion.cmake" "$L/cmake/fastclock/fastclockTargets.cmake"
+  "$L/cmake/fastclock/fastclockConfigVersion.cmake" "$L/cmake/fastclock/fastclockTargets.cmake" share/doc/fastclock/API.md
   (cd "$work/root/usr" && ls "$L"/cmake/fastclock/fastclockTargets-*.cmake 2>/dev/null); docs libfastclock-dev; } | sort)
 want_cli=$({ printf '%s\n' bin/fastclock share/fastclock/fastclock_report.py share/fastclock/bench.schema.json \
   share/man/man1/fastclock.1.gz; docs fastclock; } | sort)
