@@ -77,7 +77,7 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	struct fc_hand p = {0};
 	b->track_err_ns = (how & FC__REAL) ? 0 : clamp;
 	/* windup.c's try-lock, which marks this thread as the writer: a signal handler landing in the refresh
-	 * below reads without waiting for it (issue 23 item 8). */
+	 * below reads without waiting for it. */
 	if (fc__clock_trylock(c)) {
 		/* The bound as a hand's (windup.c): its half-width at the end of a life (KERNEL_BOUND_LIFE_NS), so
 		 * that readers that find the lock taken may use it until then */

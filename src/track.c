@@ -716,7 +716,7 @@ int fc__track_sync(const struct fc_track *t, const struct fc_hand *h, const stru
 			return FC_SYNC_DISRUPTED;
 		/* Anchored within FC_LEAP_WINDOW_NS after a midnight: the kernel applies the leap at its first tick
 		 * past the second boundary (a tick or more late: 4 ms at HZ = 250, later on an idle NOHZ CPU), so
-		 * a hand anchored between midnight and that tick is 1 s off once it comes (issue 25). */
+		 * a hand anchored between midnight and that tick is 1 s off once it comes. */
 		if (FC_DAY_NS - to_midnight < FC_LEAP_WINDOW_NS)
 			return FC_SYNC_DISRUPTED;
 	}
