@@ -48,11 +48,12 @@
  *            >= the first (realtime: unless the kernel's wall clock was stepped back in between).
  *   relaxed  never decreases within one thread; not ordered against other threads' reads.
  *   coarse   never decreases within one thread; never ahead of a precise read made after it.
- * Going back: the monotonic clocks never go back for anything the kernel does (the realtime ones follow its
- *   wall-clock steps). A hardware counter that jumps back (a migration, a reset) is the one exception, as in
+ * Going back: the monotonic clocks never go back for a change of the kernel's clocks (the realtime ones follow
+ *   its wall-clock steps). A hardware counter that jumps back (a migration, a reset) is the exception, as in
  *   the vDSO: landing inside its hand, reads return the hand's earlier value there; behind the hand's anchor by
  *   less than 1/64 of its window, the anchor's value; further behind, the reader re-anchors and the clock
- *   resumes at or above every value returned (API.md, "When a clock jumps back").
+ *   resumes at or above every value returned. Beyond the tracker's envelope (a counter discontinuity in every
+ *   period) it can step back by about 1 us (API.md, "When a clock jumps back").
  * Fail closed: when the kernel does not itself use the counter, or the CPU reports no invariant TSC, every clock
  *   is served by clock_gettime. Environment (FASTCLOCK_*): API.md, "Environment"; invalid values are reported in
  *   fc_status().config_error and the default is used.
