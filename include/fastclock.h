@@ -8,32 +8,34 @@
  * with errno set, as their libc counterparts. The full contract, with the reasons: API.md, installed as
  * share/doc/fastclock/API.md (docs/API.md in the source).
  *
- * Quick reference (returns; clock; cost class; ordering):
- *   fc_mono_ns()               int64_t  CLOCK_MONOTONIC ns                   counter read  ordered
- *   fc_mono_ns_relaxed()       int64_t  CLOCK_MONOTONIC ns                   counter read  relaxed
- *   fc_real_ns()               int64_t  CLOCK_REALTIME ns since the epoch    counter read  ordered
- *   fc_real_ns_relaxed()       int64_t  CLOCK_REALTIME ns since the epoch    counter read  relaxed
- *   fc_mono_coarse_ns()        int64_t  CLOCK_MONOTONIC ns, up to ~1 period old   one load  coarse
- *   fc_real_coarse_ns()        int64_t  CLOCK_REALTIME ns, up to ~1 period old    two loads coarse
- *   fc_real_bounded(&iv)       int      CLOCK_REALTIME interval around UTC + status  counter read  ordered
- *   fc_mono_bounded(&iv)       int      CLOCK_MONOTONIC interval + status    counter read  ordered
- *   fc_real_after(t)           int      1: UTC t has certainly passed        counter read  ordered
- *   fc_real_before(t)          int      1: UTC t has certainly not come      counter read  ordered
- *   fc_commit_wait(t, timeout) int      sleeps until fc_real_after(t)        sleeps
- *   fc_ticks()                 uint64_t a capture (opaque)                   counter read  ordered
- *   fc_ticks_relaxed()         uint64_t a capture (opaque)                   counter read  relaxed
- *   fc_ticks_to_mono_ns(cap)   int64_t  the capture's CLOCK_MONOTONIC ns     a few loads
- *   fc_ticks_to_real_ns(cap)   int64_t  the capture's CLOCK_REALTIME ns      a few loads
- *   fc_clock_gettime(id, &ts)  int      clock_gettime: REALTIME, MONOTONIC (+_COARSE) served, others the kernel's
- *   fc_gettimeofday(&tv, tz)   int      gettimeofday                         counter read  ordered
- *   fc_ustime(), fc_mstime()   int64_t  CLOCK_REALTIME us, ms                counter read  ordered
- *   fc_mono_us()               int64_t  CLOCK_MONOTONIC us                   counter read  ordered
- *   fc_init()                  int      finish the start-up now (~1 ms) and open the UTC sources
- *   fc_set_period_ns(p)        int      the re-anchor period, 1 us .. 1 s (default 1 ms)
- *   fc_updater_start(p), fc_updater_stop()  int  the keeper thread: re-anchors, keeps the coarse clocks
- *   fc_status(&st)             int      backend and why, rate, counts, bound source; takes the writer lock
- *   fc_sync_name(s), fc_backend_name(b), fc_freq_source_name(f)  const char *  printable names
- *   fc_version(), fc_abi()     the library's version string and ABI number
+ * Quick reference (name, returns, what, cost class, ordering):
+ *   fc_mono_ns()                int64_t   CLOCK_MONOTONIC ns                     counter read  ordered
+ *   fc_mono_ns_relaxed()        int64_t   CLOCK_MONOTONIC ns                     counter read  relaxed
+ *   fc_real_ns()                int64_t   CLOCK_REALTIME ns since the epoch      counter read  ordered
+ *   fc_real_ns_relaxed()        int64_t   CLOCK_REALTIME ns since the epoch      counter read  relaxed
+ *   fc_mono_coarse_ns()         int64_t   CLOCK_MONOTONIC ns, ~1 period old      one load      coarse
+ *   fc_real_coarse_ns()         int64_t   CLOCK_REALTIME ns, ~1 period old       two loads     coarse
+ *   fc_real_bounded(&iv)        int       REALTIME interval around UTC, status   counter read  ordered
+ *   fc_mono_bounded(&iv)        int       MONOTONIC interval, status             counter read  ordered
+ *   fc_real_after(t)            int       1: UTC t has certainly passed          counter read  ordered
+ *   fc_real_before(t)           int       1: UTC t has certainly not come        counter read  ordered
+ *   fc_commit_wait(t, timeout)  int       sleeps until fc_real_after(t)          sleeps
+ *   fc_ticks()                  uint64_t  a capture (opaque)                     counter read  ordered
+ *   fc_ticks_relaxed()          uint64_t  a capture (opaque)                     counter read  relaxed
+ *   fc_ticks_to_mono_ns(cap)    int64_t   the capture's CLOCK_MONOTONIC ns       a few loads
+ *   fc_ticks_to_real_ns(cap)    int64_t   the capture's CLOCK_REALTIME ns        a few loads
+ *   fc_clock_gettime(id, &ts)   int       clock_gettime, CLOCK_MONOTONIC/REALTIME  counter read  ordered
+ *   fc_gettimeofday(&tv, tz)    int       gettimeofday                           counter read  ordered
+ *   fc_ustime(), fc_mstime()    int64_t   CLOCK_REALTIME us, ms                  counter read  ordered
+ *   fc_mono_us()                int64_t   CLOCK_MONOTONIC us                     counter read  ordered
+ *   fc_init()                   int       finish the start-up now (~1 ms), open the UTC sources
+ *   fc_set_period_ns(p)         int       the re-anchor period, 1 us .. 1 s (default 1 ms)
+ *   fc_updater_start(p)         int       start the keeper thread (re-anchors, keeps the coarse clocks)
+ *   fc_updater_stop()           int       stop it
+ *   fc_status(&st)              int       backend and why, rate, counts, bound source (takes the writer lock)
+ *   fc_sync_name(s), fc_backend_name(b), fc_freq_source_name(f), fc_version()   const char *, printable
+ *   fc_abi()                    int       the library's FASTCLOCK_ABI
+ *   (fc_clock_gettime's _COARSE ids are the coarse clocks; every other id goes to the kernel.)
  *
  * Cost classes:
  *   counter read  one hardware counter read (TSC, CNTVCT_EL0), a multiply and an add: no lock, no shared write,
