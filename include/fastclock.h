@@ -252,6 +252,7 @@ static inline int fc_mono_bounded(struct fc_interval *out)
 	return 0;
 }
 
+/* Printable name of an enum fc_sync: "unknown", "synchronized", "free-running", "disrupted". */
 FC_API const char *fc_sync_name(int status);
 
 /* ---------------------------------------------------------------------------------------------------------
