@@ -3,8 +3,9 @@
  * to UTC.
  *
  * Every time is nanoseconds in an int64_t; a capture (fc_ticks) is an opaque uint64_t. Every function may be
- * called from any thread at any time, in a child after fork() included. Every read is async-signal-safe except
- * that a coarse read may start the keeper thread (fc_updater_start). Functions returning int return 0, or -1
+ * called from any thread at any time, in a child after fork() included. Every read is async-signal-safe once
+ * the keeper thread runs (fc_updater_start): before, a read that re-anchors or a coarse read may start it.
+ * Functions returning int return 0, or -1
  * with errno set, as their libc counterparts. The full contract, with the reasons: API.md, installed as
  * share/doc/fastclock/API.md (docs/API.md in the source).
  *
@@ -41,7 +42,8 @@
  *   counter read  one hardware counter read (TSC, CNTVCT_EL0), a multiply and an add: no lock, no shared write,
  *                 no division, no system call. Once per re-anchor period the first reader that finds its hand
  *                 stale re-anchors it instead: that read costs one kernel sample more (API.md, "Cost
- *                 classes"), unless the keeper thread re-anchors first.
+ *                 classes"), unless the keeper thread re-anchors first (the library starts it 1 ms after the
+ *                 first such re-anchor and parks it while nobody reads).
  *   one load      a load of a value the keeper thread stored (with a keeper that is not real-time: the kernel's
  *                 coarse clock read more; API.md, "The coarse clocks").
  *   kernel        clock_gettime on every read, where the counter is not trusted (fc_status says why).
@@ -285,8 +287,7 @@ FC_API int fc_commit_wait(int64_t t_ns, int64_t timeout_ns);
  * one load with a real-time keeper; otherwise the larger of the keeper's value and the kernel's coarse clock
  * (a vDSO coarse read more); precise reads until the keeper's first store, and with FASTCLOCK_UPDATER=off or
  * after fc_updater_stop(). Ordering: coarse. No errors. Fork-safe; async-signal-safe once the keeper runs: a
- * coarse read 1 ms or more after the process's first starts it (call fc_updater_start() first if a signal
- * handler reads a coarse clock).
+ * coarse read 1 ms or more after the process's first starts it (see fc_updater_start).
  */
 FC_API int64_t fc__coarse_init(int how);
 
@@ -425,12 +426,14 @@ FC_API int fc_init(void);
 FC_API int fc_set_period_ns(int64_t period_ns);
 
 /* The keeper thread: re-anchors every 3/4 of period_ns (0: the clock's period, following fc_set_period_ns), so
- * readers do not, and keeps the coarse clocks at most about max(period_ns, 50 us) old. A coarse read 1 ms or
- * more after the process's first starts it by itself (unless FASTCLOCK_UPDATER=off); fc_updater_start() then
- * takes it over. Named "fastclock", every signal blocked, SCHED_FIFO priority 1 where permitted
- * (FASTCLOCK_UPDATER_RT=0: never); started again at once in a child after fork(). Returns 0, or -1 with errno
- * EINVAL (bad period), EALREADY (already started by fc_updater_start) or pthread_create's error.
- * fc_updater_stop() joins it and keeps coarse reads from starting it again (they then return precise values);
+ * readers do not, and keeps the coarse clocks at most about max(period_ns, 50 us) old. The library starts it by
+ * itself (unless FASTCLOCK_UPDATER=off) at a coarse read, or a reader's re-anchor, 1 ms or more after the
+ * process's first, and parks it while nobody reads; fc_updater_start() starts it at once or takes it over. A
+ * program that reads clocks in signal handlers calls fc_updater_start() first (pthread_create, which a read may
+ * call until then, is not async-signal-safe). Named "fastclock", every signal blocked, SCHED_FIFO priority 1
+ * where permitted (FASTCLOCK_UPDATER_RT=0: never); started again at once in a child after fork(). Returns 0, or
+ * -1 with errno EINVAL (bad period), EALREADY (already started by fc_updater_start) or pthread_create's error.
+ * fc_updater_stop() joins it and keeps reads from starting it again (coarse reads then return precise values);
  * returns 0, or -1/ESRCH if none runs. */
 FC_API int fc_updater_start(int64_t period_ns);
 FC_API int fc_updater_stop(void);

@@ -139,8 +139,8 @@ static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int
 	return v + raised;
 }
 
-/* The first coarse read of a process does not start the keeper: creating a thread costs ~35 us here (issue 26),
- * and a short-lived program never needs it. Coarse reads are precise reads until one comes KEEPER_DEFER_NS
+/* The first coarse read of a process does not start the keeper: creating a thread costs tens of us, and a
+ * short-lived program never needs it. Coarse reads are precise reads until one comes KEEPER_DEFER_NS
  * after the first; that one starts it (once). 1 ms: at most a millisecond of precise reads (~20 ns each)
  * instead of one load, for a program that keeps reading. */
 #define KEEPER_DEFER_NS 1000000
