@@ -3,7 +3,7 @@
  * fork handler.
  *
  * Initialisation reads the environment once and publishes a kernel hand: it never measures, never reads
- * sysfs, never opens a perf event, so a first call costs about one kernel read (issue 14). The counter is
+ * sysfs, never opens a perf event, so a first call costs about one kernel read. The counter is
  * checked and calibrated by later slow paths (windup.c, "start-up").
  * Async-signal-safe, as everything reachable from a read: getenv (a read of environ), no stdio, no malloc;
  * every variable is read as secure_getenv reads it: not at all in a set-user-ID, set-group-ID or
@@ -157,7 +157,7 @@ static void atfork_child(void)
 
 /* When the library is loaded, before main and before any thread of the program exists:
  * - the fork handler is registered, so a fork at any moment, during another thread's initialisation included,
- *   runs it (issue 15);
+ *   runs it;
  * - the library's read-only data is read once, as running this function reads its text: the first call's
  *   first load from it (the variables' names) was the page fault that made most of the library's own share of
  *   a first call (1 minor fault, ~1.5 us of 2.4 us in a fresh process on the VM of docs/PERFORMANCE.md, "Start-up:

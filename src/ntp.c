@@ -65,7 +65,7 @@ int fc__ntp_read(void *ctx, struct fc_ntp *out)
 	return out->sync;
 }
 
-/* ---- the clock's cached copy (the writer's; moved here from windup.c, issue 24 item 4) ------------------ */
+/* ---- the clock's cached copy (the writer's) ------------------------------------------------------------------- */
 /* Read the kernel's NTP state at most this often (adjtimex is a real syscall, ~0.3 us). */
 #define NTP_EVERY_NS 1000000000LL
 

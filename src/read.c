@@ -77,7 +77,7 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	struct fc_hand p = {0};
 	b->track_err_ns = (how & FC__REAL) ? 0 : clamp;
 	/* windup.c's try-lock, which marks this thread as the writer: a signal handler landing in the refresh
-	 * below reads without waiting for it (issue 23 item 8). */
+	 * below reads without waiting for it. */
 	if (fc__clock_trylock(c)) {
 		/* The bound as a hand's (windup.c): its half-width at the end of a life (KERNEL_BOUND_LIFE_NS), so
 		 * that readers that find the lock taken may use it until then */
@@ -139,8 +139,8 @@ static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int
 	return v + raised;
 }
 
-/* The first coarse read of a process does not start the keeper: creating a thread costs ~35 us here (issue 26),
- * and a short-lived program never needs it. Coarse reads are precise reads until one comes KEEPER_DEFER_NS
+/* The first coarse read of a process does not start the keeper: creating a thread costs tens of us, and a
+ * short-lived program never needs it. Coarse reads are precise reads until one comes KEEPER_DEFER_NS
  * after the first; that one starts it (once). 1 ms: at most a millisecond of precise reads (~20 ns each)
  * instead of one load, for a program that keeps reading. */
 #define KEEPER_DEFER_NS 1000000

@@ -94,7 +94,7 @@ struct fc_clock {
 	struct fc_sample start_anchor; /* the trust step's sample, written once before start_phase becomes RATE
 					* (release): converts captures taken before the first counter hand */
 	unsigned start_retries;
-	/* Early captures (start.c, issue 26): before the trust step, fc_ticks returns kernel CLOCK_MONOTONIC ns,
+	/* Early captures (start.c): before the trust step, fc_ticks returns kernel CLOCK_MONOTONIC ns,
 	 * told from the counter ticks captured after it by their value. early_defer: 1 when this clock does so;
 	 * early_from: the kernel's CLOCK_MONOTONIC at start (every early capture is >= it); early_c: the counter
 	 * read before start_phase left TRUST (every later counter capture is >= it; published by that store);

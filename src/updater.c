@@ -139,7 +139,7 @@ static int open_step_fd(void)
 
 /* Wait until the absolute CLOCK_MONOTONIC time `deadline` (or fc_updater_stop); returns 1 if the wall clock
  * was set meanwhile. ppoll takes nanoseconds (poll's milliseconds rounded a 750 us wait up past the 1 ms
- * period, so readers re-anchored ~900 times a second: issue 15). *wake and *fd: the wake-up eventfd is polled
+ * period, so readers re-anchored ~900 times a second). *wake and *fd: the wake-up eventfd is polled
  * (1) or not (0), the step timerfd (or -1); a descriptor that shows an event and is no longer ours (a fork child
  * closed it, and may have reused its number) is no longer polled, read or closed: the program's own. */
 static int wait_until(int *fd, int *wake, int64_t deadline)

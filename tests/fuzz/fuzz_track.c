@@ -6,7 +6,7 @@
  * the counter stops), a counter jump alone (migration, a counter reset), CLOCK_REALTIME steps either way,
  * the kernel's clock failing (demotion to the kernel backend), re-anchors forced at arbitrary points,
  * generations starting anywhere (wrap), and time passing inside the sampling code.
- * Envelope (the tracker's assumptions; see the findings in docs/VERIFICATION.md): a discontinuity (suspend
+ * Envelope (the tracker's assumptions; see the findings in docs/JOURNAL.md): a discontinuity (suspend
  * or counter jump) comes at least DISC_SPACING re-anchors after the previous one; one that would come
  * sooner is turned into time passing. The counter never goes back (a jump is less than half its range).
  * Checked after every step: the monotonic value a reader gets (inline fc__hand_read() over the current
@@ -107,7 +107,7 @@ static uint64_t take(const uint8_t **p, size_t *n, int bytes)
 
 /* Re-anchors between two discontinuities: the tracker's rate history (FC_TRACK_HIST samples) refills. With
  * discontinuities in consecutive periods the tracker can adopt a wrong rate and then let time go back at the
- * next one (finding F3 in docs/VERIFICATION.md); FUZZ_DISC_SPACING=1 shows it. */
+ * next one (finding F3 in docs/JOURNAL.md); FUZZ_DISC_SPACING=1 shows it. */
 #define DISC_SPACING_DEFAULT (FC_TRACK_HIST + 2)
 static uint64_t DISC_SPACING = DISC_SPACING_DEFAULT;
 

@@ -65,7 +65,7 @@
  *   RELAXED_W3    W3 stores the generation relaxed;   RELAXED_R2   R2 loads it relaxed;
  *   RELAXED_W4    W4 stores the pointer relaxed;      RELAXED_R1   R1 loads it relaxed;
  *   NO_R5         the reader without R5 (the C code as of this model's first version): went_back is found, see
- *                 R5 below and docs/VERIFICATION.md, finding F1;
+ *                 R5 below and docs/JOURNAL.md, finding F1;
  *   ABA           enough updates for a generation to come back during one read (documents assumption A4).
  * Not variants, because the model shows they are not bugs: W4 relaxed (W1's release fence already orders
  * the mark before the pointer, and R2 then needs W3) and R1 relaxed (R3's fence then orders R4 after it).

@@ -26,6 +26,7 @@ struct Machine {
 	long double ppm = 0;          // kernel rate offset after t_switch
 	int64_t wall_off = 1700000000ll * 1000000000ll;
 	long double ticks_per_ns = 3; // the counter's rate (a 3 GHz counter)
+	long double ctr_off = 0;      // ticks added to the counter (a jump: negative goes back)
 
 	long double kernel_mono() const { return k_base + (t - t_switch) * (1 + ppm * 1e-6L); }
 	void set_ppm(long double p)
@@ -36,7 +37,7 @@ struct Machine {
 	}
 } M;
 
-uint64_t sim_counter() { M.t += 10; return (uint64_t)(M.t * M.ticks_per_ns); }
+uint64_t sim_counter() { M.t += 10; return (uint64_t)(M.t * M.ticks_per_ns + M.ctr_off); }
 uint64_t sim_counter_ctx(void *) { return sim_counter(); }
 int sim_kernel(void *, clockid_t id, int64_t *ns)
 {
@@ -162,6 +163,44 @@ TEST(Track, wall_offset_is_pinned_and_a_step_is_followed_within_one_period)
 	EXPECT_NEAR((double)off, (double)M.wall_off, 2.0);
 	EXPECT_EQ(C.track.real_steps, 1u);
 	EXPECT_EQ(back, 0) << "the monotonic clock must not move with the wall clock";
+}
+
+// What a counter that jumps back does (docs/API.md "When a clock jumps back", the header's "Going back"): landing
+// at or past its hand's anchor, a read returns the hand's earlier value there (as the vDSO does); behind the
+// anchor by less than valid_ticks/64, the anchor's value; further behind, the reader re-anchors and the clock
+// resumes at or above every value returned before the jump (src/read.c SKEW_CLAMP_DIV, src/track.c expired_floor).
+TEST(Track, a_counter_jumping_back_goes_back_only_inside_its_hand)
+{
+	setup(3000000000ull);
+	int64_t last = INT64_MIN;
+	int back = 0;
+	run(20e6, 1000, &last, &back);
+	ASSERT_EQ(back, 0);
+	const fc_hand *h = __atomic_load_n(&PUB.current, __ATOMIC_ACQUIRE);
+	const uint64_t base = h->base_ticks, valid = h->valid_ticks;
+	const int64_t anchor = h->mono_ns;
+	const uint64_t reanchors = C.reanchors;
+	// 1. Inside the hand: move the counter to 1000 ticks past the anchor; the value is the hand's there.
+	const long double now_ticks = M.t * M.ticks_per_ns + M.ctr_off;
+	ASSERT_GT(now_ticks - (long double)base, 2000.0L) << "the hand is too young for this test";
+	M.ctr_off -= now_ticks - (long double)(base + 1000);
+	int64_t v1 = sim_mono();
+	EXPECT_LT(v1, last) << "a jump back inside the hand returns an earlier value";
+	EXPECT_GE(v1, anchor);
+	EXPECT_LE(v1, anchor + 1000);
+	// 2. Behind the anchor by less than valid/64: the anchor's value, no re-anchor.
+	M.ctr_off -= 1000 + (long double)(valid / 128);
+	EXPECT_EQ(sim_mono(), anchor);
+	EXPECT_EQ(C.reanchors, reanchors);
+	// 3. Further behind: a re-anchor, and nothing below the values returned before the jump.
+	M.ctr_off -= (long double)valid;
+	int64_t v3 = sim_mono();
+	EXPECT_GT(C.reanchors, reanchors);
+	EXPECT_GE(v3, last) << "after a re-anchor the clock resumes at or above every value returned";
+	last = v3;
+	back = 0;
+	run(5e6, 1000, &last, &back);
+	EXPECT_EQ(back, 0);
 }
 
 TEST(Track, bound_contains_the_true_error_in_steady_state)
