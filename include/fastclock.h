@@ -3,8 +3,8 @@
  * to UTC.
  *
  * Every time is nanoseconds in an int64_t; a capture (fc_ticks) is an opaque uint64_t. Every function may be
- * called from any thread at any time, in a child after fork() included. Every read is async-signal-safe once
- * the keeper thread runs (fc_updater_start): before, a read that re-anchors or a coarse read may start it.
+ * called from any thread at any time, in a child after fork() included. Every read is async-signal-safe: one
+ * starts the keeper thread only outside a signal handler, as its signal mask tells (see fc_updater_start).
  * Functions returning int return 0, or -1
  * with errno set, as their libc counterparts. The full contract, with the reasons: API.md, installed as
  * share/doc/fastclock/API.md (docs/API.md in the source).
@@ -286,8 +286,8 @@ FC_API int fc_commit_wait(int64_t t_ns, int64_t timeout_ns);
  * Coarse clocks: a recent past value, at most about max(period, 50 us) old while the keeper thread runs. Cost:
  * one load with a real-time keeper; otherwise the larger of the keeper's value and the kernel's coarse clock
  * (a vDSO coarse read more); precise reads until the keeper's first store, and with FASTCLOCK_UPDATER=off or
- * after fc_updater_stop(). Ordering: coarse. No errors. Fork-safe; async-signal-safe once the keeper runs: a
- * coarse read 1 ms or more after the process's first starts it (see fc_updater_start).
+ * after fc_updater_stop(). Ordering: coarse. No errors. Fork-safe; async-signal-safe: a coarse read 1 ms or
+ * more after the process's first starts the keeper, outside a signal handler (see fc_updater_start).
  */
 FC_API int64_t fc__coarse_init(int how);
 
@@ -429,8 +429,9 @@ FC_API int fc_set_period_ns(int64_t period_ns);
  * readers do not, and keeps the coarse clocks at most about max(period_ns, 50 us) old. The library starts it by
  * itself (unless FASTCLOCK_UPDATER=off) at a coarse read, or a reader's re-anchor, 1 ms or more after the
  * process's first, and parks it while nobody reads; fc_updater_start() starts it at once or takes it over. A
- * program that reads clocks in signal handlers calls fc_updater_start() first (pthread_create, which a read may
- * call until then, is not async-signal-safe). Named "fastclock", every signal blocked, SCHED_FIFO priority 1
+ * read starts it only where the thread's signal mask blocks nothing the mask at the library's load did not
+ * (pthread_create is not async-signal-safe; a handler runs with its signal blocked): a program whose handlers
+ * are installed with SA_NODEFER and an empty sa_mask and read clocks calls fc_updater_start() first. Named "fastclock", every signal blocked, SCHED_FIFO priority 1
  * where permitted (FASTCLOCK_UPDATER_RT=0: never); started again at once in a child after fork(). Returns 0, or
  * -1 with errno EINVAL (bad period), EALREADY (already started by fc_updater_start) or pthread_create's error.
  * fc_updater_stop() joins it and keeps reads from starting it again (coarse reads then return precise values);
