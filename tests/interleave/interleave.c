@@ -1,7 +1,7 @@
 /*
  * Deterministic interleavings of the timehands protocol (issue 11).
  *
- * The reader (the one reader protocol of fc_hand.h, run by the inline fc__hand_read and by the slow path's
+ * The reader (the one reader protocol of fc_hand.h, run by the inline fc__read_ns and by the slow path's
  * fc__clock_read in src/read.c: both are driven here) and the writer (fc__hands_publish in src/hands.c) are
  * compiled here with their interleaving points turned into calls of this file (FC__TEST_POINT /
  * FC__WRITER_POINT; empty in the library). A reader thread and a writer thread pass a baton at scripted points,
@@ -35,6 +35,8 @@
 /* ---- the simulated machine: a counter the test sets by hand, a kernel clock on the same line ------------- */
 static uint64_t g_ticks = 1000000;
 static uint64_t sim_counter(void) { return __atomic_load_n(&g_ticks, __ATOMIC_RELAXED); }
+/* the inline readers' hook: a narrow counter's distance from the anchor, masked */
+static uint64_t sim_ticks(const struct fc_hand *th) { return fc__ticks_masked(th, sim_counter()); }
 static uint64_t sim_counter_ctx(void *ctx)
 {
 	(void)ctx;
@@ -180,7 +182,7 @@ static void *writer_main(void *arg)
 }
 
 /* ---- the readers under test ------------------------------------------------------------------------------ */
-static int use_slow_path; /* 0: the inline fc__hand_read; 1: fc__clock_read (src/read.c) */
+static int use_slow_path; /* 0: the inline fc__read_ns; 1: fc__clock_read (src/read.c) */
 
 static int64_t read_mono(void)
 {
@@ -188,7 +190,7 @@ static int64_t read_mono(void)
 	retries = 0;
 	if (use_slow_path)
 		return fc__clock_read(&C, FC__MONO, NULL);
-	if (!fc__hand_read(PUB, sim_counter, FC__HR_MASKED, &m, NULL, NULL)) {
+	if (!fc__read_ns(PUB, sim_ticks, FC__MONO, &m)) {
 		fprintf(stderr, "interleave: the inline reader took the slow path unexpectedly\n");
 		exit(1);
 	}
@@ -429,15 +431,15 @@ static void t_slow_path_stale_check(void)
 	p.stale_ticks = 1000;
 	fc__hands_publish(PUB, &p);
 	__atomic_store_n(&g_ticks, p.base_ticks + 999, __ATOMIC_RELAXED);
-	CHECK(fc__hand_read(PUB, sim_counter, FC__HR_MASKED, &m, NULL, NULL) == 1, "a read within the period took the slow path");
+	CHECK(fc__read_ns(PUB, sim_ticks, FC__MONO, &m) == 1, "a read within the period took the slow path");
 	__atomic_store_n(&g_ticks, p.base_ticks + 1000, __ATOMIC_RELAXED);
-	CHECK(fc__hand_read(PUB, sim_counter, FC__HR_MASKED, &m, NULL, NULL) == 0, "a read at the stale point did not take the slow path");
+	CHECK(fc__read_ns(PUB, sim_ticks, FC__MONO, &m) == 0, "a read at the stale point did not take the slow path");
 	/* A counter that wrapped past the mask: the delta is taken modulo mask + 1 (a 32-bit counter here). */
 	p.mask = 0xffffffffu;
 	p.base_ticks = 0xfffffff0u;
 	fc__hands_publish(PUB, &p);
 	__atomic_store_n(&g_ticks, 0x10u, __ATOMIC_RELAXED); /* 32 ticks after the anchor, across the wrap */
-	CHECK(fc__hand_read(PUB, sim_counter, FC__HR_MASKED, &m, NULL, NULL) == 1 && m == p.mono_ns + (int64_t)fc__scale(32, p.mult, p.frac),
+	CHECK(fc__read_ns(PUB, sim_ticks, FC__MONO, &m) == 1 && m == p.mono_ns + (int64_t)fc__scale(32, p.mult, p.frac),
 	      "a read across the counter's wrap returned %lld, not the anchor + 32 ticks", (long long)m);
 }
 

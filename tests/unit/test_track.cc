@@ -38,6 +38,7 @@ struct Machine {
 
 uint64_t sim_counter() { M.t += 10; return (uint64_t)(M.t * M.ticks_per_ns); }
 uint64_t sim_counter_ctx(void *) { return sim_counter(); }
+uint64_t sim_ticks(const fc_hand *th) { return fc__ticks_masked(th, sim_counter()); }
 int sim_kernel(void *, clockid_t id, int64_t *ns)
 {
 	M.t += 25;
@@ -59,8 +60,8 @@ void setup(uint64_t hz_hint)
 // fc_mono_ns over the simulated machine: the same two steps as include/fastclock.h.
 int64_t sim_mono()
 {
-	int64_t m, off;
-	if (fc__hand_read(&PUB, sim_counter, FC__HR_MASKED, &m, &off, nullptr))
+	int64_t m;
+	if (fc__read_ns(&PUB, sim_ticks, FC__MONO, &m))
 		return m;
 	return fc__clock_slow(&C, FC__MONO);
 }
@@ -154,11 +155,13 @@ TEST(Track, wall_offset_is_pinned_and_a_step_is_followed_within_one_period)
 	int back = 0;
 	run(10e6, 1000, &last, &back);
 	int64_t m, off;
-	ASSERT_EQ(fc__hand_read(&PUB, sim_counter, FC__HR_MASKED, &m, &off, nullptr), 1);
+	ASSERT_EQ(fc__read_ns(&PUB, sim_ticks, FC__MONO, &m), 1);
+	off = PUB.current->real_off_ns;
 	EXPECT_NEAR((double)off, (double)M.wall_off, 2.0);
 	M.wall_off -= 3600ll * 1000000000ll; // settimeofday one hour back
 	run(1.2e6, 1000, &last, &back);        // one period (+ the expiry slack)
-	ASSERT_EQ(fc__hand_read(&PUB, sim_counter, FC__HR_MASKED, &m, &off, nullptr), 1);
+	ASSERT_EQ(fc__read_ns(&PUB, sim_ticks, FC__MONO, &m), 1);
+	off = PUB.current->real_off_ns;
 	EXPECT_NEAR((double)off, (double)M.wall_off, 2.0);
 	EXPECT_EQ(C.track.real_steps, 1u);
 	EXPECT_EQ(back, 0) << "the monotonic clock must not move with the wall clock";
@@ -172,9 +175,9 @@ TEST(Track, bound_contains_the_true_error_in_steady_state)
 	run(20e6, 1000, &last, &back);
 	int misses = 0;
 	for (int i = 0; i < 100000; i++) {
-		int64_t m, off;
+		int64_t m;
 		fc__bound b;
-		if (!fc__hand_read(&PUB, sim_counter, FC__HR_MASKED, &m, &off, &b)) {
+		if (!fc__read_bounded(&PUB, sim_ticks, FC__MONO, &m, &b)) {
 			fc__clock_slow(&C, FC__MONO);
 			continue;
 		}
@@ -259,9 +262,9 @@ TEST_P(PeriodPromise, a_hands_bound_covers_its_whole_window)
 		ASSERT_FALSE(h->flags & FC_HAND_KERNEL);
 		// the last counter value the fast path serves from this hand, less one counter read's cost
 		M.t = ((long double)(h->base_ticks + h->stale_ticks - 1) / tpn) - 10;
-		int64_t m, off;
+		int64_t m;
 		fc__bound b;
-		ASSERT_TRUE(fc__hand_read(&PUB, sim_counter, FC__HR_MASKED | FC__HR_REAL, &m, &off, &b)) << tpn;
+		ASSERT_TRUE(fc__read_bounded(&PUB, sim_ticks, FC__REAL, &m, &b)) << tpn;
 		ASSERT_EQ(PUB.current, h);
 		ASSERT_NE(b.sync_status, FC_SYNC_DISRUPTED) << tpn;
 		EXPECT_GE(b.utc_err_ns, ntp_claim(M.kernel_mono())) << "period " << P << ", counter " << tpn * 1e9L << " Hz";
