@@ -373,6 +373,9 @@ FC_API int fc_commit_wait(int64_t t_ns, int64_t timeout_ns);
  */
 FC_API int64_t fc__coarse_init(int how);
 
+/* 1 while a real-time keeper keeps the coarse clocks' value (each coarse read is then one load), else 0. */
+FC_API int fc_coarse_one_load(void);
+
 static inline int64_t fc_mono_coarse_ns(void)
 {
 	int64_t v = __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED);
