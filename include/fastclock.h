@@ -159,7 +159,7 @@ FC_API int fc__slow_bounded(struct fc_interval *out, int how);
 static inline int64_t fc_mono_ns(void)
 {
 	int64_t m;
-	if (FC__LIKELY(fc__read_ns(&fc__pub, fc__ticks_ordered, FC__MONO, &m)))
+	if (FC__LIKELY(fc__hand_read_ns(&fc__pub, fc__hand_ticks_ordered, FC__MONO, &m)))
 		return m;
 	return fc__slow_ns(FC__MONO);
 }
@@ -168,7 +168,7 @@ static inline int64_t fc_mono_ns(void)
 static inline int64_t fc_mono_ns_relaxed(void)
 {
 	int64_t m;
-	if (FC__LIKELY(fc__read_ns(&fc__pub, fc__ticks_relaxed, FC__MONO, &m)))
+	if (FC__LIKELY(fc__hand_read_ns(&fc__pub, fc__hand_ticks_relaxed, FC__MONO, &m)))
 		return m;
 	return fc__slow_ns(FC__MONO | FC__RELAXED);
 }
@@ -177,7 +177,7 @@ static inline int64_t fc_mono_ns_relaxed(void)
 static inline int64_t fc_real_ns(void)
 {
 	int64_t r;
-	if (FC__LIKELY(fc__read_ns(&fc__pub, fc__ticks_ordered, FC__REAL, &r)))
+	if (FC__LIKELY(fc__hand_read_ns(&fc__pub, fc__hand_ticks_ordered, FC__REAL, &r)))
 		return r;
 	return fc__slow_ns(FC__REAL);
 }
@@ -186,7 +186,7 @@ static inline int64_t fc_real_ns(void)
 static inline int64_t fc_real_ns_relaxed(void)
 {
 	int64_t r;
-	if (FC__LIKELY(fc__read_ns(&fc__pub, fc__ticks_relaxed, FC__REAL, &r)))
+	if (FC__LIKELY(fc__hand_read_ns(&fc__pub, fc__hand_ticks_relaxed, FC__REAL, &r)))
 		return r;
 	return fc__slow_ns(FC__REAL | FC__RELAXED);
 }
@@ -309,7 +309,7 @@ static inline int fc_real_bounded(struct fc_interval *out)
 	int64_t m;
 	struct fc__bound b;
 	if (FC__UNLIKELY(out == NULL) ||
-	    FC__UNLIKELY(!fc__read_bounded(&fc__pub, fc__ticks_ordered, FC__REAL, &m, &b)))
+	    FC__UNLIKELY(!fc__hand_read_bounded(&fc__pub, fc__hand_ticks_ordered, FC__REAL, &m, &b)))
 		return fc__slow_bounded(out, FC__REAL);
 	m += b.utc_corr_ns;
 	out->earliest_ns = m - b.track_err_ns - b.utc_err_ns;
@@ -323,7 +323,7 @@ static inline int fc_mono_bounded(struct fc_interval *out)
 	int64_t m;
 	struct fc__bound b;
 	if (FC__UNLIKELY(out == NULL) ||
-	    FC__UNLIKELY(!fc__read_bounded(&fc__pub, fc__ticks_ordered, FC__MONO, &m, &b)))
+	    FC__UNLIKELY(!fc__hand_read_bounded(&fc__pub, fc__hand_ticks_ordered, FC__MONO, &m, &b)))
 		return fc__slow_bounded(out, FC__MONO);
 	out->earliest_ns = m - b.track_err_ns;
 	out->latest_ns = m + b.track_err_ns;
@@ -482,7 +482,7 @@ FC__ALWAYS_INLINE int fc_clock_gettime(clockid_t id, struct timespec *ts)
 	/* One inlined reader for both ids (`real` folds to a constant when id is one); always inlined, as a call
 	 * would cost what the division saved (gcc otherwise keeps an out-of-line copy where a TU calls it often). */
 	if (FC__LIKELY(ts != NULL) && (id == CLOCK_MONOTONIC || id == CLOCK_REALTIME) &&
-	    FC__LIKELY(fc__read_ts(&fc__pub, fc__ticks_ordered, id == CLOCK_REALTIME, &s, &ns))) {
+	    FC__LIKELY(fc__hand_read_ts(&fc__pub, fc__hand_ticks_ordered, id == CLOCK_REALTIME, &s, &ns))) {
 		ts->tv_sec = (time_t)s;
 		ts->tv_nsec = (long)ns;
 		return 0;
@@ -494,7 +494,7 @@ FC__ALWAYS_INLINE int fc_gettimeofday(struct timeval *tv, void *tz)
 {
 	int64_t s, us;
 	if (FC__UNLIKELY(tz != NULL) || FC__UNLIKELY(tv == NULL) ||
-	    FC__UNLIKELY(!fc__read_tv(&fc__pub, fc__ticks_ordered, &s, &us)))
+	    FC__UNLIKELY(!fc__hand_read_tv(&fc__pub, fc__hand_ticks_ordered, &s, &us)))
 		return fc__gettimeofday_other(tv, tz);
 	tv->tv_sec = (time_t)s;
 	tv->tv_usec = (suseconds_t)us;

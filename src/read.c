@@ -178,7 +178,7 @@ static void reader_reanchored(struct fc_clock *c)
 				 __ATOMIC_RELAXED);
 }
 
-FC__START_TEXT int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bound *b)
+FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bound *b)
 {
 	unsigned spins = 0;
 	int counted = 0, wound = 0;
@@ -284,7 +284,7 @@ FC__START_TEXT int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bo
 	}
 }
 
-int64_t fc__clock_slow(struct fc_clock *c, int how) { return fc__clock_read(c, how, NULL); }
+int64_t fc__read_slow_ns(struct fc_clock *c, int how) { return fc__read_slow(c, how, NULL); }
 
 /* ---- the global clock's entry points (called by the inline readers) ------------------------------------ */
 /* A read from a signal handler must leave errno as it found it (the handler's caller may be between a
@@ -295,7 +295,7 @@ FC__START_TEXT static int64_t global_read(int how, struct fc__bound *b)
 	const int saved = errno;
 	int64_t v;
 	if (FC__LIKELY(fc__ensure_init())) {
-		v = fc__clock_read(c, how, b);
+		v = fc__read_slow(c, how, b);
 	} else { /* a signal handler during its own thread's initialisation: the kernel's clock, unbounded */
 		v = fc__kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
 		if (b)

@@ -81,7 +81,7 @@ struct fc_hand {
 	uint64_t valid_ticks; /* deltas below this may use the hand even if stale; >= stale_ticks */
 	int64_t real_off_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC while this hand is current */
 	uint64_t mask;        /* counter width: deltas are taken modulo mask + 1 (the slow path; the inline
-			       * readers of the 64-bit hardware counters skip it, see fc__ticks_ordered) */
+			       * readers of the 64-bit hardware counters skip it, see fc__hand_ticks_ordered) */
 	int64_t floor_ns;     /* kernel hands: monotonic values are clamped to at least this */
 	struct fc_hand *next; /* ring link, written once at init */
 } __attribute__((aligned(64)));
@@ -166,8 +166,9 @@ FC__ALWAYS_INLINE uint64_t fc__scale_us(uint64_t delta, uint64_t mult, uint64_t 
  * as the Linux vDSO's vdso_read_begin / vdso_read_retry and Concurrency Kit's ck_sequence_read_begin /
  * ck_sequence_read_retry are, and FreeBSD's getthmember() loop; the steps are those of the model
  * (tests/model/timehands.pml, which names these functions at each: tests/model/check_steps.py). Only the copy
- * differs from reader to reader: the inline forms (fc__read_ns .. fc__read_tv, below) load only the fields
- * they need; the slow readers (src/read.c, src/state.c) take fc__hand_snapshot's copy of all of them. A reader that validates a hand it
+ * differs from reader to reader, and the arithmetic runs after the loop, on the validated copy: the inline
+ * forms (fc__hand_read_ns .. fc__hand_read_tv, below) copy only the fields they need; the slow readers
+ * (src/read.c, src/state.c) take fc__hand_snapshot's copy of all of them. A reader that validates a hand it
  * found in the ring rather than the current one (src/convert.c) uses fc__hand_begin and fc__hand_changed
  * (R2..R4): R5 is about the current pointer.
  */
@@ -257,32 +258,32 @@ FC__ALWAYS_INLINE void fc__carry(int64_t *sec, int64_t *sub, uint32_t unit)
 }
 
 /*
- * The inline read forms: fc__read_ns (fc_mono_ns, fc_real_ns), fc__read_bounded (the bounded reads),
- * fc__read_ts (fc_clock_gettime), fc__read_tv (fc_gettimeofday). Each is the protocol's loop copying the few
+ * The inline read forms: fc__hand_read_ns (fc_mono_ns, fc_real_ns), fc__hand_read_bounded (the bounded reads),
+ * fc__hand_read_ts (fc_clock_gettime), fc__hand_read_tv (fc_gettimeofday). Each is the protocol's loop copying the few
  * fields it needs and the counter's distance from the anchor; the arithmetic runs once, after the copy is
  * validated (FreeBSD's bintime_off, the vDSO's do_hres). Each returns 1, or 0 when the slow path must run
  * (fc__hand_delta). `real` picks CLOCK_REALTIME's anchor over CLOCK_MONOTONIC's.
  *
  * `ticks` is the counter's distance from th's anchor, a constant at every call site and so inlined:
- * fc__ticks_ordered / fc__ticks_relaxed below for the library's 64-bit hardware counters, whose hands have
+ * fc__hand_ticks_ordered / fc__hand_ticks_relaxed below for the library's 64-bit hardware counters, whose hands have
  * mask ~0, so they skip the mask (one AND less on the critical path; a wrap makes the delta huge, past
  * stale_ticks, and the slow path takes it modulo the mask). The simulations' narrower counters pass a hook
- * that masks (fc__ticks_masked): they run these same loops.
+ * that masks (fc__hand_ticks_masked): they run these same loops.
  */
-typedef uint64_t (*fc__ticks_fn)(const struct fc_hand *th);
+typedef uint64_t (*fc__hand_ticks_fn)(const struct fc_hand *th);
 
-FC__ALWAYS_INLINE uint64_t fc__ticks_ordered(const struct fc_hand *th)
+FC__ALWAYS_INLINE uint64_t fc__hand_ticks_ordered(const struct fc_hand *th)
 {
 	return fc__counter_ordered() - FC__LOAD(th->base_ticks);
 }
 
-FC__ALWAYS_INLINE uint64_t fc__ticks_relaxed(const struct fc_hand *th)
+FC__ALWAYS_INLINE uint64_t fc__hand_ticks_relaxed(const struct fc_hand *th)
 {
 	return fc__counter_relaxed() - FC__LOAD(th->base_ticks);
 }
 
 /* For a counter narrower than 64 bits: counter value t's distance from th's anchor modulo the mask + 1. */
-FC__ALWAYS_INLINE uint64_t fc__ticks_masked(const struct fc_hand *th, uint64_t t)
+FC__ALWAYS_INLINE uint64_t fc__hand_ticks_masked(const struct fc_hand *th, uint64_t t)
 {
 	return (t - FC__LOAD(th->base_ticks)) & FC__LOAD(th->mask);
 }
@@ -290,7 +291,7 @@ FC__ALWAYS_INLINE uint64_t fc__ticks_masked(const struct fc_hand *th, uint64_t t
 /* The counter's distance from th's anchor into *delta. 0 when the slow path must run: a kernel hand
  * (stale_ticks 0; the counter is not read), or a delta at or past stale_ticks (the hand needs re-anchoring,
  * or the counter went backwards). Part of the caller's copy: it runs between R2 and R3. */
-FC__ALWAYS_INLINE int fc__hand_delta(const struct fc_hand *th, fc__ticks_fn ticks, uint64_t *delta)
+FC__ALWAYS_INLINE int fc__hand_delta(const struct fc_hand *th, fc__hand_ticks_fn ticks, uint64_t *delta)
 {
 	const uint64_t stale = FC__LOAD(th->stale_ticks);
 	if (FC__UNLIKELY(stale == 0))
@@ -303,7 +304,7 @@ FC__ALWAYS_INLINE int fc__hand_delta(const struct fc_hand *th, fc__ticks_fn tick
 }
 
 /* CLOCK_MONOTONIC or (real) CLOCK_REALTIME in ns into *ns. */
-FC__ALWAYS_INLINE int fc__read_ns(const struct fc_pub *pub, fc__ticks_fn ticks, int real, int64_t *ns)
+FC__ALWAYS_INLINE int fc__hand_read_ns(const struct fc_pub *pub, fc__hand_ticks_fn ticks, int real, int64_t *ns)
 {
 	const struct fc_hand *th;
 	uint32_t gen;
@@ -330,8 +331,8 @@ struct fc__bound {
 	int32_t sync_status;  /* enum fc_sync */
 };
 
-/* fc__read_ns's value, and its bound into *b: the hand's error fields, the tracking error grown over delta. */
-FC__ALWAYS_INLINE int fc__read_bounded(const struct fc_pub *pub, fc__ticks_fn ticks, int real, int64_t *ns,
+/* fc__hand_read_ns's value, and its bound into *b: the hand's error fields, the tracking error grown over delta. */
+FC__ALWAYS_INLINE int fc__hand_read_bounded(const struct fc_pub *pub, fc__hand_ticks_fn ticks, int real, int64_t *ns,
 				       struct fc__bound *b)
 {
 	const struct fc_hand *th;
@@ -359,7 +360,7 @@ FC__ALWAYS_INLINE int fc__read_bounded(const struct fc_pub *pub, fc__ticks_fn ti
 
 /* CLOCK_MONOTONIC or (real) CLOCK_REALTIME as a timespec's seconds and nanoseconds (in [0, 10^9)), from the
  * anchor's whole seconds and 32.32 remainder: the same multiply-add as the ns value, no division. */
-FC__ALWAYS_INLINE int fc__read_ts(const struct fc_pub *pub, fc__ticks_fn ticks, int real, int64_t *sec,
+FC__ALWAYS_INLINE int fc__hand_read_ts(const struct fc_pub *pub, fc__hand_ticks_fn ticks, int real, int64_t *sec,
 				  int64_t *nsec)
 {
 	const struct fc_hand *th;
@@ -381,9 +382,9 @@ FC__ALWAYS_INLINE int fc__read_ts(const struct fc_pub *pub, fc__ticks_fn ticks, 
 	return 1;
 }
 
-/* CLOCK_REALTIME as a timeval's seconds and microseconds (in [0, 10^6)): fc__read_ts's sum divided by 1000,
+/* CLOCK_REALTIME as a timeval's seconds and microseconds (in [0, 10^6)): fc__hand_read_ts's sum divided by 1000,
  * folded into one constant division (fc__scale_us). */
-FC__ALWAYS_INLINE int fc__read_tv(const struct fc_pub *pub, fc__ticks_fn ticks, int64_t *sec, int64_t *usec)
+FC__ALWAYS_INLINE int fc__hand_read_tv(const struct fc_pub *pub, fc__hand_ticks_fn ticks, int64_t *sec, int64_t *usec)
 {
 	const struct fc_hand *th;
 	uint32_t gen;
