@@ -30,7 +30,10 @@ int fc_set_period_ns(int64_t period_ns)
 	return 0;
 }
 
-int fc_coarse_one_load(void) { return __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) != 0; }
+int fc_coarse_one_load(void)
+{
+	return __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) != 0;
+}
 
 const char *fc_sync_name(int status)
 {

@@ -333,7 +333,7 @@ struct fc__bound {
 
 /* fc__hand_read_ns's value, and its bound into *b: the hand's error fields, the tracking error grown over delta. */
 FC__ALWAYS_INLINE int fc__hand_read_bounded(const struct fc_pub *pub, fc__hand_ticks_fn ticks, int real, int64_t *ns,
-				       struct fc__bound *b)
+					    struct fc__bound *b)
 {
 	const struct fc_hand *th;
 	uint32_t gen;
@@ -361,7 +361,7 @@ FC__ALWAYS_INLINE int fc__hand_read_bounded(const struct fc_pub *pub, fc__hand_t
 /* CLOCK_MONOTONIC or (real) CLOCK_REALTIME as a timespec's seconds and nanoseconds (in [0, 10^9)), from the
  * anchor's whole seconds and 32.32 remainder: the same multiply-add as the ns value, no division. */
 FC__ALWAYS_INLINE int fc__hand_read_ts(const struct fc_pub *pub, fc__hand_ticks_fn ticks, int real, int64_t *sec,
-				  int64_t *nsec)
+				       int64_t *nsec)
 {
 	const struct fc_hand *th;
 	uint32_t gen;
