@@ -34,6 +34,7 @@
  *   fc_updater_start(p)         int       start the keeper thread (re-anchors, keeps the coarse clocks)
  *   fc_updater_stop()           int       stop it
  *   fc_status(&st)              int       backend and why, rate, counts, bound source (takes the writer lock)
+ *   fc_coarse_one_load()        int       1: a coarse read is one load now (a real-time keeper keeps them)
  *   fc_sync_name(s), fc_backend_name(b), fc_freq_source_name(f), fc_version()   const char *, printable
  *   fc_abi()                    int       the library's FASTCLOCK_ABI
  *   (fc_clock_gettime's _COARSE ids are the coarse clocks; every other id goes to the kernel.)
@@ -128,7 +129,7 @@ FC_API int fc__slow_bounded(struct fc_interval *out, int how);
 static inline int64_t fc_mono_ns(void)
 {
 	int64_t m;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_NS, &m, NULL, NULL)))
+	if (FC__LIKELY(fc__hand_read_ns(&fc__pub, fc__hand_ticks_ordered, FC__MONO, &m)))
 		return m;
 	return fc__slow_ns(FC__MONO);
 }
@@ -137,7 +138,7 @@ static inline int64_t fc_mono_ns(void)
 static inline int64_t fc_mono_ns_relaxed(void)
 {
 	int64_t m;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, FC__HR_NS, &m, NULL, NULL)))
+	if (FC__LIKELY(fc__hand_read_ns(&fc__pub, fc__hand_ticks_relaxed, FC__MONO, &m)))
 		return m;
 	return fc__slow_ns(FC__MONO | FC__RELAXED);
 }
@@ -146,7 +147,7 @@ static inline int64_t fc_mono_ns_relaxed(void)
 static inline int64_t fc_real_ns(void)
 {
 	int64_t r;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_REAL, &r, NULL, NULL)))
+	if (FC__LIKELY(fc__hand_read_ns(&fc__pub, fc__hand_ticks_ordered, FC__REAL, &r)))
 		return r;
 	return fc__slow_ns(FC__REAL);
 }
@@ -155,7 +156,7 @@ static inline int64_t fc_real_ns(void)
 static inline int64_t fc_real_ns_relaxed(void)
 {
 	int64_t r;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, FC__HR_REAL, &r, NULL, NULL)))
+	if (FC__LIKELY(fc__hand_read_ns(&fc__pub, fc__hand_ticks_relaxed, FC__REAL, &r)))
 		return r;
 	return fc__slow_ns(FC__REAL | FC__RELAXED);
 }
@@ -232,7 +233,7 @@ static inline int fc_real_bounded(struct fc_interval *out)
 	int64_t m;
 	struct fc__bound b;
 	if (FC__UNLIKELY(out == NULL) ||
-	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_REAL, &m, NULL, &b)))
+	    FC__UNLIKELY(!fc__hand_read_bounded(&fc__pub, fc__hand_ticks_ordered, FC__REAL, &m, &b)))
 		return fc__slow_bounded(out, FC__REAL);
 	m += b.utc_corr_ns;
 	out->earliest_ns = m - b.track_err_ns - b.utc_err_ns;
@@ -246,7 +247,7 @@ static inline int fc_mono_bounded(struct fc_interval *out)
 	int64_t m;
 	struct fc__bound b;
 	if (FC__UNLIKELY(out == NULL) ||
-	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_NS, &m, NULL, &b)))
+	    FC__UNLIKELY(!fc__hand_read_bounded(&fc__pub, fc__hand_ticks_ordered, FC__MONO, &m, &b)))
 		return fc__slow_bounded(out, FC__MONO);
 	out->earliest_ns = m - b.track_err_ns;
 	out->latest_ns = m + b.track_err_ns;
@@ -290,6 +291,9 @@ FC_API int fc_commit_wait(int64_t t_ns, int64_t timeout_ns);
  * more after the process's first starts the keeper, outside a signal handler (see fc_updater_start).
  */
 FC_API int64_t fc__coarse_init(int how);
+
+/* 1 while a real-time keeper keeps the coarse clocks' value (each coarse read is then one load), else 0. */
+FC_API int fc_coarse_one_load(void);
 
 /* CLOCK_MONOTONIC in ns, coarse. */
 static inline int64_t fc_mono_coarse_ns(void)
@@ -378,12 +382,10 @@ static inline void fc__ns_split(int64_t ns, int64_t *sec, int64_t *sub, uint32_t
 FC__ALWAYS_INLINE int fc_clock_gettime(clockid_t id, struct timespec *ts)
 {
 	int64_t s, ns;
-	/* One inlined reader for both ids (`how` folds to a constant when id is one); always inlined, as a call
+	/* One inlined reader for both ids (`real` folds to a constant when id is one); always inlined, as a call
 	 * would cost what the division saved (gcc otherwise keeps an out-of-line copy where a TU calls it often). */
-	const unsigned how = id == CLOCK_REALTIME ? FC__HR_TS_REAL : FC__HR_TS_MONO;
 	if (FC__LIKELY(ts != NULL) && (id == CLOCK_MONOTONIC || id == CLOCK_REALTIME) &&
-	    FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, how, &s, &ns, NULL))) {
-		fc__carry(&s, &ns, 1000000000u);
+	    FC__LIKELY(fc__hand_read_ts(&fc__pub, fc__hand_ticks_ordered, id == CLOCK_REALTIME, &s, &ns))) {
 		ts->tv_sec = (time_t)s;
 		ts->tv_nsec = (long)ns;
 		return 0;
@@ -395,9 +397,8 @@ FC__ALWAYS_INLINE int fc_gettimeofday(struct timeval *tv, void *tz)
 {
 	int64_t s, us;
 	if (FC__UNLIKELY(tz != NULL) || FC__UNLIKELY(tv == NULL) ||
-	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_TV_REAL, &s, &us, NULL)))
+	    FC__UNLIKELY(!fc__hand_read_tv(&fc__pub, fc__hand_ticks_ordered, &s, &us)))
 		return fc__gettimeofday_other(tv, tz);
-	fc__carry(&s, &us, 1000000u);
 	tv->tv_sec = (time_t)s;
 	tv->tv_usec = (suseconds_t)us;
 	return 0;

@@ -155,11 +155,7 @@ static i128 kernel_at(const struct fc_sample *s, uint64_t t, uint64_t mult, uint
 
 i128 fc__hand_value_fx(const struct fc_hand *h, uint64_t t)
 {
-	uint64_t d = (t - h->base_ticks) & h->mask;
-	if (d > (h->mask >> 1)) /* counter behind the anchor: readers clamp to the anchor */
-		d = 0;
-	else if (d > h->valid_ticks)
-		d = h->valid_ticks;
+	const uint64_t d = fc__hand_window_delta(h, t); /* clamped as the coarse sample clamps (src/state.c) */
 	return fx(h->mono_ns) + (i128)h->frac + (i128)((unsigned __int128)d * h->mult);
 }
 

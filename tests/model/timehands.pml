@@ -3,9 +3,9 @@
  * semantics. Writer: src/hands.c fc__hands_publish() (steps W1..W4) under the try-lock of
  * src/windup.c fc__clock_windup(). Reader: the one reader protocol of include/fastclock/fc_hand.h (steps R1..R5
  * in fc__hand_current, fc__hand_begin, fc__hand_changed and fc__hand_moved), which every reader runs (the inline
- * fc__hand_read, the slow paths' fc__hand_snapshot, the conversions of src/convert.c). tests/model/check_steps.py
- * checks that this file and the C code name the same steps at the same functions, and that no other C file
- * labels a reader step.
+ * read forms fc__hand_read_ns .. fc__hand_read_tv, the slow paths' fc__hand_snapshot, the conversions of
+ * src/convert.c). tests/model/check_steps.py checks that this file and the C code name the same steps at the
+ * same functions, and that no other C file labels a reader step.
  *
  * Properties (assertions, checked in every reachable state of every interleaving and every memory choice):
  *   torn_read      a reader returns a value whose fields come from two different updates;
@@ -51,7 +51,7 @@
  *      that mixes updates is detected, and "older" means a smaller update number. The value arithmetic and
  *      the counter are not modelled (their monotonicity across hands is the dominance rule of track.c,
  *      tested by tests/unit, tests/sim and fuzzed by tests/fuzz/fuzz_track). The early returns of
- *      fc__hand_read() (kernel hand, stale delta) go to the slow path, which runs this same protocol;
+ *      fc__hand_read_ns() (kernel hand, stale delta) go to the slow path, which runs this same protocol;
  *   A6 the boot hand of fc__hands_init() is modelled as the ring hand N-1 holding update 0, current at start,
  *      so the first publish writes ring hand 0 as in the C code.
  *
