@@ -348,6 +348,7 @@ static void *updater_main(void *arg)
 			}
 			unpark(c); /* a reader re-anchored, a coarse read or fc_updater_start() wants it */
 			parked = 0;
+			__atomic_store_n(&c->upd_parked, 0, __ATOMIC_RELAXED);
 			next = run_since = mono_now();
 			continue;
 		}
@@ -378,6 +379,7 @@ static void *updater_main(void *arg)
 				__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
 				park(c);
 				parked = 1;
+				__atomic_store_n(&c->upd_parked, 1, __ATOMIC_RELAXED);
 				parked_slow = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
 				continue;
 			}
@@ -406,6 +408,7 @@ static void *updater_main(void *arg)
 		}
 	}
 	__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->upd_parked, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->step_notifier, 0, __ATOMIC_RELAXED);
 	if (fd >= 0 && fd != u_test_fd && step_fd_ours(fd))
 		close(fd);
