@@ -110,10 +110,23 @@ void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_of
 		return;
 	}
 	d = (t - h.base_ticks) & h.mask;
-	if (d > (h.mask >> 1))
+	if (d > (h.mask >> 1)) {
 		d = 0; /* behind the anchor (skew): the anchor's value */
-	else if (d > h.valid_ticks)
+	} else if (d >= h.valid_ticks && (h.flags & FC_HAND_PROBE)) {
+		/* Past a probe hand's window (a parked keeper's last hand) reads returned the kernel's clock raised to
+		 * the hand's largest value (read.c), coarse reads too (precise while parked): the keeper's first value
+		 * after parking is taken as they were, never below them (the window's end was up to the whole time
+		 * parked behind). The next hand starts above the kernel's clock (windup.c), so no later precise read
+		 * is below it. */
+		struct fc_offset o;
+		const int64_t end = h.mono_ns + (int64_t)fc__scale(h.valid_ticks, h.mult, h.frac);
+		(void)fc__sample_offset(&c->src, 1, FC_KERNEL_TRIES, &o); /* a failed read counts as 0 */
+		*mono = o.m1 < end ? end : o.m1;
+		*real_off = fc__offset_mid(&o);
+		return;
+	} else if (d > h.valid_ticks) {
 		d = h.valid_ticks;
+	}
 	*mono = h.mono_ns + (int64_t)fc__scale(d, h.mult, h.frac);
 	*real_off = h.real_off_ns;
 }
