@@ -171,6 +171,21 @@ static void bound_fields_cached(struct fc_clock *c, struct fc_hand *p, int64_t n
 	p->sync_status = b->status;
 }
 
+int fc__clock_bound_cached(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
+{
+	if (!fc__clock_trylock(c))
+		return 0;
+	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE ||
+	    (c->bounder && (c->bounder_reopen || !c->bound_polled))) {
+		fc__clock_unlock(c); /* nothing polled yet */
+		return 0;
+	}
+	p->real_ns = fc__kernel_ns(c, CLOCK_REALTIME); /* for a leap second's window (near_midnight) */
+	bound_fields_cached(c, p, now, life_ns);
+	fc__clock_unlock(c);
+	return 1;
+}
+
 /* Stamp the hand with the bound vs UTC over its lifetime, and the tracker's verdict. Its life is its window
  * (valid_ticks) in the kernel's ns: at most its slope plus its rate allowance over it, and its error at both
  * ends, while (a) holds; and at least P + P/8. More than that on a counter so slow that the window's floor of 8

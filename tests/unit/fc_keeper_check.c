@@ -10,6 +10,8 @@
  *   fc_keeper_check fork-parks      a child forked while a keeper started by reads runs gets one that parks too
  *   fc_keeper_check idle            after parking: no re-anchor, and the keeper thread's voluntary context
  *                                   switches grow by at most 4 a second slept (PARKED_WAKE_NS) plus a margin
+ *   fc_keeper_check bounded-parked  a bounded read past a parked keeper's last hand (a ClockBound segment the source)
+ *                                   makes no system call (seccomp) and promises no less than the segment
  *   fc_keeper_check seccomp         (FASTCLOCK_UPDATER=off) reader re-anchors under a seccomp filter that traps every
  *                                   system call but the test's own (and clock_gettime, the vDSO's fallback), within
  *                                   half a second of the chores' last round: one re-anchor per read, none trapped
@@ -32,6 +34,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "bound/clockbound.h"
 #include "state.h"
 
 #define WAIT_PARK_S 60 /* a keeper parks about 2 s after its last read; a loaded machine only delays it */
@@ -251,16 +257,16 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
  * would be needed for one) */
 #define SECCOMP_WINDOW_NS 500000000
 
-static int seccomp_reanchors(void)
-{
 #if defined(__x86_64__)
 #define ARCH_NR AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)
 #define ARCH_NR AUDIT_ARCH_AARCH64
 #endif
+/* Installs the filter: every system call but the test's own (its sleeps and its report, the signal's return) and
+ * clock_gettime (where the vDSO falls back to it) traps. 0, or 77 where it cannot be installed. */
+static int trap_syscalls(void)
+{
 #ifdef ARCH_NR
-	struct fc_clock *c = fc__global_clock();
-	/* allowed: the test's own (its sleeps and its report), and clock_gettime where the vDSO falls back to it */
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_NR, 1, 0),
@@ -284,10 +290,30 @@ static int seccomp_reanchors(void)
 	};
 	struct sock_fprog prog = {(unsigned short)(sizeof(f) / sizeof(f[0])), f};
 	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, NULL) != 0)
+		return 77;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+		printf("seccomp: no seccomp filter here (%s): skip\n", strerror(errno));
+		return 77;
+	}
+	return 0;
+#else
+	printf("seccomp: no filter for this architecture here (skip)\n");
+	return 77;
+#endif
+}
+
+static int seccomp_reanchors(void)
+{
+	struct fc_clock *c = fc__global_clock();
 	uint64_t r0, r1;
 	int64_t t0, t1, ref;
 	long reads = 0;
-	int i, n, nr;
+	int i, n, nr, rc;
 	const char *u = getenv("FASTCLOCK_UPDATER");
 	char line[200];
 
@@ -307,16 +333,8 @@ static int seccomp_reanchors(void)
 		printf("seccomp: the counter backend is not in use here: nothing to check (skip)\n");
 		return 77;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sigsys;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGSYS, &sa, NULL) != 0)
-		return 2;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
-		printf("seccomp: no seccomp filter here (%s): skip\n", strerror(errno));
-		return 77;
-	}
+	if ((rc = trap_syscalls()) != 0)
+		return rc;
 	r0 = __atomic_load_n(&c->reanchors, __ATOMIC_RELAXED);
 	t1 = t0 = kns(CLOCK_MONOTONIC);
 	for (i = 0; i < SECCOMP_READS && (t1 = kns(CLOCK_MONOTONIC)) - ref < SECCOMP_WINDOW_NS; i++) {
@@ -342,10 +360,60 @@ static int seccomp_reanchors(void)
 		return 1;
 	}
 	return 0;
-#else
-	printf("seccomp: no filter for this architecture here (skip)\n");
-	return 77;
-#endif
+}
+
+/* bounded-parked: a ClockBound segment of 1 ms growing at 100 ppm (SYNCHRONIZED) is the bound's source; a keeper
+ * started by reads parks (it polls the segment with its chores, 4 times a second). A bounded read past the last
+ * hand's window then pays what a reader's re-anchor pays, one kernel read: no system call (trapped by seccomp), and
+ * its bound still the segment's, grown since (never narrower than the source's at its time). */
+#define BP_DRIFT_PPB 100000u
+static int bounded_parked(const char *dir)
+{
+	char path[64], line[300];
+	struct fc_cb_segment seg = {.magic = {FC_CB_MAGIC0, FC_CB_MAGIC1}, .segsize = FC_CB_SIZE,
+				    .version = FC_CB_VERSION, .generation = 2, .bound_nsec = 1000000,
+				    .max_drift_ppb = BP_DRIFT_PPB, .clock_status = FC_CB_SYNCHRONIZED};
+	struct fc_interval iv;
+	const int64_t as_of = kns(CLOCK_MONOTONIC_COARSE);
+	int64_t half, need, t;
+	int fd, n, bad = 0;
+	snprintf(path, sizeof(path), "%s/shm0", dir);
+	seg.as_of_sec = as_of / 1000000000LL, seg.as_of_nsec = as_of % 1000000000LL;
+	seg.void_after_sec = seg.as_of_sec + 1000, seg.void_after_nsec = seg.as_of_nsec;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, &seg, sizeof(seg)) != (ssize_t)sizeof(seg))
+		return 2;
+	close(fd);
+	setenv("FASTCLOCK_BOUND_SOURCE", "clockbound", 1);
+	setenv("FASTCLOCK_CLOCKBOUND_PATH", path, 1);
+	fc_real_bounded(&iv);
+	fc_real_bounded(&iv); /* the first bounded read reads nothing of the bound's; this one opens the segment */
+	if (!keeper_by_reads() || !wait_parked()) {
+		fprintf(stderr, "fc_keeper_check: no keeper started by reads that parked\n");
+		return 1;
+	}
+	if ((n = trap_syscalls()) != 0)
+		return n;
+	t = kns(CLOCK_MONOTONIC);
+	fc_real_bounded(&iv);
+	half = (iv.latest_ns - iv.earliest_ns) / 2;
+	need = 1000000 + (t - as_of) / (1000000000LL / BP_DRIFT_PPB);
+	n = snprintf(line, sizeof(line), "bounded-parked: a bounded read past the parked keeper's last hand: %s, half "
+		     "%lld ns (the segment's then >= %lld), %d system calls trapped (last nr %d)\n",
+		     fc_sync_name(iv.status), (long long)half, (long long)need, (int)trapped, (int)trapped_nr);
+	if (write(1, line, (size_t)n) < 0)
+		bad = 1;
+	if (trapped != 0) {
+		n = snprintf(line, sizeof(line), "fc_keeper_check: the bounded read made system calls\n");
+		bad = write(2, line, (size_t)n) || 1;
+	}
+	/* a promise narrower than the source's is never made (UNKNOWN, no promise, only where the keeper held the
+	 * writer lock at that moment: the read does not wait for it) */
+	if ((iv.status == FC_SYNC_SYNCHRONIZED || iv.status == FC_SYNC_FREE_RUNNING) && half < need) {
+		n = snprintf(line, sizeof(line), "fc_keeper_check: the bounded read promised less than the segment\n");
+		bad = write(2, line, (size_t)n) || 1;
+	}
+	return bad;
 }
 
 int main(int argc, char **argv)
@@ -359,6 +427,22 @@ int main(int argc, char **argv)
 		return idle();
 	if (argc == 2 && !strcmp(argv[1], "seccomp"))
 		return seccomp_reanchors();
-	fprintf(stderr, "usage: fc_keeper_check unpark-coarse | fork-parks | idle | seccomp\n");
+	if (argc == 2 && !strcmp(argv[1], "bounded-parked")) {
+		/* run in a child: the filter stays with it, and the parent removes the segment's directory */
+		char dir[] = "/tmp/fc_keeper_check.XXXXXX", cmd[96];
+		pid_t pid;
+		int st, rc = 2;
+		if (!mkdtemp(dir) || chmod(dir, 0755) != 0)
+			return 2;
+		if ((pid = fork()) == 0)
+			_exit(bounded_parked(dir));
+		if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st))
+			rc = WEXITSTATUS(st);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "fc_keeper_check: could not remove %s\n", dir);
+		return rc;
+	}
+	fprintf(stderr, "usage: fc_keeper_check unpark-coarse | fork-parks | idle | seccomp | bounded-parked\n");
 	return 2;
 }
