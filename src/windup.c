@@ -164,6 +164,14 @@ static void bound_fields_cached(struct fc_clock *c, struct fc_hand *p, int64_t n
 		p->sync_status = c->ntp.sync;
 		return;
 	}
+	if (b->holds_until_ns && now + life_ns > b->holds_until_ns) {
+		/* the poll's status ends within this hand's life by the source's own rules (ClockBound's grace): what
+		 * the next poll says is not known here, so nothing is promised until then (fail closed) */
+		p->utc_err_ns = FC_BOUND_NOTHING;
+		p->utc_corr_ns = 0;
+		p->sync_status = FC_SYNC_UNKNOWN;
+		return;
+	}
 	p->utc_err_ns = fc__bound_half_at(b, now + life_ns);
 	if (b->leap != FC_LEAP_NONE && near_midnight(p->real_ns, p->real_ns + life_ns))
 		p->utc_err_ns += NS_PER_SEC;

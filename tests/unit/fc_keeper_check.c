@@ -12,6 +12,8 @@
  *                                   switches grow by at most 4 a second slept (PARKED_WAKE_NS) plus a margin
  *   fc_keeper_check bounded-parked  a bounded read past a parked keeper's last hand (a ClockBound segment the source)
  *                                   makes no system call (seccomp) and promises no less than the segment
+ *   fc_keeper_check cached-status   (FASTCLOCK_UPDATER=off) a ClockBound segment past its grace: a reader's re-anchor
+ *                                   stamps no SYNCHRONIZED from the poll before it
  *   fc_keeper_check seccomp         (FASTCLOCK_UPDATER=off) reader re-anchors under a seccomp filter that traps every
  *                                   system call but the test's own (and clock_gettime, the vDSO's fallback), within
  *                                   half a second of the chores' last round: one re-anchor per read, none trapped
@@ -416,6 +418,59 @@ static int bounded_parked(const char *dir)
 	return bad;
 }
 
+/* cached-status (FASTCLOCK_UPDATER=off): a ClockBound segment SYNCHRONIZED as of 4.6 s ago, never updated again (its
+ * daemon stopped): ClockBound's client trusts it for 5 s after as_of, then says FREE_RUNNING. The start polls it
+ * (SYNCHRONIZED); a reader's re-anchor after as_of + 5 s, before the chores are due again, must not stamp its hand
+ * SYNCHRONIZED from that poll. Skipped where the start itself came after as_of + 5 s (a loaded machine). */
+static int cached_status(const char *dir)
+{
+	char path[64];
+	struct fc_cb_segment seg = {.magic = {FC_CB_MAGIC0, FC_CB_MAGIC1}, .segsize = FC_CB_SIZE,
+				    .version = FC_CB_VERSION, .generation = 2, .bound_nsec = 1000000,
+				    .max_drift_ppb = BP_DRIFT_PPB, .clock_status = FC_CB_SYNCHRONIZED};
+	struct fc_clock *c = fc__global_clock();
+	struct fc_interval iv;
+	const int64_t as_of = kns(CLOCK_MONOTONIC_COARSE) - 4600000000LL, grace_end = as_of + 5000000000LL;
+	int64_t polled;
+	int fd, i;
+	snprintf(path, sizeof(path), "%s/shm0", dir);
+	seg.as_of_sec = as_of / 1000000000LL, seg.as_of_nsec = as_of % 1000000000LL;
+	seg.void_after_sec = seg.as_of_sec + 1000, seg.void_after_nsec = seg.as_of_nsec;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, &seg, sizeof(seg)) != (ssize_t)sizeof(seg))
+		return 2;
+	close(fd);
+	setenv("FASTCLOCK_BOUND_SOURCE", "clockbound", 1);
+	setenv("FASTCLOCK_CLOCKBOUND_PATH", path, 1);
+	fc_real_bounded(&iv);
+	for (i = 0; i < 2000 && __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE; i++) {
+		sleep_ns(1000000);
+		fc_real_bounded(&iv);
+	}
+	polled = __atomic_load_n(&c->chores_at, __ATOMIC_RELAXED);
+	if (iv.status != FC_SYNC_SYNCHRONIZED || polled >= grace_end - 10000000 ||
+	    __atomic_load_n(&c->backend, __ATOMIC_RELAXED) != FC_BACKEND_COUNTER) {
+		printf("cached-status: started %s, %lld ms before the grace's end: nothing to check (skip)\n",
+		       fc_sync_name(iv.status), (long long)(grace_end - polled) / 1000000);
+		return 77;
+	}
+	while (kns(CLOCK_MONOTONIC) <= grace_end + 20000000)
+		sleep_ns(5000000);
+	if (kns(CLOCK_MONOTONIC) - polled >= c->chores_max_age_ns - 100000000) {
+		printf("cached-status: the chores came due meanwhile (a loaded machine): skip\n");
+		return 77;
+	}
+	fc_real_bounded(&iv); /* its hand is stale (5 ms > the period): a re-anchor without the chores */
+	printf("cached-status: %lld ms past the segment's grace (%lld ms after its last poll): %s\n",
+	       (long long)(kns(CLOCK_MONOTONIC) - grace_end) / 1000000, (long long)(kns(CLOCK_MONOTONIC) - polled) / 1000000,
+	       fc_sync_name(iv.status));
+	if (iv.status == FC_SYNC_SYNCHRONIZED) {
+		fprintf(stderr, "fc_keeper_check: SYNCHRONIZED past ClockBound's grace (its poll would say FREE_RUNNING)\n");
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -427,7 +482,7 @@ int main(int argc, char **argv)
 		return idle();
 	if (argc == 2 && !strcmp(argv[1], "seccomp"))
 		return seccomp_reanchors();
-	if (argc == 2 && !strcmp(argv[1], "bounded-parked")) {
+	if (argc == 2 && (!strcmp(argv[1], "bounded-parked") || !strcmp(argv[1], "cached-status"))) {
 		/* run in a child: the filter stays with it, and the parent removes the segment's directory */
 		char dir[] = "/tmp/fc_keeper_check.XXXXXX", cmd[96];
 		pid_t pid;
@@ -435,7 +490,7 @@ int main(int argc, char **argv)
 		if (!mkdtemp(dir) || chmod(dir, 0755) != 0)
 			return 2;
 		if ((pid = fork()) == 0)
-			_exit(bounded_parked(dir));
+			_exit(!strcmp(argv[1], "bounded-parked") ? bounded_parked(dir) : cached_status(dir));
 		if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st))
 			rc = WEXITSTATUS(st);
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
@@ -443,6 +498,6 @@ int main(int argc, char **argv)
 			fprintf(stderr, "fc_keeper_check: could not remove %s\n", dir);
 		return rc;
 	}
-	fprintf(stderr, "usage: fc_keeper_check unpark-coarse | fork-parks | idle | seccomp | bounded-parked\n");
+	fprintf(stderr, "usage: fc_keeper_check unpark-coarse | fork-parks | idle | seccomp | bounded-parked | cached-status\n");
 	return 2;
 }
