@@ -120,25 +120,34 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	b->sync_status = p.sync_status;
 }
 
-/* A reader past its hand's window that may not re-anchor (again): CLOCK_MONOTONIC raised to the hand's largest
- * value, so nothing this hand returned is passed going back (the next hand starts at or above it too,
- * track.c); CLOCK_REALTIME as the kernel serves it. The tracking bound is the distance raised. The hand's UTC
- * bound was stamped for the end of its window, and the source's only grows after it (a reader preempted after
- * its own re-anchor, at any period: the source's growth over the preemption): the bound as a kernel-backend
- * read takes it, now (or no promise where this thread holds the writer lock); the tracker's DISRUPTED stays. */
+/* A reader past its hand's window that may not re-anchor (again), or need not (a parked keeper's probe hand):
+ * CLOCK_MONOTONIC raised to the hand's largest value, so nothing this hand returned is passed going back (the
+ * next hand starts at or above it too, track.c); CLOCK_REALTIME as the kernel serves it. The tracking bound is
+ * the distance raised. The hand's UTC bound was stamped for the end of its window, and the source's only grows
+ * after it (a reader preempted after its own re-anchor, at any period: the source's growth over the preemption):
+ * the bound now, from the source's last poll as a re-anchor without chores takes it (no system call: the read
+ * pays one kernel read, as a reader's re-anchor pays one sample); where the writer lock is taken or nothing was
+ * polled, as a kernel-backend read takes it (or no promise where this thread holds the writer lock). The
+ * tracker's DISRUPTED stays. */
 static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int how, struct fc__bound *b)
 {
 	const int64_t end = hand_value(h, h->valid_ticks, FC__MONO);
 	int64_t v, raised;
-	if (b) { /* before the value's read: it holds for KERNEL_BOUND_LIFE_NS after */
-		kernel_bound(c, how, 0, b);
-		if (h->sync_status == FC_SYNC_DISRUPTED)
-			b->sync_status = FC_SYNC_DISRUPTED;
-	}
 	v = fc__kernel_ns(c, CLOCK_MONOTONIC);
 	raised = v < end ? end - v : 0;
-	if (b)
+	if (b) { /* the bound at the value's read, for KERNEL_BOUND_LIFE_NS after it (the real read comes after) */
+		struct fc_hand p = {0};
+		if (fc__clock_bound_cached(c, &p, v, KERNEL_BOUND_LIFE_NS)) {
+			b->utc_err_ns = p.utc_err_ns;
+			b->utc_corr_ns = p.utc_corr_ns;
+			b->sync_status = p.sync_status;
+		} else {
+			kernel_bound(c, how, 0, b);
+		}
+		if (h->sync_status == FC_SYNC_DISRUPTED)
+			b->sync_status = FC_SYNC_DISRUPTED;
 		b->track_err_ns = raised + 1;
+	}
 	if (how & FC__REAL)
 		return fc__kernel_ns(c, CLOCK_REALTIME);
 	return v + raised;

@@ -125,6 +125,7 @@ struct fc_clock {
 	/* The keeper's probe (updater.c): while probing, the writer publishes probe hands (FC_HAND_PROBE), and a read
 	 * of one sets probe_seen (read.c; relaxed atomics, slow path only) */
 	int probing, probe_seen;
+	int upd_parked; /* the keeper is parked (updater.c; relaxed, for tests) */
 	/* The coarse clocks' value kept by a keeper without real-time priority ("checked": updater.c), 0 otherwise:
 	 * fc__pub.coarse_mono then stays 0, so every coarse read comes to fc__coarse_init, which returns the larger
 	 * of this and the kernel's coarse clock (atomic; only grows, as coarse_mono) */

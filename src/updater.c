@@ -348,6 +348,7 @@ static void *updater_main(void *arg)
 			}
 			unpark(c); /* a reader re-anchored, a coarse read or fc_updater_start() wants it */
 			parked = 0;
+			__atomic_store_n(&c->upd_parked, 0, __ATOMIC_RELAXED);
 			next = run_since = mono_now();
 			continue;
 		}
@@ -378,6 +379,7 @@ static void *updater_main(void *arg)
 				__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
 				park(c);
 				parked = 1;
+				__atomic_store_n(&c->upd_parked, 1, __ATOMIC_RELAXED);
 				parked_slow = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
 				continue;
 			}
@@ -406,6 +408,7 @@ static void *updater_main(void *arg)
 		}
 	}
 	__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->upd_parked, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->step_notifier, 0, __ATOMIC_RELAXED);
 	if (fd >= 0 && fd != u_test_fd && step_fd_ours(fd))
 		close(fd);
@@ -500,9 +503,16 @@ static void atfork_child(void)
 	/* A start under way in another thread of the parent is not in the child: nobody would end it. */
 	t_starting = 0;
 	__atomic_store_n(&u_starting, 0, __ATOMIC_RELAXED);
+	/* the child's keeper starts unparked, not asking (a probe of the parent's keeper has no deadline here) */
+	__atomic_store_n(&c->upd_parked, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
 	if (u_running) {
+		/* who started it (1 the program, 2 a coarse read, 3 a reader's re-anchor) stays: a keeper reads
+		 * started parks while nobody reads in the child too, and fc_updater_start() there takes it over */
+		const int by = __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED);
 		set_running(0);
-		(void)start_locked(u_period_ns);
+		if (start_locked(u_period_ns) == 0 && by > 1)
+			__atomic_store_n(&c->updater_running, by, __ATOMIC_RELAXED);
 	} else { /* forked between that start's first store and its set_running: nobody keeps the values */
 		__atomic_store_n(&c->pub->coarse_mono, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->coarse_kept, 0, __ATOMIC_RELAXED);

@@ -164,11 +164,34 @@ static void bound_fields_cached(struct fc_clock *c, struct fc_hand *p, int64_t n
 		p->sync_status = c->ntp.sync;
 		return;
 	}
+	if (b->holds_until_ns && now + life_ns > b->holds_until_ns) {
+		/* the poll's status ends within this hand's life by the source's own rules (ClockBound's grace): what
+		 * the next poll says is not known here, so nothing is promised until then (fail closed) */
+		p->utc_err_ns = FC_BOUND_NOTHING;
+		p->utc_corr_ns = 0;
+		p->sync_status = FC_SYNC_UNKNOWN;
+		return;
+	}
 	p->utc_err_ns = fc__bound_half_at(b, now + life_ns);
 	if (b->leap != FC_LEAP_NONE && near_midnight(p->real_ns, p->real_ns + life_ns))
 		p->utc_err_ns += NS_PER_SEC;
 	p->utc_corr_ns = b->center_ns;
 	p->sync_status = b->status;
+}
+
+int fc__clock_bound_cached(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
+{
+	if (!fc__clock_trylock(c))
+		return 0;
+	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE ||
+	    (c->bounder && (c->bounder_reopen || !c->bound_polled))) {
+		fc__clock_unlock(c); /* nothing polled yet */
+		return 0;
+	}
+	p->real_ns = fc__kernel_ns(c, CLOCK_REALTIME); /* for a leap second's window (near_midnight) */
+	bound_fields_cached(c, p, now, life_ns);
+	fc__clock_unlock(c);
+	return 1;
 }
 
 /* Stamp the hand with the bound vs UTC over its lifetime, and the tracker's verdict. Its life is its window
