@@ -430,8 +430,9 @@ FC_API int fc_set_period_ns(int64_t period_ns);
  * readers do not, and keeps the coarse clocks at most about max(period_ns, 50 us) old. The library starts it by
  * itself (unless FASTCLOCK_UPDATER=off) at a coarse read, or a reader's re-anchor, 1 ms or more after the
  * process's first, and parks it while nobody reads; fc_updater_start() starts it at once or takes it over. A
- * read starts it only where the thread's signal mask blocks nothing the mask at the library's load did not
- * (pthread_create is not async-signal-safe; a handler runs with its signal blocked): a program whose handlers
+ * read starts it only where the thread's signal mask blocks no signal that has a handler and was not blocked
+ * at the library's load (pthread_create is not async-signal-safe; a handler runs with its signal blocked): a
+ * program whose handlers
  * are installed with SA_NODEFER and an empty sa_mask and read clocks calls fc_updater_start() first. Named "fastclock", every signal blocked, SCHED_FIFO priority 1
  * where permitted (FASTCLOCK_UPDATER_RT=0: never); started again at once in a child after fork(). Returns 0, or
  * -1 with errno EINVAL (bad period), EALREADY (already started by fc_updater_start) or pthread_create's error.

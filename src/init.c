@@ -167,18 +167,24 @@ static void atfork_child(void)
 static sigset_t g_load_mask; /* the loading thread's signal mask, before main: no handler's */
 
 /* Outside a signal handler, as far as the signal mask tells: a handler runs with its own signal blocked (unless
- * SA_NODEFER) and its sa_mask, so a mask that blocks a signal the mask at load did not is taken for a handler's
- * (or for a thread that blocks signals on purpose: nothing is started from it either). What may start a thread
- * asks this first: pthread_create is not async-signal-safe (it allocates under locks a handler may have
- * interrupted). One system call. */
+ * SA_NODEFER), so a signal blocked now but not at load, that has a handler, is taken for the handler's we may be
+ * in. One blocked with no handler (a server's SIGINT/SIGTERM for sigwait or signalfd) says nothing. What may
+ * start a thread asks this first: pthread_create is not async-signal-safe (it allocates under locks a handler may
+ * have interrupted). One system call, and one more for each signal blocked since the load. */
 int fc__signals_as_at_load(void)
 {
 	sigset_t now;
 	if (pthread_sigmask(SIG_BLOCK, NULL, &now) != 0)
 		return 0;
-	for (int s = 1; s < NSIG; s++)
-		if (sigismember(&now, s) == 1 && sigismember(&g_load_mask, s) != 1)
+	for (int s = 1; s < NSIG; s++) {
+		struct sigaction sa;
+		if (sigismember(&now, s) != 1 || sigismember(&g_load_mask, s) == 1)
+			continue;
+		if (sigaction(s, NULL, &sa) != 0 ||
+		    ((sa.sa_flags & SA_SIGINFO) ? sa.sa_sigaction != NULL
+						: sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN))
 			return 0;
+	}
 	return 1;
 }
 

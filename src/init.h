@@ -16,8 +16,8 @@ extern "C" {
 /* Initialise the global clock if needed. Returns 1 when it is ready, 0 in a signal handler that interrupted
  * its own thread's initialisation: the caller then serves the kernel's clock directly. */
 int fc__ensure_init(void);
-/* 1 when this thread's signal mask blocks nothing the mask at the library's load did not: not, as far as the mask
- * tells, inside a signal handler, so a thread may be started from here (updater.c). One system call. */
+/* 1 when this thread's signal mask blocks no signal with a handler that the mask at the library's load did not:
+ * not, as far as the mask tells, inside a signal handler, so a thread may be started from here (updater.c). */
 int fc__signals_as_at_load(void);
 
 #ifdef __cplusplus

@@ -490,3 +490,29 @@ TEST(KeeperStart, a_read_in_a_signal_handler_never_starts_the_keeper)
 	});
 	EXPECT_EQ(r, 0);
 }
+
+// A server that blocks SIGINT and SIGTERM to take them with sigwait or signalfd (no handler) is not in a handler:
+// its reads start the keeper as any program's. Judged by the kernel's clock against the code's own retry (a
+// refused start is tried again a second later): within 3 s of reads the keeper runs.
+TEST(KeeperStart, a_thread_blocking_signals_it_has_no_handler_for_starts_the_keeper)
+{
+	int r = forked([] {
+		sigset_t m;
+		sigemptyset(&m);
+		sigaddset(&m, SIGINT);
+		sigaddset(&m, SIGTERM);
+		ASSERT_EQ(pthread_sigmask(SIG_BLOCK, &m, nullptr), 0);
+		struct fc_status st;
+		const struct timespec pause = {0, 3000000};
+		struct timespec t0, t;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			nanosleep(&pause, nullptr);
+			(void)fc_mono_ns();
+			fc_status(&st);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while (st.updater_running == 0 && t.tv_sec - t0.tv_sec < 3);
+		EXPECT_NE(st.updater_running, 0) << "no keeper in 3 s of reads with SIGINT and SIGTERM blocked";
+	});
+	EXPECT_EQ(r, 0);
+}
