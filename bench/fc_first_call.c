@@ -12,6 +12,10 @@
  *   fc_first_call keeper-start [N]   how old the coarse clocks get while the updater thread starts: N starts by a
  *                              thread mid-slice (run it on one CPU: taskset -c 0), each followed by 5 ms of coarse
  *                              reads (keeper_start)
+ *   fc_first_call keeper-cost [S]   what the keeper the library starts costs: a reader spinning on fc_mono_ns for
+ *                              S s (default 2) beside it (the keeper thread's CPU time from its schedstat, its
+ *                              wake-ups from its voluntary context switches, the reader's slow paths), then
+ *                              the same while the process sleeps 4 s (it parks after about 2 s of that)
  *   fc_first_call wake-late [N] [slice]   not fastclock: what an ordinary (SCHED_OTHER) keeper gets from the
  *                              scheduler beside a coarse-only program's spinning reader (wake_late)
  *   fc_first_call time bounded-syscalls   not a fastclock call: the system calls a bounded first call made
@@ -25,6 +29,7 @@
  *                              time left costs on top of its first read)
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -326,8 +331,87 @@ static int keeper_start(long n)
 	return 0;
 }
 
+/* The thread named fastclock: its run time (ns, schedstat) and voluntary context switches; -1: none. */
+static long long keeper_usage(long long *vcsw)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	long long run = -1;
+	while (d && (e = readdir(d))) {
+		char p[300], b[256];
+		FILE *f;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "/proc/self/task/%s/comm", e->d_name);
+		if (!(f = fopen(p, "r")))
+			continue;
+		if (!fgets(b, sizeof(b), f) || strncmp(b, "fastclock\n", 10)) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		snprintf(p, sizeof(p), "/proc/self/task/%s/schedstat", e->d_name);
+		if ((f = fopen(p, "r"))) {
+			if (fscanf(f, "%lld", &run) != 1)
+				run = -1;
+			fclose(f);
+		}
+		snprintf(p, sizeof(p), "/proc/self/task/%s/status", e->d_name);
+		if ((f = fopen(p, "r"))) {
+			while (fgets(b, sizeof(b), f))
+				if (!strncmp(b, "voluntary_ctxt_switches:", 24))
+					*vcsw = atoll(b + 24);
+			fclose(f);
+		}
+	}
+	if (d)
+		closedir(d);
+	return run;
+}
+
+/* What the keeper costs while a reader spins beside it, and while the process sleeps. */
+static int keeper_cost(double spin_s)
+{
+	struct fc_status s0, s1;
+	long long v0 = 0, v1 = 0, r0, r1;
+	int64_t t0 = kns(CLOCK_MONOTONIC), t;
+	const struct timespec gap = {0, 2000000};
+	for (int i = 0; i < 20; i++) { /* reads after pauses: the library starts its keeper */
+		nanosleep(&gap, NULL);
+		(void)fc_mono_ns();
+	}
+	r0 = keeper_usage(&v0);
+	if (r0 < 0) {
+		fprintf(stderr, "keeper-cost: no thread named fastclock (FASTCLOCK_UPDATER=off?)\n");
+		return 1;
+	}
+	fc_status(&s0);
+	t0 = kns(CLOCK_MONOTONIC);
+	do
+		(void)fc_mono_ns();
+	while ((t = kns(CLOCK_MONOTONIC)) - t0 < (int64_t)(spin_s * NS));
+	r1 = keeper_usage(&v1);
+	fc_status(&s1);
+	printf("reading: keeper %.3f %% of a CPU, %.0f wake-ups/s, reader slow paths %.2f/s, period %lld us\n",
+	       100.0 * (double)(r1 - r0) / (double)(t - t0), (double)(v1 - v0) * NS / (double)(t - t0),
+	       (double)(s1.slow_paths - s0.slow_paths) * NS / (double)(t - t0), (long long)(s1.period_ns / 1000));
+	for (int k = 0; k < 2; k++) {
+		const struct timespec two = {2, 0};
+		r0 = keeper_usage(&v0);
+		t0 = kns(CLOCK_MONOTONIC);
+		nanosleep(&two, NULL);
+		t = kns(CLOCK_MONOTONIC);
+		r1 = keeper_usage(&v1);
+		printf("asleep, seconds %d-%d: keeper %.4f %% of a CPU, %.1f wake-ups/s\n", 2 * k, 2 * k + 2,
+		       100.0 * (double)(r1 - r0) / (double)(t - t0), (double)(v1 - v0) * NS / (double)(t - t0));
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "keeper-cost"))
+		return keeper_cost(argc >= 3 ? atof(argv[2]) : 2.0);
 	if (argc >= 2 && !strcmp(argv[1], "wake-late"))
 		return wake_late(argc >= 3 ? atol(argv[2]) : 4000, argc >= 4 && !strcmp(argv[3], "slice"));
 	if (argc >= 2 && !strcmp(argv[1], "keeper-start"))
@@ -347,6 +431,6 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"usage: fc_first_call time NAME | stale CLOCK [--ms N] | coarse-cost [N] | coarse-gap [TICKS] | "
-		"keeper-start [N] | wake-late [N] [slice] | list\n");
+		"keeper-start [N] | keeper-cost [S] | wake-late [N] [slice] | list\n");
 	return 2;
 }

@@ -278,10 +278,11 @@ static void keeper_priority(void)
 /* Parking (a keeper a reader's re-anchor started, while no coarse read wants it): a process that reads no time
  * costs no CPU but the parked keeper's look, PARKED_WAKE_NS apart. Whether anyone reads is asked every
  * PROBE_EVERY_NS (probe hands: one slow path of a few ns per read until a read answers, about one wake-up); a
- * probe nobody answers for IDLE_NS parks the keeper. Parked, readers re-anchor themselves (one kernel sample)
- * until the keeper sees it (c->slow_paths moved) and keeps their hands again. */
-#define PROBE_EVERY_NS NS_PER_SEC
-#define IDLE_NS NS_PER_SEC
+ * probe nobody answers for IDLE_NS parks the keeper, its last hand (a probe hand) left current. Parked, a read past
+ * that hand's window gets the kernel's clock (one kernel read, read.c) and says so (probe_seen), and the keeper
+ * keeps the hands again from its next look. */
+#define PROBE_EVERY_NS (NS_PER_SEC / 2)
+#define IDLE_NS (NS_PER_SEC / 2) /* so a process that stopped reading is parked within a second */
 #define PARKED_WAKE_NS (NS_PER_SEC / 4)
 
 static int may_park(const struct fc_clock *c)
