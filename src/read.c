@@ -133,11 +133,9 @@ static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int
 {
 	const int64_t end = hand_value(h, h->valid_ticks, FC__MONO);
 	int64_t v, raised;
-	v = fc__kernel_ns(c, CLOCK_MONOTONIC);
-	raised = v < end ? end - v : 0;
-	if (b) { /* the bound at the value's read, for KERNEL_BOUND_LIFE_NS after it (the real read comes after) */
+	if (b) { /* before the value's read, which is the call's last: the bound holds for KERNEL_BOUND_LIFE_NS after */
 		struct fc_hand p = {0};
-		if (fc__clock_bound_cached(c, &p, v, KERNEL_BOUND_LIFE_NS)) {
+		if (fc__clock_bound_cached(c, &p, fc__kernel_ns(c, CLOCK_MONOTONIC), KERNEL_BOUND_LIFE_NS)) {
 			b->utc_err_ns = p.utc_err_ns;
 			b->utc_corr_ns = p.utc_corr_ns;
 			b->sync_status = p.sync_status;
@@ -146,8 +144,11 @@ static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int
 		}
 		if (h->sync_status == FC_SYNC_DISRUPTED)
 			b->sync_status = FC_SYNC_DISRUPTED;
-		b->track_err_ns = raised + 1;
 	}
+	v = fc__kernel_ns(c, CLOCK_MONOTONIC);
+	raised = v < end ? end - v : 0;
+	if (b)
+		b->track_err_ns = raised + 1;
 	if (how & FC__REAL)
 		return fc__kernel_ns(c, CLOCK_REALTIME);
 	return v + raised;
