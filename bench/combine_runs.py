@@ -61,7 +61,9 @@ def main(paths):
 
 
 def pause_text(ns):
-    return "0" if not ns else f"{ns / 1e3:g} us" if ns < 10**6 else f"{ns / 1e6:g} ms" if ns < 10**9 else f"{ns / 1e9:g} s"
+    if not ns:
+        return "0"
+    return f"{ns / 1e3:g} us" if ns < 10**6 else f"{ns / 1e6:g} ms" if ns < 10**9 else f"{ns / 1e9:g} s"
 
 
 def pauses(runs):

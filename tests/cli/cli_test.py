@@ -720,7 +720,8 @@ def t_bench_reads_after_a_pause():
                 if c[b]:  # a read quicker than the counter's grain is 0 ns: no ratio
                     # the figures are printed to 0.1 ns, the ratio from the unrounded ones
                     assert c[x] > 0 and abs(c[x] - c[a] / c[b]) <= 0.02 * c[x] + 2e-4, (x, c)
-            assert c["gap_p50_ns"] >= 0.99 * r["pause_ns"] and c["vdso_gap_p50_ns"] >= 0.99 * r["pause_ns"], (r["pause_ns"], c)
+            gaps = (c["gap_p50_ns"], c["vdso_gap_p50_ns"])
+            assert min(gaps) >= 0.99 * r["pause_ns"], (r["pause_ns"], c)
     # the short pauses cost microseconds: measured within any budget
     assert all(c["samples"] > 0 for r in ap["rows"][:2] for c in r["pairs"]), ap["rows"][:2]
     p = run(["bench", "--duration", "2", "--threads", "1", "--clocks", "fc_mono_ns,clock_gettime.MONOTONIC"])

@@ -431,7 +431,8 @@ static void measure_spacing(const struct fcb_clock **all, size_t nall)
 		int64_t s = bench_spacing_ns[r], row0;
 		double round_ns = 2.0 * SPACING_PAIRS * ((double)s / 2 + (s ? SPACING_WAKE_NS : 0) + 200);
 		double left = budget - (double)(fcb_ctr_ordered() - c0) * tpn;
-		double allot = r == SPACING_ROWS - 1 ? left : fmin(spacing_reads[r] * round_ns + (double)s / 2, 0.6 * left);
+		double full = (double)spacing_reads[r] * round_ns + (double)s / 2;
+		double allot = r == SPACING_ROWS - 1 ? left : fmin(full, 0.6 * left);
 		long k = 0;
 		cli_progress(B.t0, B.duration_s, "reads after a pause: %.0f us apart", (double)s / 1e3);
 		pause_ns(s / 2); /* the first read's side too was last read s ago */

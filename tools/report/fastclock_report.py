@@ -531,7 +531,9 @@ def combine_after_pause(sections):
 
 
 def pause_text(ns):
-    return "0" if not ns else f"{ns / 1e3:g} us" if ns < 10**6 else f"{ns / 1e6:g} ms" if ns < 10**9 else f"{ns / 1e9:g} s"
+    if not ns:
+        return "0"
+    return f"{ns / 1e3:g} us" if ns < 10**6 else f"{ns / 1e6:g} ms" if ns < 10**9 else f"{ns / 1e9:g} s"
 
 
 def after_pause_clause(doc):
