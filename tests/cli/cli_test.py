@@ -96,6 +96,11 @@ def t_bench_csv():
     assert wide.loc["time", "staleness"] > 0.5  # time() ticks once a second: almost every delta is 0
     assert wide.loc["fc_mono_ns", "cost_ns"] > 0
     assert not df.duplicated(["clock", "stat"]).any()
+    # the reads after a pause on fc_mono_ns's rows, one per figure and pause (issue 36)
+    for pause in (0, 10**4, 10**5, 10**6, 10**7, 10**8, 10**9):
+        for stat in ("pause_samples", "pause_p50_ns", "pause_p99_ns", "pause_vdso_p50_ns", "pause_x_vdso_p50"):
+            assert f"{stat}_{pause}" in wide.columns, (stat, pause)
+    assert wide.loc["fc_mono_ns", "pause_samples_0"] > 0
 
 
 def t_check_json():
@@ -719,7 +724,8 @@ def t_bench_reads_after_a_pause():
             for x, a, b in (("x_vdso_p50", "p50_ns", "vdso_p50_ns"), ("x_vdso_p99", "p99_ns", "vdso_p99_ns")):
                 if c[b]:  # a read quicker than the counter's grain is 0 ns: no ratio
                     # the figures are printed to 0.1 ns, the ratio from the unrounded ones
-                    assert c[x] > 0 and abs(c[x] - c[a] / c[b]) <= 0.02 * c[x] + 2e-4, (x, c)
+                    assert c[x] >= 0 and (c[x] > 0) == (c[a] > 0), (x, c)
+                    assert abs(c[x] - c[a] / c[b]) <= 0.02 * c[x] + 2e-4, (x, c)
             gaps = (c["gap_p50_ns"], c["vdso_gap_p50_ns"])
             assert min(gaps) >= 0.99 * r["pause_ns"], (r["pause_ns"], c)
     # the short pauses cost microseconds: measured within any budget
@@ -1090,7 +1096,11 @@ def interrupt(args, after_s):
 def t_interrupt_prints_what_was_measured():
     doc = json.loads(interrupt(["bench", "--json", "--duration", "60", "--clocks", "fc_mono_ns,time"], 2.5))
     assert doc["interrupted"] is True and [c["name"] for c in doc["clocks"]] == ["time", "fc_mono_ns"]
-    assert doc["clocks"][0]["cost"]["median_ns"] is not None, doc["clocks"][0]["cost"]  # the cost rounds ran
+    # the first phase, the reads after a pause (half of --duration), ran: its short pauses were measured and
+    # printed, the pauses it did not reach are printed unmeasured (issue 36)
+    rows = doc["after_pause"]["rows"]
+    assert rows[0]["pairs"][0]["samples"] > 0 and rows[0]["pairs"][0]["p50_ns"] is not None, rows[0]
+    assert rows[-1]["pairs"][0]["samples"] == 0 and rows[-1]["pairs"][0]["p50_ns"] is None, rows[-1]
     text = interrupt(["bench", "--duration", "60", "--clocks", "fc_mono_ns"], 2.5)
     assert text.startswith("Verdict: INTERRUPTED") and "\nINTERRUPTED after " in text and "fc_mono_ns" in text, \
         text[:300]

@@ -388,7 +388,7 @@ static const long spacing_reads[SPACING_ROWS] = {200, 200, 200, 200, 100, 12, 2}
 static void pause_ns(int64_t ns)
 {
 	struct timespec d = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
-	if (ns > 0)
+	if (ns > 0 && !cli_interrupted)
 		nanosleep(&d, NULL);
 }
 
@@ -425,6 +425,9 @@ static void measure_spacing(const struct fcb_clock **all, size_t nall)
 	}
 	if (isnan(tpn) || budget <= 0)
 		return;
+	for (int r = 0; r < SPACING_ROWS; r++) /* rows an interrupt leaves unread: no figures */
+		for (int p = 0; p < SPACING_PAIRS; p++)
+			B.spacing[r][p] = (struct spacing_cell){0, {NAN, NAN, NAN}, {NAN, NAN, NAN}, NAN, NAN};
 	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
 	c0 = fcb_ctr_ordered();
 	for (int r = 0; r < SPACING_ROWS && !cli_interrupted; r++) {
@@ -439,7 +442,7 @@ static void measure_spacing(const struct fcb_clock **all, size_t nall)
 		row0 = fcb_ctr_ordered();
 		while (k < spacing_reads[r] && !cli_interrupted &&
 		       (double)(fcb_ctr_ordered() - row0) * tpn + (double)s / 2 + round_ns <= allot) {
-			for (int p = 0; p < SPACING_PAIRS; p++) {
+			for (int p = 0; p < SPACING_PAIRS && !cli_interrupted; p++) {
 				int64_t raw, t;
 				pause_ns(s / 2);
 				t = fcb_ctr_ordered();
@@ -454,6 +457,8 @@ static void measure_spacing(const struct fcb_clock **all, size_t nall)
 				vg[p][k] = (double)(t - last_v) * tpn;
 				last_v = fcb_ctr_ordered();
 			}
+			if (cli_interrupted)
+				break; /* a round a Ctrl-C cut short (its sleeps ended early) is not counted */
 			/* a round slower than planned (a busy machine, a long wake-up) plans the next ones */
 			round_ns = fmax(round_ns, (double)(fcb_ctr_ordered() - row0) * tpn / (double)(k + 1));
 			k++;

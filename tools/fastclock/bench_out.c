@@ -506,6 +506,14 @@ static void print_markdown(struct result *res, size_t n, const struct fc_status 
 		       B->reanchor_max, B->steady_p50);
 }
 
+static int selected(const struct result *res, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(res[i].c->name, name))
+			return 1;
+	return 0;
+}
+
 static void print_csv(struct result *res, size_t n)
 {
 	printf("clock,stat,value\n");
@@ -552,6 +560,23 @@ static void print_csv(struct result *res, size_t n)
 			cli_csv_row(r->c->name, "cpu_share_t", B->threads[k], r->share[k]);
 		}
 	}
+	/* reads after a pause: on the fastclock read's name when --clocks selects it (every row names a selected
+	 * clock), one row per figure and pause (in ns, the suffix) */
+	for (int p = 0; p < SPACING_PAIRS && B->spacing_measured; p++)
+		for (int r = 0; r < SPACING_ROWS && selected(res, n, bench_spacing_fc[p]); r++) {
+			const struct spacing_cell *c = &B->spacing[r][p];
+			const struct {
+				const char *name;
+				double v;
+			} rows[] = {
+				{"pause_samples_", (double)c->n}, {"pause_p50_ns_", c->fc[0]}, {"pause_p90_ns_", c->fc[1]},
+				{"pause_p99_ns_", c->fc[2]}, {"pause_vdso_p50_ns_", c->vd[0]},
+				{"pause_vdso_p90_ns_", c->vd[1]}, {"pause_vdso_p99_ns_", c->vd[2]},
+				{"pause_x_vdso_p50_", spacing_x(c, 0)}, {"pause_x_vdso_p99_", spacing_x(c, 2)},
+			};
+			for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
+				cli_csv_row(bench_spacing_fc[p], rows[k].name, (int)bench_spacing_ns[r], rows[k].v);
+		}
 }
 
 static void json_fastclock(struct jw *j, const struct fc_status *st)
