@@ -402,10 +402,11 @@ static void p50_90_99(double *v, long n, double *out)
 
 /* Single reads after a pause, in the configuration the run has (no updater unless --updater: the library starts
  * and parks its keeper as it would in any program; run before the cost rounds read a coarse clock). For each
- * spacing s, rounds of: for each pair, pause s/2, one fastclock read, pause s/2, its vDSO counterpart's read,
- * each timed alone between two ordered counter reads (the pair's overhead taken off, as the latency phase): so
- * each side's previous read is s (plus the pauses' wake-up) before its next, and the two sides see the same
- * machine. Nothing between the reads reads a clock but the counter (a clock_gettime there would warm the vDSO's
+ * spacing s, rounds of: for each pair (in an order rotated each round: at 1 s every other fastclock read can
+ * find a parked keeper, and a fixed order gave those reads to the same clocks), pause s/2, one fastclock read,
+ * pause s/2, its vDSO counterpart's read, each timed alone between two ordered counter reads (the pair's
+ * overhead taken off, as the latency phase): so each side's previous read is s (plus the pauses' wake-up)
+ * before its next, and the two sides see the same machine. Nothing between the reads reads a clock but the counter (a clock_gettime there would warm the vDSO's
  * data). Timer slack is 1 ns meanwhile, so a 5 us pause is not 55 us. Rows in order of spacing, each given what
  * its full count needs or 0.6 of what is left (the last: all of it), so a short --duration keeps the short
  * spacings whole and drops the long ones (0 reads). */
@@ -442,7 +443,8 @@ static void measure_spacing(const struct fcb_clock **all, size_t nall)
 		row0 = fcb_ctr_ordered();
 		while (k < spacing_reads[r] && !cli_interrupted &&
 		       (double)(fcb_ctr_ordered() - row0) * tpn + (double)s / 2 + round_ns <= allot) {
-			for (int p = 0; p < SPACING_PAIRS && !cli_interrupted; p++) {
+			for (int j = 0; j < SPACING_PAIRS && !cli_interrupted; j++) {
+				int p = (int)((j + k) % SPACING_PAIRS); /* rotated: no clock always first after a gap */
 				int64_t raw, t;
 				pause_ns(s / 2);
 				t = fcb_ctr_ordered();
