@@ -46,9 +46,9 @@ enum { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_MARKDOWN };
 extern const int64_t bench_spacing_ns[SPACING_ROWS];
 extern const char *const bench_spacing_fc[SPACING_PAIRS], *const bench_spacing_vdso[SPACING_PAIRS];
 struct spacing_cell {
-	long n;                     /* reads of each side timed */
-	double fc[3], vd[3];        /* p50, p90, p99 of fastclock's read and of the vDSO's */
-	double fc_gap50, vd_gap50;  /* median time since that side's previous read, ns */
+	long n;                    /* reads of each side timed */
+	double fc[3], vd[3];       /* p50, p90, p99 of fastclock's read and of the vDSO's */
+	double fc_gap50, vd_gap50; /* median time since that side's previous read, ns */
 };
 
 /* The run's configuration (the options) and its agreement series. */

@@ -211,8 +211,10 @@ static size_t spacing_verdict(char *buf, size_t n)
 	}
 	if (first < 0)
 		return 0;
-	return (size_t)snprintf(buf, n, " reads after a pause (%s to %s): fc_mono_ns p50 at %.2f-%.2fx clock_gettime's, "
-				"p99 at %.2f-%.2fx;", spacing_label(bench_spacing_ns[first], a, sizeof(a)),
+	return (size_t)snprintf(buf, n,
+				" reads after a pause (%s to %s): fc_mono_ns p50 at %.2f-%.2fx clock_gettime's, "
+				"p99 at %.2f-%.2fx;",
+				spacing_label(bench_spacing_ns[first], a, sizeof(a)),
 				spacing_label(bench_spacing_ns[last], b, sizeof(b)), lo50, hi50, lo99, hi99);
 }
 
@@ -238,14 +240,14 @@ static void print_spacing_text(void)
 		snprintf(x0[0], sizeof(x0[0]), c[0].n ? "%.2f" : "-", spacing_x(&c[0], 0));
 		snprintf(x0[1], sizeof(x0[1]), c[0].n ? "%.2f" : "-", spacing_x(&c[0], 2));
 		printf("%-7s %4ld %6s %6s %6s %6s %6s %5s %5s %11s %11s %11s\n",
-		       spacing_label(bench_spacing_ns[r], lab, sizeof(lab)), c[0].n, v[0], v[1], v[2], v[3], v[4], x0[0],
-		       x0[1], x[0], x[1], x[2]);
+		       spacing_label(bench_spacing_ns[r], lab, sizeof(lab)), c[0].n, v[0], v[1], v[2], v[3], v[4],
+		       x0[0], x0[1], x[0], x[1], x[2]);
 	}
 	say("pause: the time since the same side's previous read (each pause is half of it; medians measured: "
 	    "%.0f us at 10 us, %.0f ms at 10 ms); mono: fc_mono_ns, vdso: clock_gettime(MONOTONIC); real: fc_real_ns / "
 	    "clock_gettime(REALTIME); cgt: fc_clock_gettime / clock_gettime, MONOTONIC; gtod: fc_gettimeofday / "
-	    "gettimeofday; n: reads of each (0: no time left in --duration)", B->spacing[1][0].fc_gap50 / 1e3,
-	    B->spacing[4][0].fc_gap50 / 1e6);
+	    "gettimeofday; n: reads of each (0: no time left in --duration)",
+	    B->spacing[1][0].fc_gap50 / 1e3, B->spacing[4][0].fc_gap50 / 1e6);
 }
 
 static void print_spacing_markdown(void)
@@ -273,10 +275,11 @@ static void json_spacing(struct jw *j)
 	if (!B->spacing_measured)
 		return;
 	jw_obj(j, "after_pause");
-	jw_str(j, "method", "for each pause, rounds of: for each pair, sleep half the pause, one fastclock read, sleep "
-			    "half the pause, its vDSO counterpart's read; each read timed alone between two ordered "
-			    "counter reads, their own cost taken off; timer slack 1 ns; before the cost rounds, no "
-			    "updater unless --updater");
+	jw_str(j, "method",
+	       "for each pause, rounds of: for each pair (order rotated each round), sleep half the pause, one "
+	       "fastclock read, sleep half the pause, its vDSO counterpart's read; each read timed alone "
+	       "between two ordered counter reads, their own cost taken off; timer slack 1 ns; before the "
+	       "cost rounds, no updater unless --updater");
 	jw_num(j, "budget_s", round(B->spacing_budget_s * 1000) / 1000);
 	jw_arr(j, "rows");
 	for (int r = 0; r < SPACING_ROWS; r++) {
@@ -569,10 +572,15 @@ static void print_csv(struct result *res, size_t n)
 				const char *name;
 				double v;
 			} rows[] = {
-				{"pause_samples_", (double)c->n}, {"pause_p50_ns_", c->fc[0]}, {"pause_p90_ns_", c->fc[1]},
-				{"pause_p99_ns_", c->fc[2]}, {"pause_vdso_p50_ns_", c->vd[0]},
-				{"pause_vdso_p90_ns_", c->vd[1]}, {"pause_vdso_p99_ns_", c->vd[2]},
-				{"pause_x_vdso_p50_", spacing_x(c, 0)}, {"pause_x_vdso_p99_", spacing_x(c, 2)},
+				{"pause_samples_", (double)c->n},
+				{"pause_p50_ns_", c->fc[0]},
+				{"pause_p90_ns_", c->fc[1]},
+				{"pause_p99_ns_", c->fc[2]},
+				{"pause_vdso_p50_ns_", c->vd[0]},
+				{"pause_vdso_p90_ns_", c->vd[1]},
+				{"pause_vdso_p99_ns_", c->vd[2]},
+				{"pause_x_vdso_p50_", spacing_x(c, 0)},
+				{"pause_x_vdso_p99_", spacing_x(c, 2)},
 			};
 			for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
 				cli_csv_row(bench_spacing_fc[p], rows[k].name, (int)bench_spacing_ns[r], rows[k].v);
