@@ -57,6 +57,41 @@ def main(paths):
             cells.append(f"{med([p['calls_per_s'] for p in ps]) / 1e6:.1f}, {med([p['efficiency'] for p in ps]):.2f}, "
                          f"{med([p['cpu_share'] for p in ps]):.2f}" if ps else "-")
         print(f"| `{n}` | " + " | ".join(cells) + " |")
+    pauses(runs)
+
+
+def pause_text(ns):
+    if not ns:
+        return "0"
+    return f"{ns / 1e3:g} us" if ns < 10**6 else f"{ns / 1e6:g} ms" if ns < 10**9 else f"{ns / 1e9:g} s"
+
+
+def pauses(runs):
+    """Reads after a pause: per pause the median over the runs that read it of fc_mono_ns's and clock_gettime's
+    p50 / p90 / p99 and of each pair's ratios; runs without the section (older ones) are left out."""
+    secs = [r["after_pause"] for r in runs if r.get("after_pause")]
+    if not secs:
+        return
+    print()
+    print(f"Reads after a pause ({len(secs)} run{'s' if len(secs) != 1 else ''}; one read timed alone, interleaved "
+          "with the vDSO's; ns; x: fastclock / vDSO, p50 over p50 and p99 over p99):")
+    print()
+    print("| pause | reads | `fc_mono_ns` p50 / p90 / p99 | `clock_gettime` p50 / p90 / p99 | x p50 | x p99 "
+          "| `fc_real_ns` x p50, p99 | `fc_clock_gettime` x p50, p99 | `fc_gettimeofday` x p50, p99 |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for i, row in enumerate(secs[0]["rows"]):
+        cells = []
+        for j in range(len(row["pairs"])):
+            cs = [s["rows"][i]["pairs"][j] for s in secs
+                  if i < len(s["rows"]) and j < len(s["rows"][i]["pairs"]) and s["rows"][i]["pairs"][j]["samples"]]
+            cells.append(({k: med([c[k] for c in cs]) for k in ("p50_ns", "p90_ns", "p99_ns", "vdso_p50_ns",
+                                                                  "vdso_p90_ns", "vdso_p99_ns", "x_vdso_p50",
+                                                                  "x_vdso_p99")}, sum(c["samples"] for c in cs)))
+        m, n = cells[0]
+        print(f"| {pause_text(row['pause_ns'])} | {n} | {m['p50_ns']:.0f} / {m['p90_ns']:.0f} / {m['p99_ns']:.0f} "
+              f"| {m['vdso_p50_ns']:.0f} / {m['vdso_p90_ns']:.0f} / {m['vdso_p99_ns']:.0f} | {m['x_vdso_p50']:.2f} "
+              f"| {m['x_vdso_p99']:.2f} | " + " | ".join(f"{c['x_vdso_p50']:.2f}, {c['x_vdso_p99']:.2f}"
+                                                        for c, _ in cells[1:4]) + " |")
 
 
 if __name__ == "__main__":

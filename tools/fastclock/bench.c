@@ -25,6 +25,9 @@
  *               the start and at the end of ONE common window: rate(T) = calls in the window / the window, so
  *               the total cannot exceed CPUs / cost however many threads there are. efficiency = rate(T) /
  *               (T x rate(1)); cpu share = the threads' CPU time / their wall time.
+ *   pauses      single reads of fastclock after a pause of 0, 10 us ... 1 s, each interleaved with its vDSO
+ *               counterpart's and timed alone like the latency phase (measure_spacing): what a server reading
+ *               once per request pays; SHARE_SPACING of the budget, before the cost rounds.
  *   agreement   the main thread samples fc_mono_ns and fc_real_ns bracketed by the kernel's clocks every
  *               AGREE_EVERY_NS during the thread windows (and between phases).
  * SIGINT stops the run at the next check; what was measured is printed with an interrupted note (exit 130).
@@ -36,6 +39,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <fastclock.h>
@@ -44,7 +49,7 @@
 #include "bench.h"
 #include "clocks.h"
 
-#define DEFAULT_DURATION_S 20.0  /* all clocks in ~20 s on 2 cores: under the 30 s goal */
+#define DEFAULT_DURATION_S 40.0  /* all clocks in ~20 s on 2 cores, and ~20 s of reads after a pause */
 #define MAX_DURATION_S 86400.0   /* one day: longer runs are a mistake, not a measurement */
 #define DEFAULT_BATCH_MS 10.0    /* clock reads around a batch (~30 ns) are < 1e-5 of it */
 #define MIN_BATCH_NS 100000      /* 0.1 ms: the floor when a short --duration shortens the batches */
@@ -64,6 +69,7 @@
 /* Shares of the budget: the cost rounds take SHARE_COST of all of it; each clock's own share of the rest
  * goes SHARE_DELTAS to deltas and SHARE_THREADS to the thread windows. */
 #define SHARE_COST 0.40
+#define SHARE_SPACING 0.5 /* of --duration, before the shares above: reads after a pause (measure_spacing) */
 #define SHARE_DELTAS 0.15
 #define SHARE_THREADS 0.45
 
@@ -83,7 +89,8 @@ static const char bench_help[] =
 	"  --threads N      thread counts 1..N (above 8: powers of two and N; default: the CPUs this process may\n"
 	"                   use); or a list '1,2,4' without repeats. 1 is always measured: efficiency is relative\n"
 	"                   to one thread. At most 256 threads.\n"
-	"  --duration S     total time budget in seconds, 0 < S <= 86400 (default 20)\n"
+	"  --duration S     total time budget in seconds, 0 < S <= 86400 (default 40: half of it reads after\n"
+	"                   pauses of 0 to 1 s beside the vDSO's, the 1 s row only from 20 s on)\n"
 	"  --batch-ms MS    target duration of one timed batch, 0 < MS <= 1000 (default 10); never below 0.1,\n"
 	"                   and shortened to that floor if 7 rounds would not fit in the cost share of --duration\n"
 	"  --json           one JSON document on stdout (schema: share/fastclock/bench.schema.json)\n"
@@ -280,7 +287,7 @@ static double round_median(const double *v, const double *ref, long rounds, int 
 static void measure_costs(struct result *res, int m, double budget_s, int i_vdso, int i_raw, int i_ord)
 {
 	double *v = malloc((size_t)m * MAX_ROUNDS * sizeof(double)), *tmp = malloc(MAX_ROUNDS * sizeof(double));
-	int64_t deadline;
+	int64_t deadline, start = cli_ns(CLOCK_MONOTONIC);
 	long rounds = 0;
 	if (!v || !tmp) {
 		free(v);
@@ -293,7 +300,7 @@ static void measure_costs(struct result *res, int m, double budget_s, int i_vdso
 		progress((size_t)i, (size_t)m, res[i].c->name, "calibrating");
 		res[i].batch = calibrate(res[i].c);
 	}
-	deadline = B.t0 + (int64_t)(budget_s * 1e9); /* the calibration above is inside the budget */
+	deadline = start + (int64_t)(budget_s * 1e9); /* the calibration above is inside the budget */
 	while (rounds < MAX_ROUNDS && (rounds < MIN_ROUNDS || cli_ns(CLOCK_MONOTONIC) < deadline)) {
 		for (int j = 0; j < m && !cli_interrupted; j++) {
 			int i = (int)((j + rounds) % m);
@@ -365,6 +372,113 @@ static void measure_reanchor(const struct fc_status *st)
 	B.reanchor_p50 = stat_percentile_sorted(slow, (size_t)n, 50);
 	B.reanchor_max = slow[n - 1];
 	B.steady_p50 = stat_percentile_sorted(fast, (size_t)n, 50);
+}
+
+/* ---- reads after a pause ---- */
+const int64_t bench_spacing_ns[SPACING_ROWS] = {0, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
+const char *const bench_spacing_fc[SPACING_PAIRS] = {"fc_mono_ns", "fc_real_ns", "fc_clock_gettime.MONOTONIC",
+						     "fc_gettimeofday"};
+const char *const bench_spacing_vdso[SPACING_PAIRS] = {"clock_gettime.MONOTONIC", "clock_gettime.REALTIME",
+						       "clock_gettime.MONOTONIC", "gettimeofday"};
+/* Reads of each clock per spacing when the budget allows: the 1 s row alone takes 2 x 4 x 1 s. */
+static const long spacing_reads[SPACING_ROWS] = {200, 200, 200, 200, 100, 12, 2};
+#define SPACING_MAX_READS 200
+#define SPACING_WAKE_NS 80000.0 /* what one short nanosleep costs beyond its pause, for the plan only */
+
+static void pause_ns(int64_t ns)
+{
+	struct timespec d = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+	if (ns > 0 && !cli_interrupted)
+		nanosleep(&d, NULL);
+}
+
+/* Sorted copy's p50, p90, p99 into out[3] (NAN when n is 0). */
+static void p50_90_99(double *v, long n, double *out)
+{
+	stat_sort(v, (size_t)n);
+	for (int k = 0; k < 3; k++)
+		out[k] = n ? stat_percentile_sorted(v, (size_t)n, (const double[]){50, 90, 99}[k]) : NAN;
+}
+
+/* Single reads after a pause, in the configuration the run has (no updater unless --updater: the library starts
+ * and parks its keeper as it would in any program; run before the cost rounds read a coarse clock). For each
+ * spacing s, rounds of: for each pair (in an order rotated each round: at 1 s every other fastclock read can
+ * find a parked keeper, and a fixed order gave those reads to the same clocks), pause s/2, one fastclock read,
+ * pause s/2, its vDSO counterpart's read, each timed alone between two ordered counter reads (the pair's
+ * overhead taken off, as the latency phase): so each side's previous read is s (plus the pauses' wake-up)
+ * before its next, and the two sides see the same machine. Nothing between the reads reads a clock but the counter (a clock_gettime there would warm the vDSO's
+ * data). Timer slack is 1 ns meanwhile, so a 5 us pause is not 55 us. Rows in order of spacing, each given what
+ * its full count needs or 0.6 of what is left (the last: all of it), so a short --duration keeps the short
+ * spacings whole and drops the long ones (0 reads). */
+static void measure_spacing(const struct fcb_clock **all, size_t nall)
+{
+	static double fv[SPACING_PAIRS][SPACING_MAX_READS], vv[SPACING_PAIRS][SPACING_MAX_READS];
+	static double fg[SPACING_PAIRS][SPACING_MAX_READS], vg[SPACING_PAIRS][SPACING_MAX_READS];
+	const struct fcb_clock *fc[SPACING_PAIRS], *vd[SPACING_PAIRS];
+	double tpn = B.ctr_ns_per_tick, budget = B.spacing_budget_s * 1e9;
+	int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	int64_t c0, last_f = 0, last_v = 0;
+	for (int p = 0; p < SPACING_PAIRS; p++) {
+		fc[p] = find_clock(all, nall, bench_spacing_fc[p]);
+		vd[p] = find_clock(all, nall, bench_spacing_vdso[p]);
+		if (!fc[p] || !vd[p] || !fc[p]->latency || !vd[p]->latency)
+			return;
+	}
+	if (isnan(tpn) || budget <= 0)
+		return;
+	for (int r = 0; r < SPACING_ROWS; r++) /* rows an interrupt leaves unread: no figures */
+		for (int p = 0; p < SPACING_PAIRS; p++)
+			B.spacing[r][p] = (struct spacing_cell){0, {NAN, NAN, NAN}, {NAN, NAN, NAN}, NAN, NAN};
+	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
+	c0 = fcb_ctr_ordered();
+	for (int r = 0; r < SPACING_ROWS && !cli_interrupted; r++) {
+		int64_t s = bench_spacing_ns[r], row0;
+		double round_ns = 2.0 * SPACING_PAIRS * ((double)s / 2 + (s ? SPACING_WAKE_NS : 0) + 200);
+		double left = budget - (double)(fcb_ctr_ordered() - c0) * tpn;
+		double full = (double)spacing_reads[r] * round_ns + (double)s / 2;
+		double allot = r == SPACING_ROWS - 1 ? left : fmin(full, 0.6 * left);
+		long k = 0;
+		cli_progress(B.t0, B.duration_s, "reads after a pause: %.0f us apart", (double)s / 1e3);
+		pause_ns(s / 2); /* the first read's side too was last read s ago */
+		row0 = fcb_ctr_ordered();
+		while (k < spacing_reads[r] && !cli_interrupted &&
+		       (double)(fcb_ctr_ordered() - row0) * tpn + (double)s / 2 + round_ns <= allot) {
+			for (int j = 0; j < SPACING_PAIRS && !cli_interrupted; j++) {
+				int p = (int)((j + k) % SPACING_PAIRS); /* rotated: no clock always first after a gap */
+				int64_t raw, t;
+				pause_ns(s / 2);
+				t = fcb_ctr_ordered();
+				fc[p]->latency(&raw, 1);
+				fv[p][k] = fmax(0, (double)raw - B.lat_overhead) * tpn;
+				fg[p][k] = (double)(t - last_f) * tpn;
+				last_f = fcb_ctr_ordered();
+				pause_ns(s / 2);
+				t = fcb_ctr_ordered();
+				vd[p]->latency(&raw, 1);
+				vv[p][k] = fmax(0, (double)raw - B.lat_overhead) * tpn;
+				vg[p][k] = (double)(t - last_v) * tpn;
+				last_v = fcb_ctr_ordered();
+			}
+			if (cli_interrupted)
+				break; /* a round a Ctrl-C cut short (its sleeps ended early) is not counted */
+			/* a round slower than planned (a busy machine, a long wake-up) plans the next ones */
+			round_ns = fmax(round_ns, (double)(fcb_ctr_ordered() - row0) * tpn / (double)(k + 1));
+			k++;
+		}
+		for (int p = 0; p < SPACING_PAIRS; p++) {
+			struct spacing_cell *c = &B.spacing[r][p];
+			double g[3];
+			c->n = k;
+			p50_90_99(fv[p], k, c->fc);
+			p50_90_99(vv[p], k, c->vd);
+			p50_90_99(fg[p], k, g);
+			c->fc_gap50 = g[0];
+			p50_90_99(vg[p], k, g);
+			c->vd_gap50 = g[0];
+		}
+	}
+	prctl(PR_SET_TIMERSLACK, slack > 0 ? slack : 50000, 0, 0, 0);
+	B.spacing_measured = 1;
 }
 
 /* Sort d (n > 0 values) and store its p[k]-th percentiles (0: the smallest, 100: the largest) in *out[k]. */
@@ -695,8 +809,10 @@ int cmd_bench(int argc, char **argv)
 		r->lat_p50 = r->lat_p99 = r->lat_p999 = r->lat_p9999 = r->lat_max = NAN;
 	}
 	measure_reanchor(&st);
+	B.spacing_budget_s = B.duration_s * SHARE_SPACING;
+	measure_spacing(all, nall);
 	agree_sample();
-	measure_costs(res, m, B.duration_s * SHARE_COST, iref[0], iref[1], iref[2]);
+	measure_costs(res, m, B.duration_s * (1 - SHARE_SPACING) * SHARE_COST, iref[0], iref[1], iref[2]);
 	for (int i = 0; i < n && !cli_interrupted; i++) {
 		/* each clock gets an equal share of what is left of --duration, so a phase that ran over (the cost
 		 * rounds' minimum, a window waiting for a worker that had no CPU) shortens those after it */

@@ -39,6 +39,18 @@ struct result {
 
 enum { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_MARKDOWN };
 
+/* Reads after a pause: SPACING_PAIRS fastclock reads, each beside its vDSO counterpart, at SPACING_ROWS
+ * spacings (bench.c's measure_spacing). Percentiles are p50, p90, p99 in ns (NAN: no sample). */
+#define SPACING_ROWS 7
+#define SPACING_PAIRS 4
+extern const int64_t bench_spacing_ns[SPACING_ROWS];
+extern const char *const bench_spacing_fc[SPACING_PAIRS], *const bench_spacing_vdso[SPACING_PAIRS];
+struct spacing_cell {
+	long n;                    /* reads of each side timed */
+	double fc[3], vd[3];       /* p50, p90, p99 of fastclock's read and of the vDSO's */
+	double fc_gap50, vd_gap50; /* median time since that side's previous read, ns */
+};
+
 /* The run's configuration (the options) and its agreement series. */
 struct bench_cfg {
 	double duration_s, batch_ns;
@@ -55,6 +67,10 @@ struct bench_cfg {
 	/* the reader that re-anchors: fc_mono_ns after 1.5 periods without a read and with no updater running */
 	int reanchor_n;
 	double reanchor_p50, reanchor_max, steady_p50; /* ns; steady: the read right after it */
+	/* reads after a pause (spacing_measured 0: not measured: the counter's rate is unknown, or interrupted) */
+	int spacing_measured;
+	double spacing_budget_s;
+	struct spacing_cell spacing[SPACING_ROWS][SPACING_PAIRS];
 };
 
 /* Print the run in the format cfg->out names (text, JSON, CSV, Markdown) on standard output. */

@@ -110,7 +110,7 @@ static void say(const char *fmt, ...)
 	va_list ap;
 	size_t col = 0;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): a known false positive
 	va_end(ap);
 	for (char *w = buf, *save = NULL, *tok; (tok = strtok_r(w, " ", &save)) != NULL; w = NULL) {
 		size_t len = strlen(tok);
@@ -166,6 +166,151 @@ static void print_agreement_summary(void)
 	free(ar);
 }
 
+/* ---- reads after a pause ---- */
+/* "0", "10 us", "1 ms", "1 s" */
+static const char *spacing_label(int64_t ns, char *buf, size_t n)
+{
+	if (ns == 0)
+		snprintf(buf, n, "0");
+	else if (ns < 1000000)
+		snprintf(buf, n, "%g us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, n, "%g ms", (double)ns / 1e6);
+	else
+		snprintf(buf, n, "%g s", (double)ns / 1e9);
+	return buf;
+}
+
+/* fastclock's percentile k (0: p50, 2: p99) over the vDSO's: NAN without both */
+static double spacing_x(const struct spacing_cell *c, int k)
+{
+	return c->n > 0 && c->vd[k] > 0 ? c->fc[k] / c->vd[k] : NAN;
+}
+
+/* The verdict's clause: fc_mono_ns's p50 and p99 over the vDSO's, lowest to highest, over the spacings from
+ * 10 us to 100 ms that were measured (a server's reads; 0 is the loop, 1 s a process that stopped reading).
+ * Returns the characters written. */
+static size_t spacing_verdict(char *buf, size_t n)
+{
+	double lo50 = INFINITY, hi50 = -INFINITY, lo99 = INFINITY, hi99 = -INFINITY;
+	int first = -1, last = -1;
+	char a[16], b[16];
+	if (!B->spacing_measured)
+		return 0;
+	for (int r = 0; r < SPACING_ROWS; r++) {
+		const struct spacing_cell *c = &B->spacing[r][0];
+		if (bench_spacing_ns[r] < 10000 || bench_spacing_ns[r] > 100000000 || !isfinite(spacing_x(c, 0)) ||
+		    !isfinite(spacing_x(c, 2)))
+			continue;
+		first = first < 0 ? r : first;
+		last = r;
+		lo50 = fmin(lo50, spacing_x(c, 0));
+		hi50 = fmax(hi50, spacing_x(c, 0));
+		lo99 = fmin(lo99, spacing_x(c, 2));
+		hi99 = fmax(hi99, spacing_x(c, 2));
+	}
+	if (first < 0)
+		return 0;
+	return (size_t)snprintf(buf, n,
+				" reads after a pause (%s to %s): fc_mono_ns p50 at %.2f-%.2fx clock_gettime's, "
+				"p99 at %.2f-%.2fx;",
+				spacing_label(bench_spacing_ns[first], a, sizeof(a)),
+				spacing_label(bench_spacing_ns[last], b, sizeof(b)), lo50, hi50, lo99, hi99);
+}
+
+/* The text table: one row per spacing; fc_mono_ns's percentiles and the vDSO's, then each drop-in's ratios. */
+static void print_spacing_text(void)
+{
+	if (!B->spacing_measured)
+		return;
+	printf("\nreads after a pause: each read timed alone, beside the vDSO's (ns; x50, x99: p50/p50, p99/p99)\n");
+	printf("%-7s %4s %6s %6s %6s %6s %6s %5s %5s %11s %11s %11s\n", "pause", "n", "mono50", "mono90", "mono99",
+	       "vdso50", "vdso99", "x50", "x99", "real x50/99", "cgt x50/99", "gtod x50/99");
+	for (int r = 0; r < SPACING_ROWS; r++) {
+		const struct spacing_cell *c = B->spacing[r];
+		char lab[16], v[5][24], x[3][24], x0[2][16];
+		ns_cell(v[0], sizeof(v[0]), c[0].fc[0], "-");
+		ns_cell(v[1], sizeof(v[1]), c[0].fc[1], "-");
+		ns_cell(v[2], sizeof(v[2]), c[0].fc[2], "-");
+		ns_cell(v[3], sizeof(v[3]), c[0].vd[0], "-");
+		ns_cell(v[4], sizeof(v[4]), c[0].vd[2], "-");
+		for (int p = 1; p < SPACING_PAIRS && p < 4; p++)
+			snprintf(x[p - 1], sizeof(x[p - 1]), c[p].n ? "%.2f/%.2f" : "-", spacing_x(&c[p], 0),
+				 spacing_x(&c[p], 2));
+		snprintf(x0[0], sizeof(x0[0]), c[0].n ? "%.2f" : "-", spacing_x(&c[0], 0));
+		snprintf(x0[1], sizeof(x0[1]), c[0].n ? "%.2f" : "-", spacing_x(&c[0], 2));
+		printf("%-7s %4ld %6s %6s %6s %6s %6s %5s %5s %11s %11s %11s\n",
+		       spacing_label(bench_spacing_ns[r], lab, sizeof(lab)), c[0].n, v[0], v[1], v[2], v[3], v[4],
+		       x0[0], x0[1], x[0], x[1], x[2]);
+	}
+	say("pause: the time since the same side's previous read (each pause is half of it; medians measured: "
+	    "%.0f us at 10 us, %.0f ms at 10 ms); mono: fc_mono_ns, vdso: clock_gettime(MONOTONIC); real: fc_real_ns / "
+	    "clock_gettime(REALTIME); cgt: fc_clock_gettime / clock_gettime, MONOTONIC; gtod: fc_gettimeofday / "
+	    "gettimeofday; n: reads of each (0: no time left in --duration)",
+	    B->spacing[1][0].fc_gap50 / 1e3, B->spacing[4][0].fc_gap50 / 1e6);
+}
+
+static void print_spacing_markdown(void)
+{
+	if (!B->spacing_measured)
+		return;
+	printf("\nReads after a pause (one read timed alone, interleaved with the vDSO's; ns; x: fastclock / vDSO):\n\n"
+	       "| pause | reads | `fc_mono_ns` p50 / p90 / p99 | `clock_gettime` p50 / p90 / p99 | x p50 | x p99 "
+	       "| `fc_real_ns` x p50, p99 | `fc_clock_gettime` x p50, p99 | `fc_gettimeofday` x p50, p99 |\n"
+	       "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (int r = 0; r < SPACING_ROWS; r++) {
+		const struct spacing_cell *c = B->spacing[r];
+		char lab[16];
+		printf("| %s | %ld | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %.2f | %.2f |",
+		       spacing_label(bench_spacing_ns[r], lab, sizeof(lab)), c[0].n, c[0].fc[0], c[0].fc[1], c[0].fc[2],
+		       c[0].vd[0], c[0].vd[1], c[0].vd[2], spacing_x(&c[0], 0), spacing_x(&c[0], 2));
+		for (int p = 1; p < SPACING_PAIRS; p++)
+			printf(" %.2f, %.2f |", spacing_x(&c[p], 0), spacing_x(&c[p], 2));
+		printf("\n");
+	}
+}
+
+static void json_spacing(struct jw *j)
+{
+	if (!B->spacing_measured)
+		return;
+	jw_obj(j, "after_pause");
+	jw_str(j, "method",
+	       "for each pause, rounds of: for each pair (order rotated each round), sleep half the pause, one "
+	       "fastclock read, sleep half the pause, its vDSO counterpart's read; each read timed alone "
+	       "between two ordered counter reads, their own cost taken off; timer slack 1 ns; before the "
+	       "cost rounds, no updater unless --updater");
+	jw_num(j, "budget_s", round(B->spacing_budget_s * 1000) / 1000);
+	jw_arr(j, "rows");
+	for (int r = 0; r < SPACING_ROWS; r++) {
+		jw_obj(j, NULL);
+		jw_int(j, "pause_ns", bench_spacing_ns[r]);
+		jw_arr(j, "pairs");
+		for (int p = 0; p < SPACING_PAIRS; p++) {
+			const struct spacing_cell *c = &B->spacing[r][p];
+			jw_obj(j, NULL);
+			jw_str(j, "clock", bench_spacing_fc[p]);
+			jw_str(j, "vdso", bench_spacing_vdso[p]);
+			jw_int(j, "samples", c->n);
+			jw_num(j, "p50_ns", round(c->fc[0] * 10) / 10);
+			jw_num(j, "p90_ns", round(c->fc[1] * 10) / 10);
+			jw_num(j, "p99_ns", round(c->fc[2] * 10) / 10);
+			jw_num(j, "vdso_p50_ns", round(c->vd[0] * 10) / 10);
+			jw_num(j, "vdso_p90_ns", round(c->vd[1] * 10) / 10);
+			jw_num(j, "vdso_p99_ns", round(c->vd[2] * 10) / 10);
+			jw_num(j, "x_vdso_p50", round(spacing_x(c, 0) * 1e4) / 1e4);
+			jw_num(j, "x_vdso_p99", round(spacing_x(c, 2) * 1e4) / 1e4);
+			jw_num(j, "gap_p50_ns", round(c->fc_gap50));
+			jw_num(j, "vdso_gap_p50_ns", round(c->vd_gap50));
+			jw_end_obj(j);
+		}
+		jw_end_arr(j);
+		jw_end_obj(j);
+	}
+	jw_end_arr(j);
+	jw_end_obj(j);
+}
+
 /* The verdict, first: fastclock's headline ratio, then what the figure checks found (flags most clocks carry
  * said once as the run's; the count is of the clocks flagged for something else). */
 static void print_verdict(const struct result *res, size_t n, int common)
@@ -187,6 +332,7 @@ static void print_verdict(const struct result *res, size_t n, int common)
 					 "clock_gettime(MONOTONIC) (%.3g vs %.3g ns);", fc->x_vdso, fc->cost_med, vd->cost_med);
 	else if (fc)
 		used += (size_t)snprintf(buf + used, sizeof(buf) - used, " fc_mono_ns costs %.3g ns;", fc->cost_med);
+	used += spacing_verdict(buf + used, sizeof(buf) - used);
 	if (common) {
 		used += (size_t)snprintf(buf + used, sizeof(buf) - used, " this run:");
 		for (int k = 0, first = 1; k < NFLAGS; k++)
@@ -278,6 +424,7 @@ static void print_text(struct result *res, size_t n, double wall_s, const struct
 			    "2x, where the threads had their CPUs; cpu: threads got < 0.9 CPU; below-counter: cheaper than "
 			    "its counter read; unstable: p75/p25 above 1.5)");
 	}
+	print_spacing_text();
 	printf("\n");
 	print_agreement_summary();
 	if (B->reanchor_n)
@@ -355,10 +502,19 @@ static void print_markdown(struct result *res, size_t n, const struct fc_status 
 			       common ? "" : ": re-run on a quiet machine before quoting these tables");
 		}
 	}
+	print_spacing_markdown();
 	if (B->reanchor_n)
 		printf("\nThe reader that re-anchors (`fc_mono_ns` after 1.5 periods without a read, no updater): %.0f ns "
 		       "(median of %d, max %.0f); the read after it %.0f ns.\n", B->reanchor_p50, B->reanchor_n,
 		       B->reanchor_max, B->steady_p50);
+}
+
+static int selected(const struct result *res, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(res[i].c->name, name))
+			return 1;
+	return 0;
 }
 
 static void print_csv(struct result *res, size_t n)
@@ -407,6 +563,28 @@ static void print_csv(struct result *res, size_t n)
 			cli_csv_row(r->c->name, "cpu_share_t", B->threads[k], r->share[k]);
 		}
 	}
+	/* reads after a pause: on the fastclock read's name when --clocks selects it (every row names a selected
+	 * clock), one row per figure and pause (in ns, the suffix) */
+	for (int p = 0; p < SPACING_PAIRS && B->spacing_measured; p++)
+		for (int r = 0; r < SPACING_ROWS && selected(res, n, bench_spacing_fc[p]); r++) {
+			const struct spacing_cell *c = &B->spacing[r][p];
+			const struct {
+				const char *name;
+				double v;
+			} rows[] = {
+				{"pause_samples_", (double)c->n},
+				{"pause_p50_ns_", c->fc[0]},
+				{"pause_p90_ns_", c->fc[1]},
+				{"pause_p99_ns_", c->fc[2]},
+				{"pause_vdso_p50_ns_", c->vd[0]},
+				{"pause_vdso_p90_ns_", c->vd[1]},
+				{"pause_vdso_p99_ns_", c->vd[2]},
+				{"pause_x_vdso_p50_", spacing_x(c, 0)},
+				{"pause_x_vdso_p99_", spacing_x(c, 2)},
+			};
+			for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
+				cli_csv_row(bench_spacing_fc[p], rows[k].name, (int)bench_spacing_ns[r], rows[k].v);
+		}
 }
 
 static void json_fastclock(struct jw *j, const struct fc_status *st)
@@ -583,6 +761,7 @@ static void print_json(struct result *res, size_t n, double wall_s, const struct
 	jw_num(&j, "max_ns", B->reanchor_n ? B->reanchor_max : NAN);
 	jw_num(&j, "next_read_p50_ns", B->reanchor_n ? B->steady_p50 : NAN);
 	jw_end_obj(&j);
+	json_spacing(&j);
 	bench_json_agreement(&j, &B->agree);
 	jw_end_obj(&j);
 }

@@ -414,6 +414,9 @@ def combine(paths, docs):
             ps = [x["threads"][j] for x in cs if j < len(x.get("threads", []))]
             for key in ("calls_per_s", "efficiency", "cpu_share"):
                 t[key] = med([p.get(key) for p in ps])
+    out["after_pause"] = combine_after_pause([d.get("after_pause") for d in docs])
+    if out["after_pause"] is None:
+        out.pop("after_pause")
     ag = {k: [] for k in ("t_s", "mono_err_ns", "mono_half_ns", "real_err_ns", "real_half_ns")}
     t0 = 0.0
     starts = []
@@ -501,6 +504,73 @@ def cell(r, k):
     return fmt(v)
 
 
+AFTER_PAUSE_FIGURES = ("p50_ns", "p90_ns", "p99_ns", "vdso_p50_ns", "vdso_p90_ns", "vdso_p99_ns", "x_vdso_p50",
+                       "x_vdso_p99", "gap_p50_ns", "vdso_gap_p50_ns")
+
+
+def combine_after_pause(sections):
+    """Reads after a pause over runs: per pause and pair the median over the runs that read it of each figure,
+    the reads summed. Runs without the section (older runs) are left out; None when none has it or the runs
+    measured other pauses or pairs."""
+    secs = [a for a in sections if a]
+    if not secs:
+        return None
+    shape = [(r["pause_ns"], [(c["clock"], c["vdso"]) for c in r["pairs"]]) for r in secs[0]["rows"]]
+    if any([(r["pause_ns"], [(c["clock"], c["vdso"]) for c in r["pairs"]]) for r in a["rows"]] != shape
+           for a in secs):
+        return None
+    out = json.loads(json.dumps(secs[0]))
+    for i, r in enumerate(out["rows"]):
+        for j, c in enumerate(r["pairs"]):
+            cs = [a["rows"][i]["pairs"][j] for a in secs if a["rows"][i]["pairs"][j]["samples"]]
+            c["samples"] = sum(x["samples"] for x in cs)
+            for k in AFTER_PAUSE_FIGURES:
+                c[k] = med([x.get(k) for x in cs])
+    out["runs"] = len(secs)
+    return out
+
+
+def pause_text(ns):
+    if not ns:
+        return "0"
+    return f"{ns / 1e3:g} us" if ns < 10**6 else f"{ns / 1e6:g} ms" if ns < 10**9 else f"{ns / 1e9:g} s"
+
+
+def after_pause_clause(doc):
+    """The verdict's words on reads after a pause: fc_mono_ns's p50 and p99 over clock_gettime's, lowest to
+    highest, over the pauses from 10 us to 100 ms that were measured; None without them."""
+    rows = [r for r in (doc.get("after_pause") or {}).get("rows", []) if 10**4 <= r["pause_ns"] <= 10**8]
+    xs = [(r["pause_ns"], c["x_vdso_p50"], c["x_vdso_p99"]) for r in rows for c in r["pairs"][:1]
+          if c["samples"] and c["x_vdso_p50"] is not None and c["x_vdso_p99"] is not None]
+    if not xs:
+        return None
+    return (f"reads after a pause ({pause_text(xs[0][0])} to {pause_text(xs[-1][0])}): fc_mono_ns p50 at "
+            f"{min(x[1] for x in xs):.2f}-{max(x[1] for x in xs):.2f}x clock_gettime's, p99 at "
+            f"{min(x[2] for x in xs):.2f}-{max(x[2] for x in xs):.2f}x")
+
+
+AFTER_PAUSE_COLS = ["pause", "reads", "fc_mono_ns p50", "p90", "p99", "clock_gettime p50", "p90", "p99", "x p50",
+                    "x p99", "fc_real_ns x p50, p99", "fc_clock_gettime x p50, p99", "fc_gettimeofday x p50, p99"]
+
+
+def after_pause_table(doc):
+    """The reads-after-a-pause table's rows (cells as text; '-' where not measured), or [] without the section."""
+    def f(v, d=0):
+        return "-" if v is None else f"{v:.{d}f}"
+    out = []
+    for r in (doc.get("after_pause") or {}).get("rows", []):
+        m = r["pairs"][0]
+        out.append([pause_text(r["pause_ns"]), str(m["samples"]), f(m["p50_ns"]), f(m["p90_ns"]), f(m["p99_ns"]),
+                    f(m["vdso_p50_ns"]), f(m["vdso_p90_ns"]), f(m["vdso_p99_ns"]), f(m["x_vdso_p50"], 2),
+                    f(m["x_vdso_p99"], 2)] +
+                   [f"{f(c['x_vdso_p50'], 2)}, {f(c['x_vdso_p99'], 2)}" for c in r["pairs"][1:4]])
+    return out
+
+
+AFTER_PAUSE_TITLE = ("reads after a pause (one read timed alone, interleaved with the vDSO's; ns; x: fastclock / "
+                     "vDSO; medians over runs)")
+
+
 def verdict(doc, rows):
     """One line: fastclock's headline ratio, the runs, and what the figure checks found (flags most clocks carry
     are said once, as a property of the run)."""
@@ -515,6 +585,8 @@ def verdict(doc, rows):
                      f"per-round ratios; medians {fc['median_ns']:.3g} and {vd['median_ns']:.3g} ns)")
     elif fc and fc["median_ns"]:
         parts.append(f"fc_mono_ns costs {fc['median_ns']:.3g} ns")
+    if after_pause_clause(doc):
+        parts.append(after_pause_clause(doc))
     parts.append(f"{runs} run{'s' if runs != 1 else ''}")
     if common:
         parts.append("every run: " + "; ".join(FLAG_WORDS.get(f, f) for f in sorted(common)) + ": re-run on a quiet "
@@ -563,6 +635,11 @@ def write_summary(doc, rows, out):
              "|---|" + "---:|" * (len(TABLE_COLS) - 2) + "---|"]
     for r in rows:
         lines.append("| " + " | ".join(f"`{r[k]}`" if k == "clock" else cell(r, k) for k, _ in TABLE_COLS) + " |")
+    pauses = after_pause_table(doc)
+    if pauses:
+        lines += ["", AFTER_PAUSE_TITLE[0].upper() + AFTER_PAUSE_TITLE[1:] + ":", "",
+                  "| " + " | ".join(AFTER_PAUSE_COLS) + " |", "|---|" + "---:|" * (len(AFTER_PAUSE_COLS) - 1)]
+        lines += ["| " + " | ".join(r) + " |" for r in pauses]
     with out_open("summary.md", "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     with out_open("summary.csv", "w", encoding="utf-8", newline="") as f:
@@ -1244,6 +1321,11 @@ def main(argv=None):
                        ("scaling.png", "thread scaling")]
             tables.append(("clocks (medians over runs; 'check' names figures that cannot be right)",
                            rows_table(rows, TABLE_COLS)))
+            if after_pause_table(doc):
+                head = "".join(f"<th>{html.escape(t)}</th>" for t in AFTER_PAUSE_COLS)
+                body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in r) + "</tr>"
+                               for r in after_pause_table(doc))
+                tables.append((AFTER_PAUSE_TITLE, f"<table><tr>{head}</tr>{body}</table>"))
         plot_agreement(doc, "agreement.png", sizes["agreement.png"], side)
         images.append(("agreement.png", "agreement with the kernel"))
         write_html(doc, out, images, head_line, tables)
