@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "fastclock.h"
+#include "../units.h" /* FC_BOUND_NOTHING */
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,8 +53,6 @@ enum fc_bound_kind {
 enum fc_leap { FC_LEAP_NONE = 0, FC_LEAP_INSERT = 1, FC_LEAP_DELETE = 2 };
 
 #define FC_BOUND_TEXT 120
-/* The half-width that promises nothing (wider than any clock; four of them still fit an int64). */
-#define FC_BOUND_NOTHING (INT64_MAX / 4)
 
 /* One poll's answer. */
 struct fc_bound {

@@ -575,6 +575,7 @@ static struct {
 	uint64_t dev, ino;
 	char dir[sizeof(((struct fc_chrony *)0)->local)];
 } live[LIVE_MAX];
+static int live_used; /* a directory was ever kept in live[] (the exit handler has something to look at) */
 
 static void live_add(const struct fc_chrony *ch)
 {
@@ -588,6 +589,7 @@ static void live_add(const struct fc_chrony *ch)
 			memcpy(live[i].dir, ch->local, sizeof(live[i].dir));
 			*strrchr(live[i].dir, '/') = 0;
 			__atomic_store_n(&live[i].state, 2, __ATOMIC_RELEASE); /* the fields above before "held" */
+			__atomic_store_n(&live_used, 1, __ATOMIC_RELAXED);
 			return;
 		}
 	}
@@ -618,7 +620,11 @@ static void remove_local(int dirfd, uint64_t dev, uint64_t ino, const char *dir)
 
 __attribute__((destructor)) static void chrony_at_exit(void)
 {
-	int pid = (int)getpid();
+	int pid;
+	/* a process that never made a directory (no bounded read, or no chronyd asked): nothing to do, no system call */
+	if (!__atomic_load_n(&live_used, __ATOMIC_RELAXED))
+		return;
+	pid = (int)getpid();
 	for (int i = 0; i < LIVE_MAX; i++) {
 		int expect = 2;
 		if (__atomic_compare_exchange_n(&live[i].state, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
