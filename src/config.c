@@ -100,9 +100,9 @@ extern char **environ;
  * first call on the VM of docs/PERFORMANCE.md), and a getenv per variable scanned the whole environment eight
  * times (4,400 of a first call's 6,000 instructions under callgrind). An entry that does not begin with the
  * prefix costs a byte compare or a few. */
-FC__START_TEXT void fc__env_scan(const char *const *names, int n, const char **val)
+FC__START_TEXT void fc__env_scan(const char *const *names, int count, const char **val)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < count; i++)
 		val[i] = NULL;
 	if (getauxval(AT_SECURE))
 		return;
@@ -113,11 +113,11 @@ FC__START_TEXT void fc__env_scan(const char *const *names, int n, const char **v
 			k++;
 		if (k < ENV_PREFIX_LEN)
 			continue;
-		for (int i = 0; i < n; i++) {
-			const char *m = names[i] + ENV_PREFIX_LEN, *q = p + ENV_PREFIX_LEN;
-			while (*m && *q == *m)
-				q++, m++;
-			if (!*m && *q == '=' && val[i] == NULL) {
+		for (int i = 0; i < count; i++) {
+			const char *n = names[i] + ENV_PREFIX_LEN, *q = p + ENV_PREFIX_LEN;
+			while (*n && *q == *n)
+				q++, n++;
+			if (!*n && *q == '=' && val[i] == NULL) {
 				val[i] = q + 1;
 				break;
 			}

@@ -29,7 +29,8 @@ extern "C" {
 #endif
 
 /* A hand's sync_status while no bound has been asked for (the global clock before its first bounded read, fc_init or
- * fc_status): the inline bounded readers take the slow path (src/bounded.c), which installs the bound. */
+ * fc_status), unless the tracker's verdict is DISRUPTED: the inline bounded readers take the slow path
+ * (src/bounded.c), which installs the bound. */
 #define FC_SYNC_UNASKED (-1)
 
 struct fc_clock;

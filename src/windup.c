@@ -119,8 +119,8 @@ static void bound_unasked(struct fc_hand *p)
 	p->sync_status = FC_SYNC_UNASKED;
 }
 
-/* The hand's bound fields through the seam; 0 when the hand is unasked (no tracker verdict to fold in). */
-static int bound_fields(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns, int poll)
+/* The hand's bound fields through the seam, or without one. */
+static void bound_fields(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns, int poll)
 {
 	const struct fc_bound_ops *ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE); /* bounded.c's release */
 	if (ops)
@@ -129,14 +129,13 @@ static int bound_fields(struct fc_clock *c, struct fc_hand *p, int64_t now, int6
 		bound_unasked(p);
 	else
 		bound_from_ntp(c, p, now, life_ns, poll);
-	return p->sync_status != FC_SYNC_UNASKED;
 }
 
 void fc__clock_bound_kernel_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
 {
 	const struct fc_bound_ops *ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
 	if (!ops || !ops->first(c, p))
-		(void)bound_fields(c, p, now, life_ns, 1);
+		bound_fields(c, p, now, life_ns, 1);
 }
 
 /* Stamp the hand with the bound vs UTC over its lifetime, and the tracker's verdict. Its life is its window
@@ -152,10 +151,9 @@ static void stamp_utc_bound(struct fc_clock *c, struct fc_hand *p, int64_t now, 
 	int64_t life = c->period_ns + c->period_ns / 8;
 	if (window > life)
 		life = window < longest ? (int64_t)window : longest;
-	if (!bound_fields(c, p, now, life, poll))
-		return; /* unasked: the bounded slow path asks */
+	bound_fields(c, p, now, life, poll);
 	/* the tracker's verdict (DISRUPTED while it is, or a kernel leap second inside the hand's window) over the
-	 * source's status */
+	 * source's status, or over FC_SYNC_UNASKED (which it leaves as it is otherwise) */
 	n = c->ntp;
 	n.sync = p->sync_status;
 	p->sync_status = fc__track_sync(&c->track, p, &n);
