@@ -1,10 +1,10 @@
 /*
  * fastclock — bound sources: where the UTC part of fc_real_bounded comes from. What every source shares.
  *
- * A source is polled by the writer (windup.c, under the writer lock, at most once a second for anything that
- * costs a syscall; chronyd's rounds when it measures, else once a second), never by a reader. Each poll yields
- * one struct fc_bound: "true UTC lies within half_ns + drift_ppb * (mono - as_of_ns) / 1e9 of CLOCK_REALTIME +
- * center_ns". The writer folds it into each hand (utc_err_ns, utc_corr_ns, sync_status); readers only add.
+ * A source is polled by the writer (through its seam: src/bounded.c's stamp, under the writer lock, at most once
+ * a second for anything that costs a syscall; chronyd's rounds when it measures, else once a second), never by a
+ * reader. Each poll yields one struct fc_bound: "true UTC lies within half_ns + drift_ppb * (mono - as_of_ns) / 1e9
+ * of CLOCK_REALTIME + center_ns". The writer folds it into each hand (utc_err_ns, utc_corr_ns, sync_status); readers only add.
  *
  * Sources (one file and one header each, all pure over injected paths, sockets and clock values so tests drive
  * them; each defines its struct fc_bound_driver, select.c's table holds them, as chrony's refclock drivers):
@@ -16,17 +16,17 @@
  *   kernel.c/.h      adjtimex maxerror, trusted only when the kernel's state shows a daemon's bound;
  *   select.c/.h      the driver table, FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none, the
  *                    order and the fall-backs, the path overrides;
- *   bound.c, fmt.c   this header: the shared helpers (half-width at a time, the last error, opening a source's
- *                    file) and async-signal-safe formatting.
+ *   bound.c          this header: the shared helpers (half-width at a time, the last error, src/file.c's opener
+ *                    and judges with a source's last_error as the place a refusal is said).
  * The sources may call libc's async-signal-safe functions and each other only downwards (select.c -> the
- * sources -> bound.c -> fmt.c); select.c also ntp.c (fc__ntp_read, the kernel source's reader). Nothing of the
- * clock core.
+ * sources -> bound.c); the core's floor-0 files below them: file.c, fmt.c, str.c, and (select.c) ntp.c
+ * (fc__ntp_read, the kernel source's reader). Nothing else of the clock core, which reaches them only through
+ * src/bounded.c.
  *
- * Owns (bound.c, fmt.c): struct fc_bound, enum fc_bound_kind, enum fc_leap, struct fc_bound_tick, struct
- * fc_bound_driver (the shape of a source), fc__bfmt / fc__bvfmt / fc__errname, fc__bound_half_at,
- * fc__bound_error, fc__bound_open_file, fc__bound_judge, fc__bound_still_trusted, fc__bound_writers_error,
- * fc__bound_socket_trusted, struct fc_fd_id, fc__bound_fd_id, fc__bound_close.
- * May call: async-signal-safe libc (bound.c: open, openat, fstat, fstatat, close, geteuid); nothing else.
+ * Owns (bound.c): struct fc_bound, enum fc_bound_kind, enum fc_leap, struct fc_bound_tick, struct fc_bound_driver
+ * (the shape of a source), fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_judge,
+ * fc__bound_still_trusted, fc__bound_writers_error, fc__bound_socket_trusted.
+ * May call: file.c, fmt.c.
  */
 #ifndef FASTCLOCK_BOUND_H
 #define FASTCLOCK_BOUND_H
