@@ -284,7 +284,7 @@ int64_t fc__clock_slow(struct fc_clock *c, int how) { return fc__clock_read(c, h
 /* ---- the global clock's entry points (called by the inline readers) ------------------------------------ */
 /* A read from a signal handler must leave errno as it found it (the handler's caller may be between a
  * failing call and its errno check); the slow path's system calls may set it. */
-FC__START_TEXT int64_t fc__read_global(int how, struct fc__bound *b)
+FC__START_TEXT static int64_t global_read(int how, struct fc__bound *b)
 {
 	struct fc_clock *c = fc__global_clock();
 	const int saved = errno;
@@ -300,7 +300,9 @@ FC__START_TEXT int64_t fc__read_global(int how, struct fc__bound *b)
 	return v;
 }
 
-FC__START_TEXT int64_t fc__slow_ns(int how) { return fc__read_global(how, NULL); }
+FC__START_TEXT int64_t fc__slow_ns(int how) { return global_read(how, NULL); }
+
+FC__START_TEXT int64_t fc__read_global(int how, struct fc__bound *b) { return global_read(how, b); }
 
 FC__START_TEXT uint64_t fc__ticks_kernel(void)
 {
