@@ -18,8 +18,8 @@ BUILD_DIR=${BUILD_DIR:-build/dev}
 ICOUNT="$BUILD_DIR/bench/fc_icount"
 N1=${N1:-100000} N2=${N2:-200000}      # callgrind
 S1=${S1:-2} S2=${S2:-4} SRUNS=${SRUNS:-15}  # single-step
-CLOCKS=${CLOCKS:-"empty fc_mono_ns fc_mono_ns_relaxed fc_real_ns fc_real_ns_relaxed fc_mono_coarse_ns
-  fc_real_coarse_ns fc_ticks fc_clock_gettime_mono fc_clock_gettime_real fc_gettimeofday fastclock::steady_clock
+CLOCKS=${CLOCKS:-"empty fc_mono_ns fc_mono_ns_relaxed fc_real_ns fc_real_ns_relaxed fc_real_bounded fc_mono_bounded
+  fc_mono_coarse_ns fc_real_coarse_ns fc_ticks fc_clock_gettime_mono fc_clock_gettime_real fc_gettimeofday fastclock::steady_clock
   fastclock::system_clock clock_gettime_mono clock_gettime_real gettimeofday clock_gettime_mono_coarse"}
 
 if [ ! -x "$ICOUNT" ]; then

@@ -92,6 +92,18 @@ static inline uint64_t tv_us(void)
 	return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
 }
 
+static inline __attribute__((always_inline)) uint64_t fc_bounded(int real)
+{
+	struct fc_interval iv;
+	if (real)
+		fc_real_bounded(&iv);
+	else
+		fc_mono_bounded(&iv);
+	return (uint64_t)iv.earliest_ns + (uint64_t)iv.latest_ns;
+}
+
+LOOP(fc_real_bounded, fc_bounded(1))
+LOOP(fc_mono_bounded, fc_bounded(0))
 LOOP(fc_clock_gettime_real, fc_ts_ns(CLOCK_REALTIME))
 LOOP(fc_gettimeofday, fc_tv_us())
 LOOP(gettimeofday, tv_us())
@@ -108,6 +120,8 @@ static const struct {
 	{"fc_mono_ns_relaxed", icount_fc_mono_ns_relaxed},
 	{"fc_real_ns", icount_fc_real_ns},
 	{"fc_real_ns_relaxed", icount_fc_real_ns_relaxed},
+	{"fc_real_bounded", icount_fc_real_bounded},
+	{"fc_mono_bounded", icount_fc_mono_bounded},
 	{"fc_mono_coarse_ns", icount_fc_mono_coarse_ns},
 	{"fc_real_coarse_ns", icount_fc_real_coarse_ns},
 	{"fc_ticks", icount_fc_ticks},

@@ -1,97 +1,67 @@
 /*
- * fastclock — the time of day and monotonic time at the cost of a counter read.
+ * fastclock: CLOCK_MONOTONIC and CLOCK_REALTIME at the cost of a CPU counter read, with a bound on the distance
+ * to UTC.
  *
- * Clocks (every value is nanoseconds in an int64_t):
- *   mono  CLOCK_MONOTONIC's timeline (follows its NTP slews and time-namespace offset; never goes back)
- *   real  CLOCK_REALTIME's timeline, ns since the Unix epoch (follows the kernel's steps and leap seconds)
+ * Every time is nanoseconds in an int64_t; a capture (fc_ticks) is an opaque uint64_t. Every function may be
+ * called from any thread at any time, in a child after fork() included. Every read is async-signal-safe: one
+ * starts the keeper thread only outside a signal handler, as its signal mask tells (see fc_updater_start).
+ * Functions returning int return 0, or -1
+ * with errno set, as their libc counterparts. The full contract, with the reasons: API.md, installed as
+ * share/doc/fastclock/API.md (docs/API.md in the source).
  *
- * Cost classes, as named in the table of README.md:
- *   counter read  one hardware counter read (TSC / CNTVCT_EL0), a 128-bit multiply, no lock, no shared
- *                 write, no division; about 1 ns more than the bare counter read.
- *   one load      a single load of a value the updater thread last stored.
- *   kernel        clock_gettime (vDSO or syscall): used when the counter cannot be trusted.
- * Once per re-anchor period (default 1 ms) the first reader that finds its timehand stale takes the slow
- * path: it samples the kernel's clocks (~0.5 us) and publishes a new hand. Nothing else ever blocks.
+ * Quick reference (name, returns, what, cost class, ordering):
+ *   fc_mono_ns()                int64_t   CLOCK_MONOTONIC ns                     counter read  ordered
+ *   fc_mono_ns_relaxed()        int64_t   CLOCK_MONOTONIC ns                     counter read  relaxed
+ *   fc_real_ns()                int64_t   CLOCK_REALTIME ns since the epoch      counter read  ordered
+ *   fc_real_ns_relaxed()        int64_t   CLOCK_REALTIME ns since the epoch      counter read  relaxed
+ *   fc_mono_coarse_ns()         int64_t   CLOCK_MONOTONIC ns, ~1 period old      one load      coarse
+ *   fc_real_coarse_ns()         int64_t   CLOCK_REALTIME ns, ~1 period old       two loads     coarse
+ *   fc_real_bounded(&iv)        int       REALTIME interval around UTC, status   counter read  ordered
+ *   fc_mono_bounded(&iv)        int       MONOTONIC interval, status             counter read  ordered
+ *   fc_real_after(t)            int       1: UTC t has certainly passed          counter read  ordered
+ *   fc_real_before(t)           int       1: UTC t has certainly not come        counter read  ordered
+ *   fc_commit_wait(t, timeout)  int       sleeps until fc_real_after(t)          sleeps
+ *   fc_ticks()                  uint64_t  a capture (opaque)                     counter read  ordered
+ *   fc_ticks_relaxed()          uint64_t  a capture (opaque)                     counter read  relaxed
+ *   fc_ticks_to_mono_ns(cap)    int64_t   the capture's CLOCK_MONOTONIC ns       a few loads
+ *   fc_ticks_to_real_ns(cap)    int64_t   the capture's CLOCK_REALTIME ns        a few loads
+ *   fc_clock_gettime(id, &ts)   int       clock_gettime, CLOCK_MONOTONIC/REALTIME  counter read  ordered
+ *   fc_gettimeofday(&tv, tz)    int       gettimeofday                           counter read  ordered
+ *   fc_ustime(), fc_mstime()    int64_t   CLOCK_REALTIME us, ms                  counter read  ordered
+ *   fc_mono_us()                int64_t   CLOCK_MONOTONIC us                     counter read  ordered
+ *   fc_init()                   int       finish the start-up now (~1 ms), open the UTC sources
+ *   fc_set_period_ns(p)         int       the re-anchor period, 1 us .. 1 s (default 1 ms)
+ *   fc_updater_start(p)         int       start the keeper thread (re-anchors, keeps the coarse clocks)
+ *   fc_updater_stop()           int       stop it
+ *   fc_status(&st)              int       backend and why, rate, counts, bound source (takes the writer lock)
+ *   fc_coarse_one_load()        int       1: a coarse read is one load now (a real-time keeper keeps them)
+ *   fc_sync_name(s), fc_backend_name(b), fc_freq_source_name(f), fc_version()   const char *, printable
+ *   fc_abi()                    int       the library's FASTCLOCK_ABI
+ *   (fc_clock_gettime's _COARSE ids are the coarse clocks; every other id goes to the kernel.)
  *
- * Start-up: no read ever waits for a calibration or starts a thread on its first call. The kernel's clock
- * serves reads at first, while the next slow paths check that the counter may be trusted and measure its rate
- * over 1 ms; then the counter takes over, never below a value already returned. What each first call of a
- * process costs (docs/PERFORMANCE.md, "Start-up: every function's first call", has the figures; "here": medians
- * of fresh processes on its 2-core VM, where the vDSO's own first clock_gettime took 6 us back to back and
- * 9 us started alone, 2 s apart):
- *   precise, relaxed, drop-ins, helpers: one kernel read (and the library's initialisation: one pass over the
- *             environment); no system call, no file, no page fault but the vDSO's own: 6.5-9 us back to back and
- *             10-13 us alone here, 1.0-1.6x the vDSO's first call both ways (two runs);
- *   coarse: one precise read, the same cost (coarse reads are precise reads until the updater thread has stored
- *             its first value, which it does when it first runs; the first coarse read 1 ms or more after the
- *             process's first starts that thread, once);
- *   fc_ticks, fc_ticks_relaxed: one kernel read on x86-64 (a capture before the counter's trust check is
- *             CLOCK_MONOTONIC ns, an "early capture", told from the counter ticks captured after it by its value:
- *             the TSC's count is far above the kernel's ns count, by ~69 s at least or the capture is not early);
- *             elsewhere, or where the counter does not lead so, also the trust check if still due (a sysfs read
- *             and one CPUID, which decides a capture's unit: 30-50 us here); never the rate's 1 ms. 8 us
- *             here, as the precise reads;
- *   fc_ticks_to_*_ns of an early capture: nothing more (it is ns); of a counter capture taken before the first
- *             counter hand: one bracketed kernel sample;
- *   bounded (fc_real_bounded, fc_mono_bounded, fc_real_after/before, fc_commit_wait with no time left): one
- *             kernel read, as the precise reads: in auto mode a process's first bound reads nothing of the bound
- *             and promises nothing (status UNKNOWN, "no source read yet": the kernel's NTP state alone could not
- *             say SYNCHRONIZED before chronyd, a ClockBound segment and VMClock are asked), and its next bound opens
- *             the sources (a fixed handful of files, chronyd's socket; its reply never waited for). No system
- *             call: 6.5-10 us back to back and 11-14 us alone here, 1.1-1.8x the vDSO's first call (two
- *             runs; it was 40-48 us, 7 system calls). That next bound costs ~37 us here, once.
- *             fc_commit_wait with time left asks again at once, so its first call also opens the sources; a
- *             source named by FASTCLOCK_BOUND_SOURCE is opened by the first call, as asked;
- *   fc_init() and fc_status(): finish the start-up at once (~1 ms: the rate's measurement) and open the bound
- *             sources (fc_init's first counter hand stamps the bound from them): a program whose first bounded read
- *             must answer from the sources calls fc_init() when it starts.
- *
+ * Cost classes:
+ *   counter read  one hardware counter read (TSC, CNTVCT_EL0), a multiply and an add: no lock, no shared write,
+ *                 no division, no system call. Once per re-anchor period the first reader that finds its hand
+ *                 stale re-anchors it instead: that read costs one kernel sample more (API.md, "Cost
+ *                 classes"), unless the keeper thread re-anchors first (the library starts it 1 ms after the
+ *                 first such re-anchor and parks it while nobody reads).
+ *   one load      a load of a value the keeper thread stored (with a keeper that is not real-time: the kernel's
+ *                 coarse clock read more; API.md, "The coarse clocks").
+ *   kernel        clock_gettime on every read, where the counter is not trusted (fc_status says why).
  * Ordering:
- *   ordered   (fc_mono_ns, fc_real_ns, fc_ticks): like clock_gettime, if one read happens-before another
- *             (C11 sense, across threads) the second is >= the first (realtime: unless the kernel's wall
- *             clock was stepped back in between).
- *   relaxed   (*_relaxed): the counter read is not ordered against surrounding memory operations; values
- *             never decrease within one thread, but a value may be smaller than one another thread read
- *             before synchronising with this one. Cheapest; use for durations measured in one thread.
- *   coarse    (*_coarse_ns): a recent past value, at most about max(period, 50 us) old, kept by the updater
- *             thread. Where the process may (root, CAP_SYS_NICE, RLIMIT_RTPRIO >= 1) that thread is created
- *             SCHED_FIFO at priority 1, so this holds on a machine busy with ordinary (SCHED_OTHER) work too, and a
- *             coarse read is one load: p99.9 0.73-0.76 ms and worst 0.73-0.87 ms (8 runs of 2 s) with both cores
- *             of docs/PERFORMANCE.md's VM busy, where the kernel's coarse clock's worst was 6.35-6.37 ms. Elsewhere,
- *             or with FASTCLOCK_UPDATER_RT=0, it holds while that thread gets a CPU, and a coarse read returns the
- *             larger of its value and the kernel's CLOCK_*_COARSE (a vDSO read more): never staler than the
- *             kernel's coarse clock read before it, however busy the machine (worst 1.85-6.35 ms there, the
- *             kernel's 6.35-6.37 ms; docs/PERFORMANCE.md, "Coarse staleness"). Never decreases within a thread, and
- *             never ahead of a precise read made after it (a precise read made before it may be older: mixing
- *             the two can look like time going back); for a value taken from the kernel's coarse clock, as long
- *             as fastclock is behind the kernel by less than the age of that clock's value (measured: <= 22 ns
- *             behind, against an age of >= 2.3 ms there), which is also the condition for the first precise value
- *             after an fc_updater_stop() to be no lower than such a value.
- *             A coarse read 1 ms or more after the process's first starts the updater thread (a thread named
- *             "fastclock", every signal blocked; see fc_updater_start); until that thread's first store, made
- *             when it first runs, coarse reads are precise reads; with
- *             FASTCLOCK_UPDATER=off, or after fc_updater_stop(), coarse reads return precise values instead
- *             (never stale, at the cost of a precise read).
- *
- * Async-signal-safety and fork: every read (precise, relaxed, bounded, fc_ticks, conversions, drop-ins) may be
- * called from a signal handler, including one that interrupts the library on the same thread, and in a child
- * after fork() at any moment (another thread initialising included): the slow path and the initialisation
- * use only async-signal-safe calls and never wait for their own thread, and errno is preserved. One
- * exception: a coarse read may start the updater thread (the first one 1 ms or more after the process's first
- * coarse read; pthread_create is not async-signal-safe): a program that reads coarse clocks in a handler calls
- * fc_updater_start() first, or sets FASTCLOCK_UPDATER=off. fc_status, fc_set_period_ns and the updater's
- * control functions are not async-signal-safe.
- *
- * Fail closed: when the kernel does not itself use the counter (clocksource not tsc/arch_sys_counter), or
- * the CPU reports no invariant TSC, every clock is served by clock_gettime and fc_status() says why.
- * Environment: FASTCLOCK_SOURCE=auto|counter|kernel, FASTCLOCK_PERIOD_US=1..1000000 (re-anchor period),
- * FASTCLOCK_UPDATER=auto|off (may a coarse read start the updater thread), FASTCLOCK_UPDATER_RT=1|0 (may that
- * thread ask for SCHED_FIFO where permitted; default 1), FASTCLOCK_BOUND_SOURCE and
- * the bound sources' paths (see fc_real_bounded). Invalid values are reported in fc_status().config_error
- * and the default is used.
- *
- * Thread safety: every function may be called from any thread at any time, including after fork().
- * Errors: functions returning int return 0, or -1 with errno set, as their libc counterparts.
+ *   ordered  like clock_gettime: if one read happens-before another (C11 sense, across threads), the second is
+ *            >= the first (realtime: unless the kernel's wall clock was stepped back in between).
+ *   relaxed  never decreases within one thread; not ordered against other threads' reads.
+ *   coarse   never decreases within one thread; never ahead of a precise read made after it.
+ * Going back: the monotonic clocks never go back for a change of the kernel's clocks (the realtime ones follow
+ *   its wall-clock steps). A hardware counter that jumps back (a migration, a reset) is the exception, as in
+ *   the vDSO: landing inside its hand, reads return the hand's earlier value there; behind the hand's anchor by
+ *   less than 1/64 of its window, the anchor's value; further behind, the reader re-anchors and the clock
+ *   resumes at or above every value returned. Beyond the tracker's envelope (a counter discontinuity in every
+ *   period) it can step back by about 1 us (API.md, "When a clock jumps back").
+ * Fail closed: when the kernel does not itself use the counter, or the CPU reports no invariant TSC, every clock
+ *   is served by clock_gettime. Environment (FASTCLOCK_*): API.md, "Environment"; invalid values are reported in
+ *   fc_status().config_error and the default is used.
  */
 #ifndef FASTCLOCK_H
 #define FASTCLOCK_H
@@ -121,7 +91,7 @@ extern "C" {
 #define FASTCLOCK_VERSION (FASTCLOCK_VERSION_MAJOR * 10000 + FASTCLOCK_VERSION_MINOR * 100 + FASTCLOCK_VERSION_PATCH)
 /* The ABI number, libfastclock.so.FASTCLOCK_ABI (the SONAME). The inline readers compile the layouts of
  * struct fc_hand, fc_pub, fc__bound, fc_interval and fc_status and the FC__* constants into applications, so
- * any change to them, or to what an exported fc__ entry point does, bumps it (docs/ABI.md; the check:
+ * any change to them, or to what an exported fc__ entry point does, bumps it (the source's docs/ABI.md; the check:
  * tests/abi, fingerprints in cmake/abi-layout.txt). */
 #define FASTCLOCK_ABI 2
 
@@ -152,104 +122,58 @@ struct fc_interval;
 FC_API int fc__slow_bounded(struct fc_interval *out, int how);
 
 /* ---------------------------------------------------------------------------------------------------------
- * Precise clocks (cost: counter read).
+ * Precise clocks. Cost: counter read. No errors. Async-signal-safe, fork-safe.
  */
 
-/* CLOCK_MONOTONIC, ordered. */
+/* CLOCK_MONOTONIC in ns, ordered. */
 static inline int64_t fc_mono_ns(void)
 {
 	int64_t m;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_NS, &m, NULL, NULL)))
+	if (FC__LIKELY(fc__hand_read_ns(&fc__pub, fc__hand_ticks_ordered, FC__MONO, &m)))
 		return m;
 	return fc__slow_ns(FC__MONO);
 }
 
-/* CLOCK_MONOTONIC, relaxed (monotonic within one thread only). */
+/* CLOCK_MONOTONIC in ns, relaxed: monotonic within one thread only. */
 static inline int64_t fc_mono_ns_relaxed(void)
 {
 	int64_t m;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, FC__HR_NS, &m, NULL, NULL)))
+	if (FC__LIKELY(fc__hand_read_ns(&fc__pub, fc__hand_ticks_relaxed, FC__MONO, &m)))
 		return m;
 	return fc__slow_ns(FC__MONO | FC__RELAXED);
 }
 
-/* CLOCK_REALTIME, ordered. */
+/* CLOCK_REALTIME in ns since the epoch, ordered. */
 static inline int64_t fc_real_ns(void)
 {
 	int64_t r;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_REAL, &r, NULL, NULL)))
+	if (FC__LIKELY(fc__hand_read_ns(&fc__pub, fc__hand_ticks_ordered, FC__REAL, &r)))
 		return r;
 	return fc__slow_ns(FC__REAL);
 }
 
-/* CLOCK_REALTIME, relaxed. */
+/* CLOCK_REALTIME in ns since the epoch, relaxed. */
 static inline int64_t fc_real_ns_relaxed(void)
 {
 	int64_t r;
-	if (FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_relaxed, FC__HR_REAL, &r, NULL, NULL)))
+	if (FC__LIKELY(fc__hand_read_ns(&fc__pub, fc__hand_ticks_relaxed, FC__REAL, &r)))
 		return r;
 	return fc__slow_ns(FC__REAL | FC__RELAXED);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * Bounded reads (cost: counter read; within a few % of fc_real_ns). TrueTime-style: the true time lies in
- * [earliest_ns, latest_ns]. The half-width adds
- *   (a) fastclock's own tracking error against the kernel's clock: the distance to the bracketed kernel
- *       sample at the last re-anchor plus half its bracket, plus half the bracket of the REALTIME-MONOTONIC
- *       offset (~26 ns; in fc_mono_bounded too), grown since at the rate's measured uncertainty plus 5000
- *       ppm: what the kernel may change its rate by, unseen, before the next re-anchor (docs/ACCURACY.md;
- *       median ~2.2 us at the default 1 ms period, ~60 ns at 1 us, ~2.3 ms at 1 s);
- *   (b) for fc_real_bounded only, the error of CLOCK_REALTIME against UTC, from a bound source polled by the
- *       writer at re-anchors (on the counter backend never per read, so at most once a period: at longer periods
- *       the cadences below stretch to the period, and a source's news, chronyd's first reply included, reaches
- *       bounds up to a period later; src/bound, docs/ACCURACY.md "Bound sources"), chosen by
- *       FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none (auto: a VMClock that gives the time
- *       of the counter; then chronyd wherever it can be asked, before ClockBound's segment, which is built from
- *       chronyd's report alone, twice as wide and blind to its newest measurement; the segment first beside a
- *       VMClock, whose disruption marker its daemon watches; the segment where chronyd cannot be asked or falls
- *       silent while the segment lives; the kernel last; fc_status().bound_why says which and why):
- *       - vmclock: a VMClock (/dev/vmclock0, FASTCLOCK_VMCLOCK_PATH) whose host publishes the time of this
- *         CPU's counter (counter_id, UTC or TAI with its offset, maximum errors flagged valid, SYNCHRONIZED or
- *         FREERUNNING), sampled at each re-anchor between two CLOCK_REALTIME reads: its maximum error plus
- *         half the bracket, grown at its period error + the rate seen between CLOCK_REALTIME and its time +
- *         5000 ppm (the contract below); auto mode serves it while the snapshot gives that time, and the
- *         next source otherwise;
- *       - clockbound: AWS ClockBound's segment (FASTCLOCK_CLOCKBOUND_PATH, default /var/run/clockbound/shm0),
- *         read with its client's rules: bound + max_drift x age, its status, its disruption marker; in auto
- *         mode a segment below SYNCHRONIZED (its daemon died, or never wrote it) has chronyd probed beside it,
- *         which replaces it once its report is better, until the segment is SYNCHRONIZED again;
- *       - chrony: chronyd's tracking and its selected source's newest measurement over its unix command
- *         socket (FASTCLOCK_CHRONY_SOCKET, default /var/run/chrony/chronyd.sock) where this process may use
- *         it (root, chronyd's user), else its command port 127.0.0.1:323 or [::1]:323 (its monitoring
- *         commands are open to every local process); either socket connected, so that only chronyd's
- *         datagrams arrive; fc_status().bound_reason names the one in use. Asked
- *         without blocking every 100 ms (every 12.5 ms within one round's uncertainty of the instant) from
- *         shortly before chronyd's next measurement (its selected source's poll after its data last changed)
- *         until it is seen, else once a second: the interval covers the clock as it is and as chronyd's
- *         correction would make it, plus chronyd's root distance, and reaches a newer measurement of the
- *         selected source; a measurement that disagrees with chronyd's estimate by more than root distance +
- *         its own error (a reference step chronyd has not tracked yet) makes it UNKNOWN from that reply until
- *         they agree again; sources chronyd does not select never count;
- *       - kernel: adjtimex maxerror, grown at 500 ppm, SYNCHRONIZED only when the kernel's state shows a
- *         daemon's bound: 0 < esterror <= maxerror < 16 s, STA_UNSYNC clear (chronyd's and ntpd's; timesyncd
- *         writes 0s, OpenNTPD maxerror 0, busybox nothing: UNKNOWN with the reason); never process names;
- *       and a VMClock (/dev/vmclock0, FASTCLOCK_VMCLOCK_PATH) whose disruption marker moves makes it DISRUPTED
- *       until the source has a measurement taken after the move.
- *       A pending leap second widens it by 1 s within 2 s of a UTC midnight. The centre may differ from
- *       fc_real_ns (which stays on the kernel's CLOCK_REALTIME) by the source's correction.
- * Who can move (b) (docs/THREATS.md). Trusted: root and CAP_SYS_TIME (they set the clock), the hypervisor for
- * VMClock, a time daemon's user for its own source. Never trusted: other users and a set-user-ID program's caller.
- * So a source file is used only if root or its directory's owner owns it and no one else may write it (a regular
- * file, in a directory no other user could have made; VMClock's device owned by root, and opened only if sysfs
- * says it is the vmclock driver's: no other device's open is ever run), opened without blocking or
- * following a final symbolic link, and read with pread (a regular file), never mapped (a truncation is a refusal,
- * not SIGBUS); chronyd's unix socket likewise (root's or its directory owner's, not a link, in such a directory,
- * checked at each connect); the kernel's state is judged by
- * what only a privileged writer can set; a program started with raised privileges (AT_SECURE) reads no FASTCLOCK_*
- * variable and the installed library has no test seams; data out of range is refused or saturated. What cannot be
- * shown gives UNKNOWN with the reason in fc_status().bound_reason / bound_error, never SYNCHRONIZED; bad input
- * never crashes or hangs a reader, and no read opens more than a fixed handful of files (first call included;
- * in auto mode a process's first bounded read opens none: it reads nothing of the bound and says UNKNOWN).
+ * Bounded reads. Cost: counter read. Ordered. Async-signal-safe, fork-safe. Returns 0, or -1/EFAULT for NULL.
+ * TrueTime-style: the true time lies in [earliest_ns, latest_ns]. The half-width adds
+ *   (a) fastclock's own tracking error against the kernel's clock: its distance to the bracketed kernel sample
+ *       at the last re-anchor, half that sample's bracket and half the REALTIME-MONOTONIC offset's, grown since
+ *       at the rate's measured uncertainty plus the allowance below for a kernel rate change unseen before the
+ *       next re-anchor;
+ *   (b) for fc_real_bounded only, the error of CLOCK_REALTIME against UTC, from the bound source chosen by
+ *       FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none (auto: a VMClock that gives the
+ *       counter's time, then chronyd, then ClockBound's segment, then the kernel's NTP state;
+ *       fc_status().bound_why says which and why), polled by the writer at re-anchors. How each source is read
+ *       and who can move it: API.md, "Bounded reads". What cannot be shown gives UNKNOWN with the reason in
+ *       fc_status().bound_reason, never SYNCHRONIZED.
  * The contract. While status is not FC_SYNC_DISRUPTED (SYNCHRONIZED, FREE_RUNNING or UNKNOWN: those speak of
  * (b)), (a) holds at every read, at every period from 1 us to 1 s, however often or rarely the process reads
  * (on a counter narrower than 64 bits, at least once per half its range), on these conditions:
@@ -309,7 +233,7 @@ static inline int fc_real_bounded(struct fc_interval *out)
 	int64_t m;
 	struct fc__bound b;
 	if (FC__UNLIKELY(out == NULL) ||
-	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_REAL, &m, NULL, &b)) ||
+	    FC__UNLIKELY(!fc__hand_read_bounded(&fc__pub, fc__hand_ticks_ordered, FC__REAL, &m, &b)) ||
 	    FC__UNLIKELY(b.sync_status < 0)) /* no bound asked for yet: the slow path asks */
 		return fc__slow_bounded(out, FC__REAL);
 	m += b.utc_corr_ns;
@@ -324,7 +248,7 @@ static inline int fc_mono_bounded(struct fc_interval *out)
 	int64_t m;
 	struct fc__bound b;
 	if (FC__UNLIKELY(out == NULL) ||
-	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_NS, &m, NULL, &b)) ||
+	    FC__UNLIKELY(!fc__hand_read_bounded(&fc__pub, fc__hand_ticks_ordered, FC__MONO, &m, &b)) ||
 	    FC__UNLIKELY(b.sync_status < 0)) /* no bound asked for yet: the slow path asks */
 		return fc__slow_bounded(out, FC__MONO);
 	out->earliest_ns = m - b.track_err_ns;
@@ -333,22 +257,17 @@ static inline int fc_mono_bounded(struct fc_interval *out)
 	return 0;
 }
 
+/* Printable name of an enum fc_sync: "unknown", "synchronized", "free-running", "disrupted". */
 FC_API const char *fc_sync_name(int status);
 
 /* ---------------------------------------------------------------------------------------------------------
- * TrueTime helpers (Spanner's TT.after / TT.before / commit wait; cost: one bounded read).
- * fc_real_after(t): 1 if UTC t (ns since the epoch) has certainly passed: t < earliest of fc_real_bounded.
- * fc_real_before(t): 1 if t has certainly not arrived yet: t > latest. Both answer 0 when the bound makes no
- * promise (status UNKNOWN or DISRUPTED; so does a process's first bounded read in auto mode), so "not after"
- * never means "before": ask the one you need.
- * fc_commit_wait(t, timeout_ns): Spanner's commit wait. A transaction stamped s = latest of a bounded read
- * becomes visible only after fc_commit_wait(s) returns 0, so every later transaction, on any machine whose
- * bound holds, gets a larger timestamp (external consistency). Sleeps (CLOCK_MONOTONIC, never spinning) until
- * fc_real_after(t); costs the interval's width on average. With time left, a bound that makes no promise is
- * asked again at once before the first sleep (a process's first bounded read promises nothing: the second
- * opens the sources). Returns 0, or -1 with errno ETIMEDOUT when t is not
- * certainly past within timeout_ns (including a bound that makes no promise all that time), EINVAL for
- * timeout_ns < 0.
+ * TrueTime helpers (Spanner's TT.after / TT.before / commit wait).
+ * fc_real_after(t): 1 if UTC t (ns since the epoch) has certainly passed (t < earliest of fc_real_bounded);
+ * fc_real_before(t): 1 if t has certainly not come (t > latest). Both answer 0 when the bound makes no promise
+ * (UNKNOWN, DISRUPTED), so "not after" never means "before". Cost: one bounded read; async-signal-safe.
+ * fc_commit_wait(t, timeout_ns): sleeps (CLOCK_MONOTONIC, never spinning) until fc_real_after(t); a bound that
+ * makes no promise is asked again at once before the first sleep. Returns 0, or -1 with errno ETIMEDOUT (t not
+ * certainly past within timeout_ns) or EINVAL (timeout_ns < 0).
  */
 static inline int fc_real_after(int64_t t_ns)
 {
@@ -367,14 +286,18 @@ static inline int fc_real_before(int64_t t_ns)
 FC_API int fc_commit_wait(int64_t t_ns, int64_t timeout_ns);
 
 /* ---------------------------------------------------------------------------------------------------------
- * Coarse clocks (cost: one load, and a branch taken while no real-time updater thread keeps the value: with a
- * keeper that is not real-time, every read, which returns the larger of its value and the kernel's coarse clock
- * (the vDSO's coarse read + ~2-4 ns); the reads of the process's first millisecond of coarse reads, one of which
- * then starts it, or every read with FASTCLOCK_UPDATER=off / after fc_updater_stop(): those return a precise
- * value). The value is 0 exactly when no real-time keeper keeps it.
+ * Coarse clocks: a recent past value, at most about max(period, 50 us) old while the keeper thread runs. Cost:
+ * one load with a real-time keeper; otherwise the larger of the keeper's value and the kernel's coarse clock
+ * (a vDSO coarse read more); precise reads until the keeper's first store, and with FASTCLOCK_UPDATER=off or
+ * after fc_updater_stop(). Ordering: coarse. No errors. Fork-safe; async-signal-safe: a coarse read 1 ms or
+ * more after the process's first starts the keeper, outside a signal handler (see fc_updater_start).
  */
 FC_API int64_t fc__coarse_init(int how);
 
+/* 1 while a real-time keeper keeps the coarse clocks' value (each coarse read is then one load), else 0. */
+FC_API int fc_coarse_one_load(void);
+
+/* CLOCK_MONOTONIC in ns, coarse. */
 static inline int64_t fc_mono_coarse_ns(void)
 {
 	int64_t v = __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED);
@@ -383,9 +306,8 @@ static inline int64_t fc_mono_coarse_ns(void)
 	return v;
 }
 
-/* Two loads (the monotonic value and the current wall-clock offset); may lag a wall-clock step by one
- * re-anchor period, as the kernel's CLOCK_REALTIME_COARSE lags by one tick (a checked read: a step forward is
- * seen at the kernel's next tick, a step back at the keeper's next wake-up). */
+/* CLOCK_REALTIME in ns since the epoch, coarse (two loads); follows a wall-clock step up to one period late, as
+ * the kernel's CLOCK_REALTIME_COARSE lags by one tick. */
 static inline int64_t fc_real_coarse_ns(void)
 {
 	int64_t v = __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED);
@@ -395,32 +317,17 @@ static inline int64_t fc_real_coarse_ns(void)
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * Capture now, convert later (PPS-style). fc_ticks() costs a counter read and nothing else; keep the raw
- * value and convert it when convenient. A capture converts exactly (to the value a read would have returned
- * when it was taken) while its hand is still in the ring, i.e. for the last FC_HANDS - 1 re-anchors: 6 periods
- * or more without the updater thread, about 4.5 with it (it re-anchors every 3/4 of one). One exception: a
- * capture taken while another thread re-anchored, between that re-anchor's kernel sample and its new hand's
- * publication (~0.5 us, longer if that thread was preempted there), converts with the new hand, which continues
- * the old one at or above it (8 of 2 M captures here at the default period with the updater: up to 8 ns). A capture
- * newer than the current hand's period (a program that only captures and converts) re-anchors first, as a
- * read would; one in no hand's window converts with the nearest anchor, or against a fresh kernel sample
- * when no re-anchor can run (error ~1e-7 x the distance). On the kernel backend fc_ticks() returns
- * CLOCK_MONOTONIC nanoseconds: mono conversion is the capture itself, real adds the kernel's current
- * REALTIME - MONOTONIC offset. A capture taken on one backend and converted after a run-time demotion to the
- * other converts wrongly: the demotion is counted in fc_status().discontinuities. Start-up never makes a capture
- * convert wrongly, and no fc_ticks() waits for it: on x86-64, captures taken before the counter's trust check
- * (due 50 us after the first call) are CLOCK_MONOTONIC ns ("early captures": the first fc_ticks() costs one
- * kernel read), and conversions tell them from the counter ticks taken after it by value (the counter's count
- * leads the kernel's ns count by ~69 s or more, or captures are not early); captures stay ordered across the
- * change (early ones are below every counter capture). A counter that goes back below its value at the trust
- * check (a reset on resume) makes early captures convert as counter ticks, as any capture across a counter
- * discontinuity converts wrongly. Elsewhere the first fc_ticks() takes the trust check (a sysfs read and one
- * CPUID). It never waits for the rate: a counter capture taken before the first counter hand converts between
- * the trust check's kernel sample and a fresh one (error about two brackets' width, tens of ns).
+ * Captures: capture now, convert later. fc_ticks() returns an opaque capture: counter ticks on the counter
+ * backend, CLOCK_MONOTONIC ns on the kernel backend and (x86-64) for the captures of a process's first ~50 us.
+ * Only fc_ticks_to_mono_ns and fc_ticks_to_real_ns read it: never subtract two captures; subtract their
+ * conversions. Cost: counter read (ordered / relaxed, as the reads); a conversion a few loads, exact while the
+ * capture's hand is in the ring (the last FC_HANDS - 1 re-anchors), else against the nearest anchor or a fresh
+ * kernel sample. A capture across a counter discontinuity or a backend change converts wrongly (counted in
+ * fc_status().discontinuities). No errors. Async-signal-safe, fork-safe. In full: API.md, "Captures".
  */
 FC_API uint64_t fc__ticks_kernel(void);
 
-/* Raw counter, ordered. */
+/* A capture (opaque), ordered. */
 static inline uint64_t fc_ticks(void)
 {
 	const struct fc_hand *th = __atomic_load_n(&fc__pub.current, __ATOMIC_ACQUIRE);
@@ -429,7 +336,7 @@ static inline uint64_t fc_ticks(void)
 	return fc__counter_ordered();
 }
 
-/* Raw counter, relaxed. */
+/* A capture (opaque), relaxed. */
 static inline uint64_t fc_ticks_relaxed(void)
 {
 	const struct fc_hand *th = __atomic_load_n(&fc__pub.current, __ATOMIC_ACQUIRE);
@@ -438,20 +345,19 @@ static inline uint64_t fc_ticks_relaxed(void)
 	return fc__counter_relaxed();
 }
 
+/* The CLOCK_MONOTONIC / CLOCK_REALTIME ns of a capture taken by fc_ticks or fc_ticks_relaxed. */
 FC_API int64_t fc_ticks_to_mono_ns(uint64_t ticks);
 FC_API int64_t fc_ticks_to_real_ns(uint64_t ticks);
 
 /* ---------------------------------------------------------------------------------------------------------
- * Drop-in replacements.
- * fc_clock_gettime: CLOCK_REALTIME and CLOCK_MONOTONIC from the counter; their _COARSE variants from
- * fastclock's coarse clocks (at most about max(period, 50 us) old, where the kernel's are up to a tick old; they start
- * the updater thread as fc_mono_coarse_ns does); every other id goes to the kernel. Returns -1
- * with errno EINVAL for an id the kernel rejects (checked first, as the kernel does), EFAULT for a NULL ts.
- * fc_gettimeofday: CLOCK_REALTIME in microseconds; a NULL tv is allowed (as in the kernel); tz, if given,
- * is filled by the kernel.
- * Declared where <time.h> declares clock_gettime's types: in strict ISO modes (-std=c99/c11/c17, no
- * _POSIX_C_SOURCE) it hides clockid_t and CLOCK_*, and clock_gettime itself, so these drop-ins are left out
- * too; define _POSIX_C_SOURCE >= 199309L (or _GNU_SOURCE) before the first #include to have them.
+ * Drop-in replacements. Async-signal-safe, fork-safe.
+ * fc_clock_gettime: CLOCK_REALTIME and CLOCK_MONOTONIC from the counter (counter read, ordered); their _COARSE
+ * variants from the coarse clocks (they may start the keeper thread, as fc_mono_coarse_ns does); every other id
+ * from the kernel. Returns 0, or -1 with errno EINVAL for an id the kernel rejects, EFAULT for a NULL ts.
+ * fc_gettimeofday: CLOCK_REALTIME in microseconds (counter read, ordered); a NULL tv is allowed (as in the
+ * kernel); tz, if given, is filled by the kernel.
+ * Declared where <time.h> declares clock_gettime: in strict ISO modes (-std=c11, no _POSIX_C_SOURCE) it hides
+ * clockid_t, so define _POSIX_C_SOURCE >= 199309L (or _GNU_SOURCE) before the first #include to have them.
  */
 #if defined(CLOCK_MONOTONIC) && defined(CLOCK_REALTIME)
 FC_API int fc__clock_gettime_other(clockid_t id, struct timespec *ts); /* every id not served inline; NULL ts */
@@ -478,12 +384,10 @@ static inline void fc__ns_split(int64_t ns, int64_t *sec, int64_t *sub, uint32_t
 FC__ALWAYS_INLINE int fc_clock_gettime(clockid_t id, struct timespec *ts)
 {
 	int64_t s, ns;
-	/* One inlined reader for both ids (`how` folds to a constant when id is one); always inlined, as a call
+	/* One inlined reader for both ids (`real` folds to a constant when id is one); always inlined, as a call
 	 * would cost what the division saved (gcc otherwise keeps an out-of-line copy where a TU calls it often). */
-	const unsigned how = id == CLOCK_REALTIME ? FC__HR_TS_REAL : FC__HR_TS_MONO;
 	if (FC__LIKELY(ts != NULL) && (id == CLOCK_MONOTONIC || id == CLOCK_REALTIME) &&
-	    FC__LIKELY(fc__hand_read(&fc__pub, fc__counter_ordered, how, &s, &ns, NULL))) {
-		fc__carry(&s, &ns, 1000000000u);
+	    FC__LIKELY(fc__hand_read_ts(&fc__pub, fc__hand_ticks_ordered, id == CLOCK_REALTIME, &s, &ns))) {
 		ts->tv_sec = (time_t)s;
 		ts->tv_nsec = (long)ns;
 		return 0;
@@ -495,9 +399,8 @@ FC__ALWAYS_INLINE int fc_gettimeofday(struct timeval *tv, void *tz)
 {
 	int64_t s, us;
 	if (FC__UNLIKELY(tz != NULL) || FC__UNLIKELY(tv == NULL) ||
-	    FC__UNLIKELY(!fc__hand_read(&fc__pub, fc__counter_ordered, FC__HR_TV_REAL, &s, &us, NULL)))
+	    FC__UNLIKELY(!fc__hand_read_tv(&fc__pub, fc__hand_ticks_ordered, &s, &us)))
 		return fc__gettimeofday_other(tv, tz);
-	fc__carry(&s, &us, 1000000u);
 	tv->tv_sec = (time_t)s;
 	tv->tv_usec = (suseconds_t)us;
 	return 0;
@@ -505,17 +408,19 @@ FC__ALWAYS_INLINE int fc_gettimeofday(struct timeval *tv, void *tz)
 
 #endif /* CLOCK_MONOTONIC && CLOCK_REALTIME */
 
-/* Valkey-style helpers: CLOCK_REALTIME in us / ms, CLOCK_MONOTONIC in us (counter read). */
+/* Valkey-style helpers: CLOCK_REALTIME in us / ms, CLOCK_MONOTONIC in us. Counter read, ordered, no errors,
+ * async-signal-safe, fork-safe. */
 static inline int64_t fc_ustime(void) { return fc_real_ns() / 1000; }
 static inline int64_t fc_mstime(void) { return fc_real_ns() / 1000000; }
 static inline int64_t fc_mono_us(void) { return fc_mono_ns() / 1000; }
 
 /* ---------------------------------------------------------------------------------------------------------
- * Control and status.
+ * Control and status. fc_status, fc_set_period_ns, fc_updater_start and fc_updater_stop are not
+ * async-signal-safe.
  */
 
-/* Initialise now, counter checked and calibrated, instead of on first use (idempotent; about 1 ms the first
- * time: the rate is measured over 1 ms). Returns 0. */
+/* Finish the start-up now: the counter checked and its rate measured (about 1 ms the first time), and the
+ * bound sources opened, so a first bounded read answers from them. Idempotent. Returns 0. */
 FC_API int fc_init(void);
 
 /* Re-anchor period in ns: 1 us .. 1 s. Returns -1/EINVAL (and changes nothing) outside that range. An updater
@@ -523,19 +428,17 @@ FC_API int fc_init(void);
  * its next wake-up, up to 3/4 of the old period later: until then the coarse clocks may be that old. */
 FC_API int fc_set_period_ns(int64_t period_ns);
 
-/* Background thread that re-anchors every 3/4 of period_ns (0: the clock's period, following
- * fc_set_period_ns), at least 50 us apart, at absolute deadlines, and keeps the coarse clocks at most about
- * max(period_ns, 50 us) old. Readers then never take the slow path where period_ns is at most the clock's period
- * and at least 67 us (at shorter periods they re-anchor between its wake-ups, as they do without it). A coarse read
- * 1 ms or more after the process's first starts it by itself (unless FASTCLOCK_UPDATER=off); fc_updater_start()
- * then takes it over and sets its period (used from its next wake-up). In a child after fork() it is started again
- * at once. The thread is named "fastclock", runs with every signal blocked (a signal sent to the process is
- * handled by the program's threads), and stores the coarse clocks' first value at its own first run (until then
- * coarse reads are precise reads); the thread that starts it lends it its EEVDF slice across pthread_create so
- * it runs soon, and gets its own back. Returns 0, or -1 with errno (EINVAL:
- * bad period; EALREADY: already started by fc_updater_start; or pthread_create's error).
- * fc_updater_stop() joins it and keeps coarse reads from starting it again (they then return precise
- * values); returns 0, or -1/ESRCH if none runs. */
+/* The keeper thread: re-anchors every 3/4 of period_ns (0: the clock's period, following fc_set_period_ns), so
+ * readers do not, and keeps the coarse clocks at most about max(period_ns, 50 us) old. The library starts it by
+ * itself (unless FASTCLOCK_UPDATER=off) at a coarse read, or a reader's re-anchor, 1 ms or more after the
+ * process's first, and parks it while nobody reads; fc_updater_start() starts it at once or takes it over. A
+ * read starts it only where the thread's signal mask blocks nothing the mask at the library's load did not
+ * (pthread_create is not async-signal-safe; a handler runs with its signal blocked): a program whose handlers
+ * are installed with SA_NODEFER and an empty sa_mask and read clocks calls fc_updater_start() first. Named "fastclock", every signal blocked, SCHED_FIFO priority 1
+ * where permitted (FASTCLOCK_UPDATER_RT=0: never); started again at once in a child after fork(). Returns 0, or
+ * -1 with errno EINVAL (bad period), EALREADY (already started by fc_updater_start) or pthread_create's error.
+ * fc_updater_stop() joins it and keeps reads from starting it again (coarse reads then return precise values);
+ * returns 0, or -1/ESRCH if none runs. */
 FC_API int fc_updater_start(int64_t period_ns);
 FC_API int fc_updater_stop(void);
 
@@ -546,8 +449,8 @@ enum fc_backend {
 
 enum fc_freq_source {
 	FC_FREQ_NONE = 0,
-	FC_FREQ_PERF = 1,    /* no longer used (the perf_event mmap page: 21 ms to open in a VM); kept for the ABI */
-	FC_FREQ_CPUID = 2,   /* no longer used alone: CPUID 0x15 / 0x40000010 only cross-check the measurement */
+	FC_FREQ_PERF = 1,    /* not used (the perf_event mmap page); kept for the ABI */
+	FC_FREQ_CPUID = 2,   /* not used alone: CPUID 0x15 / 0x40000010 only cross-check the measurement */
 	FC_FREQ_CNTFRQ = 3,  /* CNTFRQ_EL0 */
 	FC_FREQ_MEASURED = 4 /* a short bracketed measurement against CLOCK_MONOTONIC */
 };
@@ -578,7 +481,7 @@ struct fc_status {
 	int ntp_status;             /* adjtimex status bits (STA_*) */
 	int step_notifier;          /* 1 if the updater thread watches a CANCEL_ON_SET timerfd */
 	uint64_t step_notifications; /* wall-clock steps reported by the notifier */
-	/* The source of fc_real_bounded's UTC part (FASTCLOCK_BOUND_SOURCE; docs/ACCURACY.md "Bound sources"). */
+	/* The source of fc_real_bounded's UTC part (FASTCLOCK_BOUND_SOURCE; API.md, "Bounded reads"). */
 	char bound_source[16];      /* "vmclock", "clockbound", "chrony", "kernel", "none" */
 	char bound_why[120];        /* why this source was chosen */
 	char bound_reason[120];     /* why the status it gives now */
@@ -591,7 +494,8 @@ struct fc_status {
 	int64_t bound_error_age_ns; /* how long ago it happened (-1: none) */
 };
 
-/* Fill *out. Returns 0, or -1/EFAULT for NULL. Cheap enough for a metrics endpoint, not for a hot loop. */
+/* Fill *out. Returns 0, or -1/EFAULT for NULL. Takes the writer lock and finishes the start-up (as fc_init):
+ * cheap enough for a metrics endpoint, not for a hot loop. */
 #if defined(__cplusplus) && defined(__GNUC__)
 /* The function and the struct share the name the API fixes; g++ -Wshadow would call that hiding. */
 #pragma GCC diagnostic push

@@ -136,11 +136,15 @@ static void poll_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int6
 /* The seam's stamp. Without poll, from the source's last poll: its half-width grows at its drift rate from when
  * it held (fc__bound_half_at), so at the end of the hand's life it is the bound the same poll would have given
  * then; the poll is at most the chores' cadence old (windup.c). */
-static void stamp_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns, int poll)
+static void from_last(struct fc_hand *p, int64_t now, int64_t life_ns)
 {
 	const struct fc_bound *b = &g.last;
-	if (poll || g.reopen || !g.polled) {
-		poll_locked(c, p, now, life_ns);
+	if (b->holds_until_ns && now + life_ns > b->holds_until_ns) {
+		/* the poll's status ends within this hand's life by the source's own rules (ClockBound's grace): what
+		 * the next poll says is not known here, so nothing is promised until then (fail closed) */
+		p->utc_err_ns = FC_BOUND_NOTHING;
+		p->utc_corr_ns = 0;
+		p->sync_status = FC_SYNC_UNKNOWN;
 		return;
 	}
 	p->utc_err_ns = fc__bound_half_at(b, now + life_ns);
@@ -150,13 +154,31 @@ static void stamp_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int
 	p->sync_status = b->status;
 }
 
+static void stamp_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns, int poll)
+{
+	if (poll || g.reopen || !g.polled)
+		poll_locked(c, p, now, life_ns);
+	else
+		from_last(p, now, life_ns);
+}
+
+/* The seam's cached: the last poll's bound, where there is one (a read past a hand's window, read.c). */
+static int cached_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
+{
+	(void)c;
+	if (g.reopen || !g.polled)
+		return 0;
+	from_last(p, now, life_ns);
+	return 1;
+}
+
 static void forked(struct fc_clock *c)
 {
 	(void)c;
 	g.reopen = REOPEN_FIRST;
 }
 
-static const struct fc_bound_ops ops = {stamp_locked, first_locked, forked};
+static const struct fc_bound_ops ops = {stamp_locked, cached_locked, first_locked, forked};
 
 static int unasked(const struct fc_clock *c)
 {

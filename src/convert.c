@@ -2,7 +2,7 @@
  * fastclock — capture now, convert later (floor 4: public entry points): fc_ticks_to_mono_ns and
  * fc_ticks_to_real_ns convert a raw fc_ticks() capture with the hand that was current when it was taken.
  *
- * Rules, so a conversion is as exact as a read taken at the capture (issue 9):
+ * Rules, so a conversion is as exact as a read taken at the capture:
  *  - a capture inside a counter hand's window [base, base + valid) converts with the newest such hand: the
  *    very value a reader would have computed then, unless it was taken while that hand was being made (after
  *    its sample, before its publication: readers then used the previous hand, which the new one continues at

@@ -3,7 +3,7 @@
  * fork handler.
  *
  * Initialisation reads the environment once and publishes a kernel hand: it never measures, never reads
- * sysfs, never opens a perf event, so a first call costs about one kernel read (issue 14). The counter is
+ * sysfs, never opens a perf event, so a first call costs about one kernel read. The counter is
  * checked and calibrated by later slow paths (windup.c, "start-up").
  * Async-signal-safe, as everything reachable from a read: getenv (a read of environ), no stdio, no malloc;
  * every variable is read as secure_getenv reads it: not at all in a set-user-ID, set-group-ID or
@@ -18,6 +18,7 @@
  * only where it is linked (a weak reference: a static program without a bounded read links none of it).
  */
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -116,15 +117,34 @@ static void atfork_child(void)
 
 /* When the library is loaded, before main and before any thread of the program exists:
  * - the fork handler is registered, so a fork at any moment, during another thread's initialisation included,
- *   runs it (issue 15);
+ *   runs it;
  * - the library's read-only data is read once, as running this function reads its text: the first call's
  *   first load from it (the variables' names) was the page fault that made most of the library's own share of
  *   a first call (1 minor fault, ~1.5 us of 2.4 us in a fresh process on the VM of docs/PERFORMANCE.md, "Start-up:
  *   every function's first call"); the kernel maps the pages around a faulting one with it (fault-around), so
  *   one read maps them all. Nothing is parsed here: the environment is read at the first call, after main
  *   may have set it. */
+static sigset_t g_load_mask; /* the loading thread's signal mask, before main: no handler's */
+
+/* Outside a signal handler, as far as the signal mask tells: a handler runs with its own signal blocked (unless
+ * SA_NODEFER) and its sa_mask, so a mask that blocks a signal the mask at load did not is taken for a handler's
+ * (or for a thread that blocks signals on purpose: nothing is started from it either). What may start a thread
+ * asks this first: pthread_create is not async-signal-safe (it allocates under locks a handler may have
+ * interrupted). One system call. */
+int fc__signals_as_at_load(void)
+{
+	sigset_t now;
+	if (pthread_sigmask(SIG_BLOCK, NULL, &now) != 0)
+		return 0;
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(&now, s) == 1 && sigismember(&g_load_mask, s) != 1)
+			return 0;
+	return 1;
+}
+
 __attribute__((constructor)) static void on_load(void)
 {
+	pthread_sigmask(SIG_BLOCK, NULL, &g_load_mask);
 	pthread_atfork(NULL, NULL, atfork_child);
 	(void)*(const volatile char *)env_names[0];
 }

@@ -1,8 +1,8 @@
 /*
  * fastclock — init.c: lazy initialisation of the global clock; the process's fork handler.
  * Floor 3, beside start.c and above it. Owns: fc__ensure_init. May call: start.c, state.c, config.c, trust.c
- * (the tests' seams only); it names the bound source (bound/select.h: the global clock's struct fc_bounder)
- * without calling it.
+ * (the tests' seams only); nothing of the UTC bound but the seam's forked op (state.h) and fc_init's weak reference
+ * to src/bounded.c's fc__bound_install.
  */
 #ifndef FASTCLOCK_INIT_H
 #define FASTCLOCK_INIT_H
@@ -16,6 +16,9 @@ extern "C" {
 /* Initialise the global clock if needed. Returns 1 when it is ready, 0 in a signal handler that interrupted
  * its own thread's initialisation: the caller then serves the kernel's clock directly. */
 int fc__ensure_init(void);
+/* 1 when this thread's signal mask blocks nothing the mask at the library's load did not: not, as far as the mask
+ * tells, inside a signal handler, so a thread may be started from here (updater.c). One system call. */
+int fc__signals_as_at_load(void);
 
 #ifdef __cplusplus
 }

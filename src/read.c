@@ -58,10 +58,15 @@ static int64_t kernel_read(struct fc_clock *c, int how, const struct fc_hand *h,
 	return v;
 }
 
-static int64_t hand_value(int64_t mono, uint64_t mult, uint64_t frac, int64_t off, uint64_t d, int how)
+/* A copy of a hand's value at delta d, and its tracking error there (fc_hand.h's one arithmetic). */
+static int64_t hand_value(const struct fc_hand *h, uint64_t d, int how)
 {
-	int64_t v = mono + (int64_t)fc__scale(d, mult, frac);
-	return (how & FC__REAL) ? v + off : v;
+	return fc__hand_at(h->mono_ns, d, h->mult, h->frac) + ((how & FC__REAL) ? h->real_off_ns : 0);
+}
+
+static int64_t hand_err(const struct fc_hand *h, uint64_t d)
+{
+	return fc__hand_at(h->mono_err_ns, d, h->err_mult, 0);
 }
 
 /* How long a kernel-backend bound holds for readers that find the writer lock taken: 1 ms, not the period (a 1 us
@@ -77,7 +82,7 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	struct fc_hand p = {0};
 	b->track_err_ns = (how & FC__REAL) ? 0 : clamp;
 	/* windup.c's try-lock, which marks this thread as the writer: a signal handler landing in the refresh
-	 * below reads without waiting for it (issue 23 item 8). */
+	 * below reads without waiting for it. */
 	if (fc__clock_trylock(c)) {
 		/* The bound as a hand's (windup.c): its half-width at the end of a life (KERNEL_BOUND_LIFE_NS), so
 		 * that readers that find the lock taken may use it until then */
@@ -115,32 +120,41 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	b->sync_status = p.sync_status;
 }
 
-/* A reader past its hand's window that may not re-anchor (again): CLOCK_MONOTONIC raised to the hand's largest
- * value, so nothing this hand returned is passed going back (the next hand starts at or above it too,
- * track.c); CLOCK_REALTIME as the kernel serves it. The tracking bound is the distance raised. The hand's UTC
- * bound was stamped for the end of its window, and the source's only grows after it (a reader preempted after
- * its own re-anchor, at any period: the source's growth over the preemption): the bound as a kernel-backend
- * read takes it, now (or no promise where this thread holds the writer lock); the tracker's DISRUPTED stays. */
+/* A reader past its hand's window that may not re-anchor (again), or need not (a parked keeper's probe hand):
+ * CLOCK_MONOTONIC raised to the hand's largest value, so nothing this hand returned is passed going back (the
+ * next hand starts at or above it too, track.c); CLOCK_REALTIME as the kernel serves it. The tracking bound is
+ * the distance raised. The hand's UTC bound was stamped for the end of its window, and the source's only grows
+ * after it (a reader preempted after its own re-anchor, at any period: the source's growth over the preemption):
+ * the bound now, from the source's last poll as a re-anchor without chores takes it (no system call: the read
+ * pays one kernel read, as a reader's re-anchor pays one sample); where the writer lock is taken or nothing was
+ * polled, as a kernel-backend read takes it (or no promise where this thread holds the writer lock). The
+ * tracker's DISRUPTED stays. */
 static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int how, struct fc__bound *b)
 {
-	const int64_t end = hand_value(h->mono_ns, h->mult, h->frac, 0, h->valid_ticks, FC__MONO);
+	const int64_t end = hand_value(h, h->valid_ticks, FC__MONO);
 	int64_t v, raised;
-	if (b) { /* before the value's read: it holds for KERNEL_BOUND_LIFE_NS after */
-		kernel_bound(c, how, 0, b);
-		if (h->sync_status == FC_SYNC_DISRUPTED)
-			b->sync_status = FC_SYNC_DISRUPTED;
-	}
 	v = fc__kernel_ns(c, CLOCK_MONOTONIC);
 	raised = v < end ? end - v : 0;
-	if (b)
+	if (b) { /* the bound at the value's read, for KERNEL_BOUND_LIFE_NS after it (the real read comes after) */
+		struct fc_hand p = {0};
+		if (fc__clock_bound_cached(c, &p, v, KERNEL_BOUND_LIFE_NS)) {
+			b->utc_err_ns = p.utc_err_ns;
+			b->utc_corr_ns = p.utc_corr_ns;
+			b->sync_status = p.sync_status;
+		} else {
+			kernel_bound(c, how, 0, b);
+		}
+		if (h->sync_status == FC_SYNC_DISRUPTED)
+			b->sync_status = FC_SYNC_DISRUPTED;
 		b->track_err_ns = raised + 1;
+	}
 	if (how & FC__REAL)
 		return fc__kernel_ns(c, CLOCK_REALTIME);
 	return v + raised;
 }
 
-/* The first coarse read of a process does not start the keeper: creating a thread costs ~35 us here (issue 26),
- * and a short-lived program never needs it. Coarse reads are precise reads until one comes KEEPER_DEFER_NS
+/* The first coarse read of a process does not start the keeper: creating a thread costs tens of us, and a
+ * short-lived program never needs it. Coarse reads are precise reads until one comes KEEPER_DEFER_NS
  * after the first; that one starts it (once). 1 ms: at most a millisecond of precise reads (~20 ns each)
  * instead of one load, for a program that keeps reading. */
 #define KEEPER_DEFER_NS 1000000
@@ -173,7 +187,7 @@ static void reader_reanchored(struct fc_clock *c)
 				 __ATOMIC_RELAXED);
 }
 
-FC__START_TEXT int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bound *b)
+FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bound *b)
 {
 	unsigned spins = 0;
 	int counted = 0, wound = 0;
@@ -214,16 +228,16 @@ FC__START_TEXT int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bo
 				__atomic_store_n(&c->probe_seen, 1, __ATOMIC_RELAXED);
 			if (d < h.valid_ticks) {
 				if (b)
-					b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
-				return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
+					b->track_err_ns = hand_err(&h, d);
+				return hand_value(&h, d, how);
 			}
 			if (__atomic_load_n(&c->upd_running, __ATOMIC_RELAXED) && !wound)
 				return kernel_past_hand(c, &h, how, b);
 		}
 		if (d < h.stale_ticks) { /* another thread re-anchored meanwhile */
 			if (b)
-				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
-			return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
+				b->track_err_ns = hand_err(&h, d);
+			return hand_value(&h, d, how);
 		}
 		if (!counted) {
 			__atomic_fetch_add(&c->slow_paths, 1, __ATOMIC_RELAXED);
@@ -235,8 +249,8 @@ FC__START_TEXT int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bo
 			 * past it, the kernel's clock raised to the hand's largest value. */
 			if (d < h.valid_ticks) {
 				if (b)
-					b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
-				return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
+					b->track_err_ns = hand_err(&h, d);
+				return hand_value(&h, d, how);
 			}
 			return kernel_past_hand(c, &h, how, b);
 		}
@@ -247,8 +261,8 @@ FC__START_TEXT int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bo
 			if (behind >= h.valid_ticks / SKEW_CLAMP_DIV && fc__clock_windup(c, th))
 				continue;
 			if (b)
-				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(behind, h.mult, 0) + 1;
-			return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, 0, how);
+				b->track_err_ns = fc__hand_at(h.mono_err_ns, behind, h.mult, 0) + 1;
+			return hand_value(&h, 0, how);
 		}
 		if (wound && d >= h.valid_ticks) {
 			/* This reader re-anchored already and the new hand expired meanwhile: the re-anchor took longer
@@ -264,8 +278,8 @@ FC__START_TEXT int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bo
 		}
 		if (d < h.valid_ticks) { /* another thread is re-anchoring; this hand is still good */
 			if (b)
-				b->track_err_ns = h.mono_err_ns + (int64_t)fc__scale(d, h.err_mult, 0);
-			return hand_value(h.mono_ns, h.mult, h.frac, h.real_off_ns, d, how);
+				b->track_err_ns = hand_err(&h, d);
+			return hand_value(&h, d, how);
 		}
 		if (__atomic_load_n(&c->pub->current, __ATOMIC_RELAXED) != th)
 			continue;
@@ -279,7 +293,7 @@ FC__START_TEXT int64_t fc__clock_read(struct fc_clock *c, int how, struct fc__bo
 	}
 }
 
-int64_t fc__clock_slow(struct fc_clock *c, int how) { return fc__clock_read(c, how, NULL); }
+int64_t fc__read_slow_ns(struct fc_clock *c, int how) { return fc__read_slow(c, how, NULL); }
 
 /* ---- the global clock's entry points (called by the inline readers) ------------------------------------ */
 /* A read from a signal handler must leave errno as it found it (the handler's caller may be between a
@@ -290,7 +304,7 @@ FC__START_TEXT static int64_t global_read(int how, struct fc__bound *b)
 	const int saved = errno;
 	int64_t v;
 	if (FC__LIKELY(fc__ensure_init())) {
-		v = fc__clock_read(c, how, b);
+		v = fc__read_slow(c, how, b);
 	} else { /* a signal handler during its own thread's initialisation: the kernel's clock, unbounded */
 		v = fc__kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
 		if (b)

@@ -1,7 +1,7 @@
 /*
  * fastclock — start-up (floor 3 of the clock core, above the writer): the state machine that takes a clock from
- * its first kernel hand to its first counter hand without any call waiting (issue 14), and the unit of a
- * capture taken meanwhile (issue 26).
+ * its first kernel hand to its first counter hand without any call waiting, and the unit of a capture
+ * taken meanwhile.
  *
  * States (start_phase): TRUST (the counter's trust check is due FC_START_DEFER_NS after initialisation, or at
  * once for an fc_ticks that cannot take an early capture) -> RATE (the counter is trusted; its rate is
@@ -9,8 +9,7 @@
  * counter hand is out, or the counter is not trusted: the kernel backend). Each step runs under the writer lock: windup.c calls start_step
  * through c->start_step while the phase is not DONE, and publishes the first hand (fc__clock_first_hand_locked).
  *
- * Early captures (issue 26 goal 1): the trust step (a sysfs read and one CPUID, 20-30 us in a fresh process on a
- * VM) decides a capture's unit, counter ticks or kernel ns, and an untrusted counter's ticks must never be
+ * Early captures: the trust step (a sysfs read and one CPUID, tens of us in a fresh process) decides a capture's unit, counter ticks or kernel ns, and an untrusted counter's ticks must never be
  * converted. So that a process's first fc_ticks need not take it, captures before it are kernel CLOCK_MONOTONIC
  * reads, and conversions tell them from the counter ticks captured after it by their value: where the counter
  * runs at 1 GHz or more since boot (every x86-64 TSC), its value is far above CLOCK_MONOTONIC's ns count.

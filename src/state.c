@@ -100,7 +100,7 @@ void fc__coarse_first(struct fc_pub *pub, int64_t *loc, int64_t mono, int64_t re
 void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off)
 {
 	struct fc_hand h;
-	uint64_t t, d;
+	uint64_t t;
 	(void)fc__hand_snapshot(c->pub, c->src.counter, c->src.ctx, &h, &t);
 	if (h.flags & FC_HAND_KERNEL) {
 		struct fc_offset o;
@@ -109,11 +109,20 @@ void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_of
 		*real_off = fc__offset_mid(&o);
 		return;
 	}
-	d = (t - h.base_ticks) & h.mask;
-	if (d > (h.mask >> 1))
-		d = 0; /* behind the anchor (skew): the anchor's value */
-	else if (d > h.valid_ticks)
-		d = h.valid_ticks;
-	*mono = h.mono_ns + (int64_t)fc__scale(d, h.mult, h.frac);
+	if ((h.flags & FC_HAND_PROBE) && ((t - h.base_ticks) & h.mask) <= (h.mask >> 1) &&
+	    ((t - h.base_ticks) & h.mask) >= h.valid_ticks) {
+		/* Past a probe hand's window (a parked keeper's last hand) reads returned the kernel's clock raised to
+		 * the hand's largest value (read.c), coarse reads too (precise while parked): the keeper's first value
+		 * after parking is taken as they were, never below them (the window's end was up to the whole time
+		 * parked behind). The next hand starts above the kernel's clock (windup.c), so no later precise read
+		 * is below it. */
+		struct fc_offset o;
+		const int64_t end = fc__hand_at(h.mono_ns, h.valid_ticks, h.mult, h.frac);
+		(void)fc__sample_offset(&c->src, 1, FC_KERNEL_TRIES, &o); /* a failed read counts as 0 */
+		*mono = o.m1 < end ? end : o.m1;
+		*real_off = fc__offset_mid(&o);
+		return;
+	}
+	*mono = fc__hand_at(h.mono_ns, fc__hand_window_delta(&h, t), h.mult, h.frac);
 	*real_off = h.real_off_ns;
 }

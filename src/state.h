@@ -43,6 +43,9 @@ struct fc_bound_ops {
 	/* p's bound fields (utc_err_ns over [now, now + life_ns], utc_corr_ns, sync_status): poll: from a poll of the
 	 * source (the chores; the source opened on its first use), else from its last poll */
 	void (*stamp)(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns, int poll);
+	/* p's bound fields from the source's last poll, without polling (p->real_ns set): 1, or 0 when there is none
+	 * yet (nothing stamped) */
+	int (*cached)(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);
 	/* A bounded read's bound on the kernel backend or of an unasked hand: 1 with p's bound fields stamped when this
 	 * is the process's first and it reads nothing (auto mode), else 0 (stamp with a poll) */
 	int (*first)(struct fc_clock *c, struct fc_hand *p);
@@ -100,7 +103,7 @@ struct fc_clock {
 	struct fc_sample start_anchor; /* the trust step's sample, written once before start_phase becomes RATE
 					* (release): converts captures taken before the first counter hand */
 	unsigned start_retries;
-	/* Early captures (start.c, issue 26): before the trust step, fc_ticks returns kernel CLOCK_MONOTONIC ns,
+	/* Early captures (start.c): before the trust step, fc_ticks returns kernel CLOCK_MONOTONIC ns,
 	 * told from the counter ticks captured after it by their value. early_defer: 1 when this clock does so;
 	 * early_from: the kernel's CLOCK_MONOTONIC at start (every early capture is >= it); early_c: the counter
 	 * read before start_phase left TRUST (every later counter capture is >= it; published by that store);
@@ -131,6 +134,7 @@ struct fc_clock {
 	/* The keeper's probe (updater.c): while probing, the writer publishes probe hands (FC_HAND_PROBE), and a read
 	 * of one sets probe_seen (read.c; relaxed atomics, slow path only) */
 	int probing, probe_seen;
+	int upd_parked; /* the keeper is parked (updater.c; relaxed, for tests) */
 	/* The coarse clocks' value kept by a keeper without real-time priority ("checked": updater.c), 0 otherwise:
 	 * fc__pub.coarse_mono then stays 0, so every coarse read comes to fc__coarse_init, which returns the larger
 	 * of this and the kernel's coarse clock (atomic; only grows, as coarse_mono) */

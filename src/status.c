@@ -1,6 +1,6 @@
 /*
- * fastclock — control and status (floor 4: public entry points): fc_set_period_ns, fc_status and the
- * printable names of the enums.
+ * fastclock — control and status (floor 4: public entry points): fc_set_period_ns, fc_status,
+ * fc_coarse_one_load and the printable names of the enums.
  *
  * Owns: the copy of the clock's state into struct fc_status.
  * May call: state.c, windup.c (the writer lock, the period), init.c, the public API; src/bounded.c's
@@ -29,6 +29,11 @@ int fc_set_period_ns(int64_t period_ns)
 	fc__clock_set_period_locked(c, period_ns);
 	fc__clock_unlock(c);
 	return 0;
+}
+
+int fc_coarse_one_load(void)
+{
+	return __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) != 0;
 }
 
 const char *fc_sync_name(int status)

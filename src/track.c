@@ -155,11 +155,7 @@ static i128 kernel_at(const struct fc_sample *s, uint64_t t, uint64_t mult, uint
 
 i128 fc__hand_value_fx(const struct fc_hand *h, uint64_t t)
 {
-	uint64_t d = (t - h->base_ticks) & h->mask;
-	if (d > (h->mask >> 1)) /* counter behind the anchor: readers clamp to the anchor */
-		d = 0;
-	else if (d > h->valid_ticks)
-		d = h->valid_ticks;
+	const uint64_t d = fc__hand_window_delta(h, t); /* clamped as the coarse sample clamps (src/state.c) */
 	return fx(h->mono_ns) + (i128)h->frac + (i128)((unsigned __int128)d * h->mult);
 }
 
@@ -478,7 +474,7 @@ static i128 rate_uncertainty(const struct fc_track *t)
 	/* An unconfirmed rate is also no closer to the truth than to the rate known at start-up (the counter's rate
 	 * is fixed by its hardware: RATE_HINT_DIV): an estimate carried through breaks that measured nothing (time
 	 * standing still in the simulation, 27 re-anchors in a row) was 7.3 % off where its noise said 5.0 %, and the
-	 * bound failed (fuzz_track, finding F6 in docs/VERIFICATION.md). Next to the hint, as after a real suspend,
+	 * bound failed (fuzz_track, finding F6 in docs/JOURNAL.md). Next to the hint, as after a real suspend,
 	 * this adds the estimate's distance from it: ppm. */
 	const i128 from_hint = t->mult_hint ? i128_abs(mult - (i128)t->mult_hint) : 0;
 	if (t->nhist < 2) /* unconfirmed; after a break that looked like a rate change, at least its size; and the
@@ -495,7 +491,7 @@ static i128 rate_uncertainty(const struct fc_track *t)
 	/* Steps inside the baseline that the continuity test let pass (a kernel step against the counter smaller
 	 * than a pair's tolerance: a small pvclock or TSC adjustment, a tiny suspend in the simulation) bias the
 	 * mean by their size over the baseline, and the newest periods' check cannot see it while their brackets
-	 * are wide against a period. fuzz_track (CI, finding F5 in docs/VERIFICATION.md): a 215 ns step in a
+	 * are wide against a period. fuzz_track (CI, finding F5 in docs/JOURNAL.md): a 215 ns step in a
 	 * baseline of 3044 ticks left the estimate 2.6 % off while this bound said 1.8 %, and a counter jump
 	 * later let time go back 761 ns. Every step seen (a residual the brackets do not explain) counts, and
 	 * the largest one the brackets could hide: ~1 bracket over >= 1 ms in steady state (~0.03 ppm). */
@@ -716,7 +712,7 @@ int fc__track_sync(const struct fc_track *t, const struct fc_hand *h, const stru
 			return FC_SYNC_DISRUPTED;
 		/* Anchored within FC_LEAP_WINDOW_NS after a midnight: the kernel applies the leap at its first tick
 		 * past the second boundary (a tick or more late: 4 ms at HZ = 250, later on an idle NOHZ CPU), so
-		 * a hand anchored between midnight and that tick is 1 s off once it comes (issue 25). */
+		 * a hand anchored between midnight and that tick is 1 s off once it comes. */
 		if (FC_DAY_NS - to_midnight < FC_LEAP_WINDOW_NS)
 			return FC_SYNC_DISRUPTED;
 	}

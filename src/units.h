@@ -1,5 +1,5 @@
 /*
- * fastclock — the time units and UTC calendar facts the modules share, each defined once (issue 24). Macros
+ * fastclock — the time units and UTC calendar facts the modules share, each defined once. Macros
  * only: any module, at any floor, includes it.
  */
 #ifndef FASTCLOCK_UNITS_H

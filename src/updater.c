@@ -139,7 +139,7 @@ static int open_step_fd(void)
 
 /* Wait until the absolute CLOCK_MONOTONIC time `deadline` (or fc_updater_stop); returns 1 if the wall clock
  * was set meanwhile. ppoll takes nanoseconds (poll's milliseconds rounded a 750 us wait up past the 1 ms
- * period, so readers re-anchored ~900 times a second: issue 15). *wake and *fd: the wake-up eventfd is polled
+ * period, so readers re-anchored ~900 times a second). *wake and *fd: the wake-up eventfd is polled
  * (1) or not (0), the step timerfd (or -1); a descriptor that shows an event and is no longer ours (a fork child
  * closed it, and may have reused its number) is no longer polled, read or closed: the program's own. */
 static int wait_until(int *fd, int *wake, int64_t deadline)
@@ -348,6 +348,7 @@ static void *updater_main(void *arg)
 			}
 			unpark(c); /* a reader re-anchored, a coarse read or fc_updater_start() wants it */
 			parked = 0;
+			__atomic_store_n(&c->upd_parked, 0, __ATOMIC_RELAXED);
 			next = run_since = mono_now();
 			continue;
 		}
@@ -378,6 +379,7 @@ static void *updater_main(void *arg)
 				__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
 				park(c);
 				parked = 1;
+				__atomic_store_n(&c->upd_parked, 1, __ATOMIC_RELAXED);
 				parked_slow = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
 				continue;
 			}
@@ -406,6 +408,7 @@ static void *updater_main(void *arg)
 		}
 	}
 	__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->upd_parked, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->step_notifier, 0, __ATOMIC_RELAXED);
 	if (fd >= 0 && fd != u_test_fd && step_fd_ours(fd))
 		close(fd);
@@ -500,9 +503,16 @@ static void atfork_child(void)
 	/* A start under way in another thread of the parent is not in the child: nobody would end it. */
 	t_starting = 0;
 	__atomic_store_n(&u_starting, 0, __ATOMIC_RELAXED);
+	/* the child's keeper starts unparked, not asking (a probe of the parent's keeper has no deadline here) */
+	__atomic_store_n(&c->upd_parked, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
 	if (u_running) {
+		/* who started it (1 the program, 2 a coarse read, 3 a reader's re-anchor) stays: a keeper reads
+		 * started parks while nobody reads in the child too, and fc_updater_start() there takes it over */
+		const int by = __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED);
 		set_running(0);
-		(void)start_locked(u_period_ns);
+		if (start_locked(u_period_ns) == 0 && by > 1)
+			__atomic_store_n(&c->updater_running, by, __ATOMIC_RELAXED);
 	} else { /* forked between that start's first store and its set_running: nobody keeps the values */
 		__atomic_store_n(&c->pub->coarse_mono, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->coarse_kept, 0, __ATOMIC_RELAXED);
@@ -573,11 +583,14 @@ int fc_updater_stop(void)
 /* The keeper's start by the library itself (read.c: a coarse read, or a reader's re-anchor), never waiting: a
  * try-lock (a signal handler never waits for fc_updater_start/stop). `by`: what updater_running then says (2: a
  * coarse read started it, 3: a reader's re-anchor; a later fc_updater_start() takes either over). 1 if it was
- * started, 0 if it runs already or the lock was taken, -1 if the start failed. */
+ * started, 0 if it runs already or the lock was taken, -1 if the start failed or may not be made here (maybe
+ * in a signal handler: fc__signals_as_at_load). */
 int fc__keeper_auto_start(struct fc_clock *c, int by)
 {
 	int rc = 0;
-	if (t_starting || pthread_mutex_trylock(&u_mu) != 0)
+	if (t_starting || !fc__signals_as_at_load())
+		return -1; /* maybe a signal handler: tried again a second later (read.c) */
+	if (pthread_mutex_trylock(&u_mu) != 0)
 		return 0;
 	pthread_once(&u_once, register_fork_handler);
 	if (!u_running)

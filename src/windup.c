@@ -138,6 +138,26 @@ void fc__clock_bound_kernel_locked(struct fc_clock *c, struct fc_hand *p, int64_
 		bound_fields(c, p, now, life_ns, 1);
 }
 
+int fc__clock_bound_cached(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
+{
+	const struct fc_bound_ops *ops;
+	int ok;
+	if (!fc__clock_trylock(c))
+		return 0;
+	ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
+	/* nothing polled yet: the start-up not done, or no bound asked for on the global clock */
+	ok = __atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_DONE && (ops || !c->bound_lazy);
+	if (ok) {
+		p->real_ns = fc__kernel_ns(c, CLOCK_REALTIME); /* for a leap second's window (near_midnight) */
+		if (ops)
+			ok = ops->cached(c, p, now, life_ns);
+		else
+			bound_from_ntp(c, p, now, life_ns, 0);
+	}
+	fc__clock_unlock(c);
+	return ok;
+}
+
 /* Stamp the hand with the bound vs UTC over its lifetime, and the tracker's verdict. Its life is its window
  * (valid_ticks) in the kernel's ns: at most its slope plus its rate allowance over it, and its error at both
  * ends, while (a) holds; and at least P + P/8. More than that on a counter so slow that the window's floor of 8

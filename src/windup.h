@@ -34,6 +34,9 @@ int fc__clock_windup(struct fc_clock *c, const struct fc_hand *seen);
 /* The same, with the chores (windup.c: clocksource re-check, NTP state, bound poll) whether due or not: the
  * keeper's re-anchor. */
 int fc__clock_windup_chores(struct fc_clock *c, const struct fc_hand *seen);
+/* The bound vs UTC at `now` + life_ns from the source's last poll, as a re-anchor without chores stamps its hand: no
+ * system call (a read past a hand's window, read.c). 0 if the writer lock was taken or nothing was polled yet. */
+int fc__clock_bound_cached(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);
 /* The chores alone, without a re-anchor (a keeper with nothing to re-anchor for). 0 if the lock was taken. */
 int fc__clock_chores(struct fc_clock *c);
 /* Switch to the kernel backend (trust lost) or back, without a backward step. Caller holds the lock. */

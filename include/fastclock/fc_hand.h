@@ -31,6 +31,8 @@
 
 #include <stdint.h>
 
+#include "fc_counter.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -79,7 +81,7 @@ struct fc_hand {
 	uint64_t valid_ticks; /* deltas below this may use the hand even if stale; >= stale_ticks */
 	int64_t real_off_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC while this hand is current */
 	uint64_t mask;        /* counter width: deltas are taken modulo mask + 1 (the slow path; the inline
-			       * readers of the 64-bit hardware counters skip it, see FC__HR_MASKED) */
+			       * readers of the 64-bit hardware counters skip it, see fc__hand_ticks_ordered) */
 	int64_t floor_ns;     /* kernel hands: monotonic values are clamped to at least this */
 	struct fc_hand *next; /* ring link, written once at init */
 } __attribute__((aligned(64)));
@@ -148,7 +150,7 @@ FC__ALWAYS_INLINE uint64_t fc__scale_us(uint64_t delta, uint64_t mult, uint64_t 
 #define FC__TP_AFTER_R1 1 /* pointer loaded, generation not yet (fc__hand_current) */
 #define FC__TP_AFTER_R2 2 /* generation loaded, fields not yet (fc__hand_begin) */
 #define FC__TP_FIELDS 3   /* the counter's line copied (base, mask; inline: the delta computed), the rate and the
-			   * anchor value not yet (fc__hand_read, fc__hand_copy) */
+			   * anchor value not yet (fc__hand_delta, fc__hand_copy) */
 #define FC__TP_AFTER_R3 4 /* every field loaded, fence passed, generation not re-checked yet (fc__hand_changed) */
 #define FC__TP_R4_R5 5    /* generation re-checked, current pointer not re-checked yet (fc__hand_moved) */
 
@@ -164,7 +166,8 @@ FC__ALWAYS_INLINE uint64_t fc__scale_us(uint64_t delta, uint64_t mult, uint64_t 
  * as the Linux vDSO's vdso_read_begin / vdso_read_retry and Concurrency Kit's ck_sequence_read_begin /
  * ck_sequence_read_retry are, and FreeBSD's getthmember() loop; the steps are those of the model
  * (tests/model/timehands.pml, which names these functions at each: tests/model/check_steps.py). Only the copy
- * differs from reader to reader: fc__hand_read (below) loads only the fields its form needs; the slow readers
+ * differs from reader to reader, and the arithmetic runs after the loop, on the validated copy: the inline
+ * forms (fc__hand_read_ns .. fc__hand_read_tv, below) copy only the fields they need; the slow readers
  * (src/read.c, src/state.c) take fc__hand_snapshot's copy of all of them. A reader that validates a hand it
  * found in the ring rather than the current one (src/convert.c) uses fc__hand_begin and fc__hand_changed
  * (R2..R4): R5 is about the current pointer.
@@ -219,7 +222,108 @@ FC__ALWAYS_INLINE int fc__hand_moved(const struct fc_pub *pub, const struct fc_h
  * and clang both branch straight from this expression, as from the one it replaced. */
 #define fc__hand_retry(pub, th, gen) (fc__hand_changed((th), (gen)) || fc__hand_moved((pub), (th)))
 
-/* Error-bound fields, copied under the same protocol by bounded reads (fc_real_bounded). */
+/* The value of a line at delta ticks past its anchor: anchor + ((delta * mult + frac) >> 32). The hand
+ * arithmetic, written once: the inline readers (anchor mono_ns or real_ns, and the bound's mono_err_ns at
+ * err_mult), the slow path (src/read.c) and the coarse sample (src/state.c) all call it. Added unsigned: the
+ * same instruction, but a sum past INT64_MAX (only a fuzzer's hand gets there) wraps as defined instead of
+ * being undefined behaviour. */
+FC__ALWAYS_INLINE int64_t fc__hand_at(int64_t anchor, uint64_t delta, uint64_t mult, uint64_t frac)
+{
+	return (int64_t)((uint64_t)anchor + fc__scale(delta, mult, frac));
+}
+
+/* The distance of counter value t from h's anchor, modulo the counter's width, held inside the hand's window:
+ * 0 behind the anchor (cross-core skew: the anchor's value, as the vDSO clamps), at most valid_ticks past it.
+ * For a copy of a hand (src/state.c's coarse sample) or the writer's own (src/track.c's fc__hand_value_fx). */
+static inline uint64_t fc__hand_window_delta(const struct fc_hand *h, uint64_t t)
+{
+	const uint64_t d = (t - h->base_ticks) & h->mask;
+	if (d > (h->mask >> 1))
+		return 0;
+	return d > h->valid_ticks ? h->valid_ticks : d;
+}
+
+/* Carries a timespec's nanoseconds (unit 10^9) or a timeval's microseconds (unit 10^6) into its seconds. The
+ * anchor's remainder is below one second and the fast path's scaled delta below stale_ticks, one period (at
+ * most 1 s, FC_MAX_PERIOD_NS in src/config.h), so the sum stays below about 2 s: a read pays one compare, and
+ * about period / 1 s of reads carry once. The division is by a constant (a multiply), in the rare branch only,
+ * and keeps any hand correct (the fuzzers build hands with any fields). */
+FC__ALWAYS_INLINE void fc__carry(int64_t *sec, int64_t *sub, uint32_t unit)
+{
+	uint64_t n = (uint64_t)*sub;
+	if (FC__UNLIKELY(n >= unit)) {
+		*sec += (int64_t)(n / unit);
+		*sub = (int64_t)(n % unit);
+	}
+}
+
+/*
+ * The inline read forms: fc__hand_read_ns (fc_mono_ns, fc_real_ns), fc__hand_read_bounded (the bounded reads),
+ * fc__hand_read_ts (fc_clock_gettime), fc__hand_read_tv (fc_gettimeofday). Each is the protocol's loop copying the few
+ * fields it needs and the counter's distance from the anchor; the arithmetic runs once, after the copy is
+ * validated (FreeBSD's bintime_off, the vDSO's do_hres). Each returns 1, or 0 when the slow path must run
+ * (fc__hand_delta). `real` picks CLOCK_REALTIME's anchor over CLOCK_MONOTONIC's.
+ *
+ * `ticks` is the counter's distance from th's anchor, a constant at every call site and so inlined:
+ * fc__hand_ticks_ordered / fc__hand_ticks_relaxed below for the library's 64-bit hardware counters, whose hands have
+ * mask ~0, so they skip the mask (one AND less on the critical path; a wrap makes the delta huge, past
+ * stale_ticks, and the slow path takes it modulo the mask). The simulations' narrower counters pass a hook
+ * that masks (fc__hand_ticks_masked): they run these same loops.
+ */
+typedef uint64_t (*fc__hand_ticks_fn)(const struct fc_hand *th);
+
+FC__ALWAYS_INLINE uint64_t fc__hand_ticks_ordered(const struct fc_hand *th)
+{
+	return fc__counter_ordered() - FC__LOAD(th->base_ticks);
+}
+
+FC__ALWAYS_INLINE uint64_t fc__hand_ticks_relaxed(const struct fc_hand *th)
+{
+	return fc__counter_relaxed() - FC__LOAD(th->base_ticks);
+}
+
+/* For a counter narrower than 64 bits: counter value t's distance from th's anchor modulo the mask + 1. */
+FC__ALWAYS_INLINE uint64_t fc__hand_ticks_masked(const struct fc_hand *th, uint64_t t)
+{
+	return (t - FC__LOAD(th->base_ticks)) & FC__LOAD(th->mask);
+}
+
+/* The counter's distance from th's anchor into *delta. 0 when the slow path must run: a kernel hand
+ * (stale_ticks 0; the counter is not read), or a delta at or past stale_ticks (the hand needs re-anchoring,
+ * or the counter went backwards). Part of the caller's copy: it runs between R2 and R3. */
+FC__ALWAYS_INLINE int fc__hand_delta(const struct fc_hand *th, fc__hand_ticks_fn ticks, uint64_t *delta)
+{
+	const uint64_t stale = FC__LOAD(th->stale_ticks);
+	if (FC__UNLIKELY(stale == 0))
+		return 0;
+	*delta = ticks(th);
+	if (FC__UNLIKELY(*delta >= stale))
+		return 0;
+	FC__TEST_POINT(FC__TP_FIELDS);
+	return 1;
+}
+
+/* CLOCK_MONOTONIC or (real) CLOCK_REALTIME in ns into *ns. */
+FC__ALWAYS_INLINE int fc__hand_read_ns(const struct fc_pub *pub, fc__hand_ticks_fn ticks, int real, int64_t *ns)
+{
+	const struct fc_hand *th;
+	uint32_t gen;
+	uint64_t delta, mult, frac;
+	int64_t anchor;
+	do {
+		th = fc__hand_current(pub);
+		gen = fc__hand_begin(th);
+		if (FC__UNLIKELY(!fc__hand_delta(th, ticks, &delta)))
+			return 0;
+		mult = FC__LOAD(th->mult);
+		frac = FC__LOAD(th->frac);
+		anchor = real ? FC__LOAD(th->real_ns) : FC__LOAD(th->mono_ns);
+	} while (FC__UNLIKELY(fc__hand_retry(pub, th, gen)));
+	*ns = fc__hand_at(anchor, delta, mult, frac);
+	return 1;
+}
+
+/* Error-bound fields of a bounded read (fc_real_bounded, fc_mono_bounded). */
 struct fc__bound {
 	int64_t track_err_ns; /* |fastclock - kernel| bound at this read */
 	int64_t utc_err_ns;   /* the bound source's half-width vs UTC (any source; named as in struct fc_hand) */
@@ -227,123 +331,77 @@ struct fc__bound {
 	int32_t sync_status;  /* enum fc_sync */
 };
 
-/* What fc__hand_read computes (`how`, a constant at every call site, so only one form is compiled), and the
- * helper that computes it from the hand's fields and the counter's distance from its anchor:
- *   FC__HR_NS       *val = the monotonic value in ns; *aux, unless NULL, = real_off_ns (fc_mono_ns):
- *                   fc__hand_ns;
- *   FC__HR_REAL     *val = the realtime value in ns, from the real_ns anchor; *aux, unless NULL, = real_off_ns
- *                   (fc_real_ns, fc_real_bounded): fc__hand_ns;
- *   FC__HR_TS_MONO  *val = CLOCK_MONOTONIC's seconds, *aux = its nanoseconds, not yet carried (>= 0, may be
- *                   >= 10^9: fc__carry finishes it): fc__hand_ts;
- *   FC__HR_TS_REAL  the same for CLOCK_REALTIME: fc__hand_ts;
- *   FC__HR_TV_REAL  *val = CLOCK_REALTIME's seconds, *aux = its microseconds, not yet carried (fc_gettimeofday):
- *                   fc__hand_tv.
- * Plus FC__HR_MASKED: take deltas modulo the hand's mask + 1, for counters narrower than 64 bits (the
- * simulations). The library's hardware counters (TSC, CNTVCT_EL0) are read as 64-bit values whose hands
- * have mask ~0, so the inline readers leave it out (one AND less on the critical path); a wrap of the counter
- * makes the delta huge, past stale_ticks, and the slow path takes it modulo the mask. */
-#define FC__HR_NS 0u
-#define FC__HR_TS_MONO 1u
-#define FC__HR_TS_REAL 2u
-#define FC__HR_MASKED 4u
-#define FC__HR_REAL 8u
-#define FC__HR_TV_REAL 16u
-
-/* The counter's distance from th's anchor into *delta. 0 when the slow path must run: a kernel hand
- * (stale_ticks 0), or a delta at or past stale_ticks (the hand needs re-anchoring, or the counter went
- * backwards). The fields it loads are part of the caller's copy: it runs between R2 and R3. */
-FC__ALWAYS_INLINE int fc__hand_delta(const struct fc_hand *th, uint64_t (*counter)(void), unsigned how,
-				     uint64_t *delta)
-{
-	const uint64_t stale = FC__LOAD(th->stale_ticks);
-	uint64_t d;
-	if (FC__UNLIKELY(stale == 0))
-		return 0;
-	d = counter() - FC__LOAD(th->base_ticks);
-	if (how & FC__HR_MASKED)
-		d &= FC__LOAD(th->mask);
-	if (FC__UNLIKELY(d >= stale))
-		return 0;
-	*delta = d;
-	return 1;
-}
-
-/* FC__HR_NS, FC__HR_REAL: the anchor + the scaled delta, in ns; added unsigned: the same instruction, but a sum
- * past INT64_MAX (only a fuzzer's hand gets there) wraps as defined instead of being undefined behaviour. */
-FC__ALWAYS_INLINE int64_t fc__hand_ns(const struct fc_hand *th, uint64_t delta, unsigned how)
-{
-	const uint64_t scaled = fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->frac));
-	return (int64_t)((uint64_t)((how & FC__HR_REAL) ? FC__LOAD(th->real_ns) : FC__LOAD(th->mono_ns)) + scaled);
-}
-
-/* FC__HR_TS_MONO, FC__HR_TS_REAL: the anchor's whole seconds; *nsec = the nanoseconds past them (the anchor's
- * remainder + the scaled delta, not yet carried). */
-FC__ALWAYS_INLINE int64_t fc__hand_ts(const struct fc_hand *th, uint64_t delta, unsigned how, int64_t *nsec)
-{
-	int64_t sec;
-	if (how & FC__HR_TS_REAL) {
-		sec = FC__LOAD(th->real_sec);
-		*nsec = (int64_t)fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->real_subsec));
-	} else {
-		sec = FC__LOAD(th->mono_sec);
-		*nsec = (int64_t)fc__scale(delta, FC__LOAD(th->mult), FC__LOAD(th->mono_subsec));
-	}
-	return sec;
-}
-
-/* FC__HR_TV_REAL: CLOCK_REALTIME's anchor seconds; *usec = the microseconds past them, not yet carried. */
-FC__ALWAYS_INLINE int64_t fc__hand_tv(const struct fc_hand *th, uint64_t delta, int64_t *usec)
-{
-	const int64_t sec = FC__LOAD(th->real_sec);
-	*usec = (int64_t)fc__scale_us(delta, FC__LOAD(th->mult), FC__LOAD(th->real_subsec));
-	return sec;
-}
-
-/* Bounded reads: the hand's error fields, the tracking error grown over delta. */
-FC__ALWAYS_INLINE void fc__hand_bound(const struct fc_hand *th, uint64_t delta, struct fc__bound *b)
-{
-	b->track_err_ns = FC__LOAD(th->mono_err_ns) + (int64_t)fc__scale(delta, FC__LOAD(th->err_mult), 0);
-	b->utc_err_ns = FC__LOAD(th->utc_err_ns);
-	b->utc_corr_ns = FC__LOAD(th->utc_corr_ns);
-	b->sync_status = FC__LOAD(th->sync_status);
-}
-
-/*
- * The inline reader: the protocol above, copying what `how` needs from the current hand. Returns 1 with *val
- * and *aux set as `how` says, or 0 when the slow path must run (fc__hand_delta). `counter` is a constant at
- * every call site, so it is inlined: the real clocks pass the hardware hook, the simulation tests pass a
- * simulated counter, and both run this same code. `b` is NULL (a constant, so the bound code vanishes) except
- * in bounded reads; `aux` is NULL (a constant) where the ns forms' offset is not wanted.
- */
-FC__ALWAYS_INLINE int fc__hand_read(const struct fc_pub *pub, uint64_t (*counter)(void), unsigned how,
-				    int64_t *val, int64_t *aux, struct fc__bound *b)
+/* fc__hand_read_ns's value, and its bound into *b: the hand's error fields, the tracking error grown over delta. */
+FC__ALWAYS_INLINE int fc__hand_read_bounded(const struct fc_pub *pub, fc__hand_ticks_fn ticks, int real, int64_t *ns,
+					    struct fc__bound *b)
 {
 	const struct fc_hand *th;
 	uint32_t gen;
-	uint64_t delta;
-	int64_t first, second = 0;
-
+	uint64_t delta, mult, frac, err_mult;
+	int64_t anchor, err;
 	do {
 		th = fc__hand_current(pub);
 		gen = fc__hand_begin(th);
-		if (FC__UNLIKELY(!fc__hand_delta(th, counter, how, &delta)))
+		if (FC__UNLIKELY(!fc__hand_delta(th, ticks, &delta)))
 			return 0;
-		FC__TEST_POINT(FC__TP_FIELDS);
-		if (how & FC__HR_TV_REAL) {
-			first = fc__hand_tv(th, delta, &second);
-		} else if (how & (FC__HR_TS_MONO | FC__HR_TS_REAL)) {
-			first = fc__hand_ts(th, delta, how, &second);
-		} else {
-			first = fc__hand_ns(th, delta, how);
-			if (aux)
-				second = FC__LOAD(th->real_off_ns);
-		}
-		if (b)
-			fc__hand_bound(th, delta, b);
+		mult = FC__LOAD(th->mult);
+		frac = FC__LOAD(th->frac);
+		anchor = real ? FC__LOAD(th->real_ns) : FC__LOAD(th->mono_ns);
+		err = FC__LOAD(th->mono_err_ns);
+		err_mult = FC__LOAD(th->err_mult);
+		b->utc_err_ns = FC__LOAD(th->utc_err_ns);
+		b->utc_corr_ns = FC__LOAD(th->utc_corr_ns);
+		b->sync_status = FC__LOAD(th->sync_status);
 	} while (FC__UNLIKELY(fc__hand_retry(pub, th, gen)));
-	*val = first;
-	if (aux)
-		*aux = second;
+	*ns = fc__hand_at(anchor, delta, mult, frac);
+	b->track_err_ns = fc__hand_at(err, delta, err_mult, 0);
+	return 1;
+}
+
+/* CLOCK_MONOTONIC or (real) CLOCK_REALTIME as a timespec's seconds and nanoseconds (in [0, 10^9)), from the
+ * anchor's whole seconds and 32.32 remainder: the same multiply-add as the ns value, no division. */
+FC__ALWAYS_INLINE int fc__hand_read_ts(const struct fc_pub *pub, fc__hand_ticks_fn ticks, int real, int64_t *sec,
+				       int64_t *nsec)
+{
+	const struct fc_hand *th;
+	uint32_t gen;
+	uint64_t delta, mult, subsec;
+	int64_t s;
+	do {
+		th = fc__hand_current(pub);
+		gen = fc__hand_begin(th);
+		if (FC__UNLIKELY(!fc__hand_delta(th, ticks, &delta)))
+			return 0;
+		mult = FC__LOAD(th->mult);
+		s = real ? FC__LOAD(th->real_sec) : FC__LOAD(th->mono_sec);
+		subsec = real ? FC__LOAD(th->real_subsec) : FC__LOAD(th->mono_subsec);
+	} while (FC__UNLIKELY(fc__hand_retry(pub, th, gen)));
+	*sec = s;
+	*nsec = (int64_t)fc__scale(delta, mult, subsec);
+	fc__carry(sec, nsec, 1000000000u);
+	return 1;
+}
+
+/* CLOCK_REALTIME as a timeval's seconds and microseconds (in [0, 10^6)): fc__hand_read_ts's sum divided by 1000,
+ * folded into one constant division (fc__scale_us). */
+FC__ALWAYS_INLINE int fc__hand_read_tv(const struct fc_pub *pub, fc__hand_ticks_fn ticks, int64_t *sec, int64_t *usec)
+{
+	const struct fc_hand *th;
+	uint32_t gen;
+	uint64_t delta, mult, subsec;
+	int64_t s;
+	do {
+		th = fc__hand_current(pub);
+		gen = fc__hand_begin(th);
+		if (FC__UNLIKELY(!fc__hand_delta(th, ticks, &delta)))
+			return 0;
+		mult = FC__LOAD(th->mult);
+		s = FC__LOAD(th->real_sec);
+		subsec = FC__LOAD(th->real_subsec);
+	} while (FC__UNLIKELY(fc__hand_retry(pub, th, gen)));
+	*sec = s;
+	*usec = (int64_t)fc__scale_us(delta, mult, subsec);
+	fc__carry(sec, usec, 1000000u);
 	return 1;
 }
 
@@ -385,21 +443,6 @@ static inline const struct fc_hand *fc__hand_snapshot(const struct fc_pub *pub, 
 		*ticks = (h->flags & FC_HAND_KERNEL) ? 0 : counter(ctx);
 	} while (FC__UNLIKELY(fc__hand_retry(pub, th, gen)));
 	return th;
-}
-
-/* Carries a timespec's nanoseconds (unit 10^9) or a timeval's microseconds (unit 10^6) from a FC__HR_TS_* /
- * FC__HR_TV_REAL read into its seconds. The anchor's remainder is below one second and the fast path's scaled
- * delta below stale_ticks, one period (at most 1 s, FC_MAX_PERIOD_NS in src/config.h), so the sum stays
- * below about 2 s: a read pays one compare, and about period / 1 s of reads carry once. The division is by a
- * constant (a multiply), in the rare branch only, and keeps any hand correct (the fuzzers build hands with
- * any fields). */
-FC__ALWAYS_INLINE void fc__carry(int64_t *sec, int64_t *sub, uint32_t unit)
-{
-	uint64_t n = (uint64_t)*sub;
-	if (FC__UNLIKELY(n >= unit)) {
-		*sec += (int64_t)(n / unit);
-		*sub = (int64_t)(n % unit);
-	}
 }
 
 #ifdef __cplusplus

@@ -64,6 +64,10 @@ struct fc_bound {
 	int64_t drift_ppb;  /* growth of half_ns per second after as_of_ns, ns/s = ppb */
 	int status;         /* enum fc_sync */
 	int leap;           /* enum fc_leap: a leap second is announced for the end of this UTC day */
+	/* CLOCK_MONOTONIC after which this poll's status no longer holds by the source's own rules (ClockBound's
+	 * grace, void_after), whatever the half-width: a hand stamped from this poll without polling again
+	 * (windup.c) promises nothing past it. 0: no such time. */
+	int64_t holds_until_ns;
 	char reason[FC_BOUND_TEXT];     /* why this status (human readable) */
 	char last_error[FC_BOUND_TEXT]; /* "" or the last failure of this source, naming the value or path */
 	int64_t last_error_at;          /* CLOCK_MONOTONIC of last_error (0: none) */

@@ -61,6 +61,7 @@ int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bo
 	int64_t as_of, void_after;
 	b->center_ns = 0;
 	b->leap = FC_LEAP_NONE; /* the segment carries no leap information */
+	b->holds_until_ns = 0;
 	if (!ts_ok(s->as_of_sec, s->as_of_nsec) || !ts_ok(s->void_after_sec, s->void_after_nsec)) {
 		/* nothing promised: the age of such an as_of would be meaningless (or overflow) */
 		b->half_ns = INT64_MAX / 4;
@@ -102,10 +103,12 @@ int fc__cb_eval(const struct fc_cb_segment *s, int64_t mono_coarse, struct fc_bo
 	case FC_CB_SYNCHRONIZED:
 	case FC_CB_FREE_RUNNING:
 		if (mono_coarse < as_of + CB_GRACE_NS) {
+			b->holds_until_ns = as_of + CB_GRACE_NS; /* FREE_RUNNING (or UNKNOWN) after it */
 			b->status = s->clock_status == FC_CB_SYNCHRONIZED ? FC_SYNC_SYNCHRONIZED : FC_SYNC_FREE_RUNNING;
 			fc__bfmt(b->reason, sizeof(b->reason), "ClockBound says %s",
 				 s->clock_status == FC_CB_SYNCHRONIZED ? "Synchronized" : "FreeRunning");
 		} else if (mono_coarse < void_after) {
+			b->holds_until_ns = void_after; /* UNKNOWN after it */
 			b->status = FC_SYNC_FREE_RUNNING;
 			fc__bfmt(b->reason, sizeof(b->reason), "ClockBound segment not updated for %lld ms",
 				 (long long)((mono_coarse - as_of) / 1000000));
@@ -334,6 +337,7 @@ int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker
 		}
 	}
 	if (cb->fd < 0 || !cb->have_snap) {
+		b->holds_until_ns = 0;
 		b->status = FC_SYNC_UNKNOWN;
 		b->half_ns = INT64_MAX / 4;
 		b->center_ns = 0;
@@ -347,6 +351,8 @@ int fc__cb_poll(struct fc_cb *cb, int64_t mono_coarse, const uint64_t *vm_marker
 	fc__cb_eval(&cb->snap, host, b);
 	if (__builtin_add_overflow(b->as_of_ns, cb->mono_off, &b->as_of_ns))
 		b->as_of_ns = mono_coarse;
+	if (b->holds_until_ns && __builtin_add_overflow(b->holds_until_ns, cb->mono_off, &b->holds_until_ns))
+		b->holds_until_ns = mono_coarse; /* held until now at most */
 	if (!ts_ok(cb->snap.as_of_sec, cb->snap.as_of_nsec))
 		return b->status;
 	as_of = ts_ns(cb->snap.as_of_sec, cb->snap.as_of_nsec);

@@ -474,6 +474,8 @@ const struct fc_bound *fc__bounder_poll(struct fc_bounder *bd, int64_t mono, int
 {
 	struct fc_bound *b = &bd->cur, *out;
 	int polled = 0;
+	b->holds_until_ns = 0; /* set by the source that has such a time (clockbound.c) */
+	bd->vm_b.holds_until_ns = 0;
 	if (bd->cfg.mode < 0 && bd->kind != FC_BOUND_CLOCKBOUND && mono - bd->chosen_at >= RESELECT_EVERY_NS) {
 		upgrade(bd, mono, mono_coarse);
 	} else if (!source_open(bd) && mono - bd->chosen_at >= POLL_EVERY_NS) {

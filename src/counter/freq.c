@@ -4,8 +4,8 @@
  *
  *  - x86-64: CPUID leaf 0x15 (TSC/crystal ratio x crystal Hz) or the hypervisor leaf 0x40000010 (TSC kHz,
  *    VMware/KVM convention); arm64: CNTFRQ_EL0. Cheap (a CPUID traps to the hypervisor in a VM: ~1-2 us).
- *  - Not the perf_event mmap page (the kernel's calibrated time_mult): perf_event_open took 21.7 ms in a KVM
- *    guest that does not even provide the page (issue 14), which is the whole budget of a short program.
+ *  - Not the perf_event mmap page (the kernel's calibrated time_mult): perf_event_open can take
+ *    milliseconds in a guest that does not even provide the page: the whole budget of a short program.
  * The start-up measures the rate against CLOCK_MONOTONIC over 1 ms and the tracker refines it at every
  * re-anchor; a measurement far from this figure was disturbed and is taken again.
  * Async-signal-safe (CPUID / a system register read).

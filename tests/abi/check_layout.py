@@ -14,7 +14,11 @@ its fingerprint: --update appends it), when the library's SONAME or fc_abi() is 
 A field's name is not part of the binary interface, its offset and size are: a line
   rename N STRUCT.OLD STRUCT.NEW
 (outside the blocks) says that abi N's recorded field STRUCT.OLD is now called STRUCT.NEW. It renames only a
-recorded "field" line whose offset and size stay exactly as recorded; anything else still fails.
+recorded "field" line whose offset and size stay exactly as recorded; anything else still fails. A line
+  private N NAME
+says that abi N's recorded constant NAME is gone from the headers and never crossed into the library (a value
+the inline code folds at compile time, never passed to an fc__ entry point): its recorded "const" line is
+dropped; a constant of that name that still exists fails.
 """
 import argparse
 import difflib
@@ -30,7 +34,7 @@ def fingerprint(layout, api):
 
 
 def blocks(path):
-    res, cur, renames = {}, None, []
+    res, cur, renames, private = {}, None, [], []
     for ln in open(path, encoding="utf-8"):
         ln = ln.rstrip("\n")
         if not ln or ln.startswith("#"):
@@ -40,6 +44,12 @@ def blocks(path):
             if len(w) != 4 or w[2].split(".")[0] != w[3].split(".")[0]:
                 sys.exit("check_layout: %s: malformed rename line: %s" % (path, ln))
             renames.append(w[1:])
+            continue
+        if ln.startswith("private ") and cur is None:
+            w = ln.split()
+            if len(w) != 3:
+                sys.exit("check_layout: %s: malformed private line: %s" % (path, ln))
+            private.append(w[1:])
             continue
         if ln.startswith("abi "):
             cur = ln.split()[1]
@@ -58,6 +68,11 @@ def blocks(path):
             sys.exit("check_layout: %s: rename of %s: abi %s records no such field" % (path, old, abi))
         w = res[abi][hits[0]].split()
         res[abi][hits[0]] = " ".join(["field", new] + w[2:])  # offset and size unchanged: compared as recorded
+    for abi, name in private:
+        hits = [i for i, ln in enumerate(res.get(abi, [])) if ln.split()[:2] == ["const", name]]
+        if len(hits) != 1:
+            sys.exit("check_layout: %s: private %s: abi %s records no such constant" % (path, name, abi))
+        del res[abi][hits[0]]
     return res
 
 

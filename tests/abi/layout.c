@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 	F(fc_status, step_notifications); F(fc_status, bound_source); F(fc_status, bound_why); F(fc_status, bound_reason);
 	F(fc_status, bound_status); F(fc_status, bound_age_ns); F(fc_status, bound_half_ns); F(fc_status, bound_center_ns);
 	F(fc_status, leap); F(fc_status, bound_error); F(fc_status, bound_error_age_ns);
-	K(FC__MONO); K(FC__REAL); K(FC__RELAXED); K(FC__HR_NS); K(FC__HR_TS_MONO); K(FC__HR_TS_REAL); K(FC__HR_MASKED); K(FC__HR_REAL); K(FC__HR_TV_REAL); K(FC_HANDS); K(FC_HAND_KERNEL); K(FC_HAVE_COUNTER);
+	K(FC__MONO); K(FC__REAL); K(FC__RELAXED); K(FC_HANDS); K(FC_HAND_KERNEL); K(FC_HAVE_COUNTER);
 	K(FC_SYNC_UNKNOWN); K(FC_SYNC_SYNCHRONIZED); K(FC_SYNC_FREE_RUNNING); K(FC_SYNC_DISRUPTED);
 	K(FC_BACKEND_COUNTER); K(FC_BACKEND_KERNEL);
 	K(FC_FREQ_NONE); K(FC_FREQ_PERF); K(FC_FREQ_CPUID); K(FC_FREQ_CNTFRQ); K(FC_FREQ_MEASURED);

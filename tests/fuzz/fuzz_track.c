@@ -6,11 +6,11 @@
  * the counter stops), a counter jump alone (migration, a counter reset), CLOCK_REALTIME steps either way,
  * the kernel's clock failing (demotion to the kernel backend), re-anchors forced at arbitrary points,
  * generations starting anywhere (wrap), and time passing inside the sampling code.
- * Envelope (the tracker's assumptions; see the findings in docs/VERIFICATION.md): a discontinuity (suspend
+ * Envelope (the tracker's assumptions; see the findings in docs/JOURNAL.md): a discontinuity (suspend
  * or counter jump) comes at least DISC_SPACING re-anchors after the previous one; one that would come
  * sooner is turned into time passing. The counter never goes back (a jump is less than half its range).
- * Checked after every step: the monotonic value a reader gets (inline fc__hand_read() over the current
- * hand, falling back to fc__clock_slow() as fc_mono_ns() does) never decreases; no crash, no sanitizer
+ * Checked after every step: the monotonic value a reader gets (inline fc__hand_read_ns() over the current
+ * hand, falling back to fc__read_slow_ns() as fc_mono_ns() does) never decreases; no crash, no sanitizer
  * report (built with -fsanitize=fuzzer,address,undefined); no reader spins forever (a read that makes a
  * million counter reads aborts). FUZZ_TRACE=1 prints every step of a reproducer.
  * Input: 12 header bytes (counter Hz, period, first generation, counter width, start), then steps of
@@ -78,7 +78,7 @@ static uint64_t sim_counter(void *ctx)
 	return s->counter & s->mask;
 }
 
-static uint64_t sim_counter_noctx(void) { return sim_counter(&g_sim); }
+static uint64_t sim_ticks(const struct fc_hand *th) { return fc__hand_ticks_masked(th, sim_counter(&g_sim)); }
 
 static int sim_kernel(void *ctx, clockid_t id, int64_t *ns)
 {
@@ -107,7 +107,7 @@ static uint64_t take(const uint8_t **p, size_t *n, int bytes)
 
 /* Re-anchors between two discontinuities: the tracker's rate history (FC_TRACK_HIST samples) refills. With
  * discontinuities in consecutive periods the tracker can adopt a wrong rate and then let time go back at the
- * next one (finding F3 in docs/VERIFICATION.md); FUZZ_DISC_SPACING=1 shows it. */
+ * next one (finding F3 in docs/JOURNAL.md); FUZZ_DISC_SPACING=1 shows it. */
 #define DISC_SPACING_DEFAULT (FC_TRACK_HIST + 2)
 static uint64_t DISC_SPACING = DISC_SPACING_DEFAULT;
 
@@ -119,9 +119,9 @@ static int64_t read_mono(void)
 {
 	int64_t m;
 	g_sim.reads = 0;
-	if (fc__hand_read(&g_pub, sim_counter_noctx, FC__HR_MASKED, &m, NULL, NULL))
+	if (fc__hand_read_ns(&g_pub, sim_ticks, FC__MONO, &m))
 		return m;
-	return fc__clock_slow(&g_c, FC__MONO);
+	return fc__read_slow_ns(&g_c, FC__MONO);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -195,9 +195,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 6: /* the other readers */
 			g_sim.reads = 0;
-			(void)fc__clock_slow(&g_c, FC__REAL);
+			(void)fc__read_slow_ns(&g_c, FC__REAL);
 			g_sim.reads = 0;
-			(void)fc__clock_slow(&g_c, FC__MONO | FC__RELAXED);
+			(void)fc__read_slow_ns(&g_c, FC__MONO | FC__RELAXED);
 			break;
 		case 7: /* the counter jumps forward alone (VM migration): any distance up to half its range */
 			if (!disc_ok) {

@@ -3,7 +3,7 @@
 # acquire, release and fence is an instruction of its own). No execution on this x86-64 machine can tell a
 # weakened barrier from the real one (TSO), so this checks the compiled code keeps exactly the barriers
 # include/fastclock/fc_hand.h and src/hands.c name, in order:
-#   reader fc__hand_read:      ldar (R1) ldar (R2) dmb ishld (R3)
+#   reader fc__hand_read_ns:        ldar (R1) ldar (R2) dmb ishld (R3)
 #   slow reader fc__coarse_sample (src/state.c, through fc__hand_snapshot): the same, the same protocol copy
 #   writer fc__hands_publish:   dmb ish (W1's release fence) stlr (W3) stlr (W4)
 # The model (tests/model, variants RELAXED_R2, NO_R3_FENCE, NO_W1_FENCE, RELAXED_W3) shows why each is needed.
@@ -16,8 +16,8 @@ od=$(command -v aarch64-linux-gnu-objdump || true)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/reader.c" <<'C'
 #include "fastclock.h"
-extern uint64_t ext_counter(void);
-int reader(const struct fc_pub *p, int64_t *m) { return fc__hand_read(p, ext_counter, FC__HR_NS, m, (int64_t *)0, 0); }
+extern uint64_t ext_ticks(const struct fc_hand *th);
+int reader(const struct fc_pub *p, int64_t *m) { return fc__hand_read_ns(p, ext_ticks, FC__MONO, m); }
 C
 flags=(-O2 -std=gnu11 -I"$root/include" -I"$root/src")
 "$cc" "${flags[@]}" -c "$tmp/reader.c" -o "$tmp/reader.o"

@@ -1,8 +1,8 @@
 /*
  * Deterministic interleavings of the timehands protocol (issue 11).
  *
- * The reader (the one reader protocol of fc_hand.h, run by the inline fc__hand_read and by the slow path's
- * fc__clock_read in src/read.c: both are driven here) and the writer (fc__hands_publish in src/hands.c) are
+ * The reader (the one reader protocol of fc_hand.h, run by the inline fc__hand_read_ns and by the slow path's
+ * fc__read_slow in src/read.c: both are driven here) and the writer (fc__hands_publish in src/hands.c) are
  * compiled here with their interleaving points turned into calls of this file (FC__TEST_POINT /
  * FC__WRITER_POINT; empty in the library). A reader thread and a writer thread pass a baton at scripted points,
  * so each interleaving the model (tests/model/timehands.pml) shows to be dangerous runs exactly, every time: a
@@ -35,6 +35,8 @@
 /* ---- the simulated machine: a counter the test sets by hand, a kernel clock on the same line ------------- */
 static uint64_t g_ticks = 1000000;
 static uint64_t sim_counter(void) { return __atomic_load_n(&g_ticks, __ATOMIC_RELAXED); }
+/* the inline readers' hook: a narrow counter's distance from the anchor, masked */
+static uint64_t sim_ticks(const struct fc_hand *th) { return fc__hand_ticks_masked(th, sim_counter()); }
 static uint64_t sim_counter_ctx(void *ctx)
 {
 	(void)ctx;
@@ -180,15 +182,15 @@ static void *writer_main(void *arg)
 }
 
 /* ---- the readers under test ------------------------------------------------------------------------------ */
-static int use_slow_path; /* 0: the inline fc__hand_read; 1: fc__clock_read (src/read.c) */
+static int use_slow_path; /* 0: the inline fc__hand_read_ns; 1: fc__read_slow (src/read.c) */
 
 static int64_t read_mono(void)
 {
 	int64_t m = 0;
 	retries = 0;
 	if (use_slow_path)
-		return fc__clock_read(&C, FC__MONO, NULL);
-	if (!fc__hand_read(PUB, sim_counter, FC__HR_MASKED, &m, NULL, NULL)) {
+		return fc__read_slow(&C, FC__MONO, NULL);
+	if (!fc__hand_read_ns(PUB, sim_ticks, FC__MONO, &m)) {
 		fprintf(stderr, "interleave: the inline reader took the slow path unexpectedly\n");
 		exit(1);
 	}
@@ -394,14 +396,14 @@ static void t_startup_switch(void)
 	/* trust_every 0: no trust check (the simulated machine has no clocksource file). */
 	for (int i = 0; i < 200000 && __atomic_load_n(&C.start_phase, __ATOMIC_RELAXED) != FC_START_DONE; i++) {
 		retries = 0;
-		k = fc__clock_read(&C, FC__MONO, NULL);
+		k = fc__read_slow(&C, FC__MONO, NULL);
 		CHECK(k >= last, "start-up: time went back by %lld ns on the kernel hand", (long long)(last - k));
 		last = k;
 	}
 	CHECK(__atomic_load_n(&C.start_phase, __ATOMIC_RELAXED) == FC_START_DONE, "start-up never finished");
 	g_step = 0; /* time frozen: a kernel read and a counter read at the same instant */
 	k = (int64_t)g_ticks;
-	v = fc__clock_read(&C, FC__MONO, NULL);
+	v = fc__read_slow(&C, FC__MONO, NULL);
 	CHECK(v >= last && v >= k, "the first counter value %lld is below a kernel read made before it (%lld, last %lld)",
 	      (long long)v, (long long)k, (long long)last);
 }
@@ -421,7 +423,7 @@ static void t_slow_path_stale_check(void)
 		p.base_ticks = 0xfffffff0u;
 		fc__hands_publish(PUB, &p);
 		__atomic_store_n(&g_ticks, 0x10u, __ATOMIC_RELAXED);
-		m = fc__clock_read(&C, FC__MONO, NULL);
+		m = fc__read_slow(&C, FC__MONO, NULL);
 		CHECK(m == p.mono_ns + (int64_t)fc__scale(32, p.mult, p.frac),
 		      "a slow-path read across the counter's wrap returned %lld, not the anchor + 32 ticks", (long long)m);
 		return;
@@ -429,15 +431,15 @@ static void t_slow_path_stale_check(void)
 	p.stale_ticks = 1000;
 	fc__hands_publish(PUB, &p);
 	__atomic_store_n(&g_ticks, p.base_ticks + 999, __ATOMIC_RELAXED);
-	CHECK(fc__hand_read(PUB, sim_counter, FC__HR_MASKED, &m, NULL, NULL) == 1, "a read within the period took the slow path");
+	CHECK(fc__hand_read_ns(PUB, sim_ticks, FC__MONO, &m) == 1, "a read within the period took the slow path");
 	__atomic_store_n(&g_ticks, p.base_ticks + 1000, __ATOMIC_RELAXED);
-	CHECK(fc__hand_read(PUB, sim_counter, FC__HR_MASKED, &m, NULL, NULL) == 0, "a read at the stale point did not take the slow path");
+	CHECK(fc__hand_read_ns(PUB, sim_ticks, FC__MONO, &m) == 0, "a read at the stale point did not take the slow path");
 	/* A counter that wrapped past the mask: the delta is taken modulo mask + 1 (a 32-bit counter here). */
 	p.mask = 0xffffffffu;
 	p.base_ticks = 0xfffffff0u;
 	fc__hands_publish(PUB, &p);
 	__atomic_store_n(&g_ticks, 0x10u, __ATOMIC_RELAXED); /* 32 ticks after the anchor, across the wrap */
-	CHECK(fc__hand_read(PUB, sim_counter, FC__HR_MASKED, &m, NULL, NULL) == 1 && m == p.mono_ns + (int64_t)fc__scale(32, p.mult, p.frac),
+	CHECK(fc__hand_read_ns(PUB, sim_ticks, FC__MONO, &m) == 1 && m == p.mono_ns + (int64_t)fc__scale(32, p.mult, p.frac),
 	      "a read across the counter's wrap returned %lld, not the anchor + 32 ticks", (long long)m);
 }
 
@@ -461,13 +463,13 @@ static void t_demotion_floor(void)
 	p.stale_ticks = 1000000;
 	p.valid_ticks = 1125000;
 	fc__hands_publish(PUB, &p);
-	v1 = fc__clock_read(&C, FC__MONO, NULL);
+	v1 = fc__read_slow(&C, FC__MONO, NULL);
 	fc__clock_set_kernel_locked(&C, "test: trust lost");
-	v2 = fc__clock_read(&C, FC__MONO, NULL); /* same counter, same kernel time */
+	v2 = fc__read_slow(&C, FC__MONO, NULL); /* same counter, same kernel time */
 	CHECK(v2 >= v1, "after the demotion a kernel read went back by %lld ns below the counter hand's value",
 	      (long long)(v1 - v2));
 	__atomic_store_n(&g_ticks, t + 2000000, __ATOMIC_RELAXED); /* past the old hand's window: the kernel's own */
-	v2 = fc__clock_read(&C, FC__MONO, NULL);
+	v2 = fc__read_slow(&C, FC__MONO, NULL);
 	CHECK(v2 == (int64_t)(t + 2000000), "once the kernel passed the floor, reads are the kernel's (%lld, not %lld)",
 	      (long long)v2, (long long)(t + 2000000));
 }

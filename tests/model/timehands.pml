@@ -3,9 +3,9 @@
  * semantics. Writer: src/hands.c fc__hands_publish() (steps W1..W4) under the try-lock of
  * src/windup.c fc__clock_windup(). Reader: the one reader protocol of include/fastclock/fc_hand.h (steps R1..R5
  * in fc__hand_current, fc__hand_begin, fc__hand_changed and fc__hand_moved), which every reader runs (the inline
- * fc__hand_read, the slow paths' fc__hand_snapshot, the conversions of src/convert.c). tests/model/check_steps.py
- * checks that this file and the C code name the same steps at the same functions, and that no other C file
- * labels a reader step.
+ * read forms fc__hand_read_ns .. fc__hand_read_tv, the slow paths' fc__hand_snapshot, the conversions of
+ * src/convert.c). tests/model/check_steps.py checks that this file and the C code name the same steps at the
+ * same functions, and that no other C file labels a reader step.
  *
  * Properties (assertions, checked in every reachable state of every interleaving and every memory choice):
  *   torn_read      a reader returns a value whose fields come from two different updates;
@@ -51,7 +51,7 @@
  *      that mixes updates is detected, and "older" means a smaller update number. The value arithmetic and
  *      the counter are not modelled (their monotonicity across hands is the dominance rule of track.c,
  *      tested by tests/unit, tests/sim and fuzzed by tests/fuzz/fuzz_track). The early returns of
- *      fc__hand_read() (kernel hand, stale delta) go to the slow path, which runs this same protocol;
+ *      fc__hand_read_ns() (kernel hand, stale delta) go to the slow path, which runs this same protocol;
  *   A6 the boot hand of fc__hands_init() is modelled as the ring hand N-1 holding update 0, current at start,
  *      so the first publish writes ring hand 0 as in the C code.
  *
@@ -65,7 +65,7 @@
  *   RELAXED_W3    W3 stores the generation relaxed;   RELAXED_R2   R2 loads it relaxed;
  *   RELAXED_W4    W4 stores the pointer relaxed;      RELAXED_R1   R1 loads it relaxed;
  *   NO_R5         the reader without R5 (the C code as of this model's first version): went_back is found, see
- *                 R5 below and docs/VERIFICATION.md, finding F1;
+ *                 R5 below and docs/JOURNAL.md, finding F1;
  *   ABA           enough updates for a generation to come back during one read (documents assumption A4).
  * Not variants, because the model shows they are not bugs: W4 relaxed (W1's release fence already orders
  * the mark before the pointer, and R2 then needs W3) and R1 relaxed (R3's fence then orders R4 after it).

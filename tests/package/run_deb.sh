@@ -61,7 +61,7 @@ docs() { printf '%s\n' "share/doc/$1/changelog.gz" "share/doc/$1/copyright"; }
 want_rt=$({ printf '%s\n' "$L/libfastclock.so.$abi" "$L/$real"; docs "$libpkg"; } | sort)
 want_dev=$({ printf '%s\n' include/fastclock.h include/fastclock.hpp include/fastclock/fc_hand.h include/fastclock/fc_counter.h \
   "$L/libfastclock.so" "$L/libfastclock.a" "$L/pkgconfig/fastclock.pc" "$L/cmake/fastclock/fastclockConfig.cmake" \
-  "$L/cmake/fastclock/fastclockConfigVersion.cmake" "$L/cmake/fastclock/fastclockTargets.cmake"
+  "$L/cmake/fastclock/fastclockConfigVersion.cmake" "$L/cmake/fastclock/fastclockTargets.cmake" share/doc/fastclock/API.md
   (cd "$work/root/usr" && ls "$L"/cmake/fastclock/fastclockTargets-*.cmake 2>/dev/null); docs libfastclock-dev; } | sort)
 want_cli=$({ printf '%s\n' bin/fastclock share/fastclock/fastclock_report.py share/fastclock/bench.schema.json \
   share/man/man1/fastclock.1.gz; docs fastclock; } | sort)
@@ -255,7 +255,7 @@ tpc=$work/tgz/$L/pkgconfig
 cc -Wall -Wextra -Werror -o "$work/readme_app" "$work/readme_app.c" $(PKG_CONFIG_PATH=$tpc command pkg-config --cflags \
   --libs fastclock) $(PKG_CONFIG_PATH=$tpc command pkg-config --variable=rpath_flags fastclock) >"$work/readme.log" 2>&1 &&
   env -u LD_LIBRARY_PATH "$work/readme_app" >>"$work/readme.log" 2>&1 &&
-  grep -q '^UTC is within \[-\?[0-9]*, -\?[0-9]*\] ns (' "$work/readme.log" && grep -q '^took [0-9]* ns; captured at' "$work/readme.log" ||
+  grep -Eq '^UTC ([0-9]+\.[0-9]{9} s \+- [0-9]+ ns|unknown: .+) \(' "$work/readme.log" && grep -q '^took [0-9]* ns; captured at' "$work/readme.log" ||
   { fail "the README's example against the tarball:"; cat "$work/readme.log"; }
 # shellcheck disable=SC2046
 cc -O2 -o "$work/consumer-pc-static" "$here/consumer.c" $(pkg-config --cflags fastclock) "$lib/libfastclock.a" \

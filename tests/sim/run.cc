@@ -106,33 +106,36 @@ long double Run::value_instant()
 }
 
 // ---- reads: the same two steps as include/fastclock.h, over the simulated counter ---------------------
+// The inline readers' hooks: the simulated counter's distance from the anchor, masked (it may be narrow).
+static uint64_t ticks_ordered(const fc_hand *th) { return fc__hand_ticks_masked(th, counter_ordered()); }
+static uint64_t ticks_relaxed(const fc_hand *th) { return fc__hand_ticks_masked(th, counter_relaxed()); }
+
 int64_t Run::read(int how, bool relaxed, long double *instant)
 {
 	int64_t m;
 	const bool real = how & FC__REAL;
 	int64_t v;
 	M.first_kernel_instant = -1;
-	if (fc__hand_read(&SIM_PUB, relaxed ? counter_relaxed : counter_ordered,
-			  FC__HR_MASKED | (real ? FC__HR_REAL : FC__HR_NS), &m, nullptr, nullptr))
+	if (fc__hand_read_ns(&SIM_PUB, relaxed ? ticks_relaxed : ticks_ordered, real, &m))
 		v = m;
 	else
-		v = fc__clock_slow(&SIM_CLOCK, how | (relaxed ? FC__RELAXED : 0));
+		v = fc__read_slow_ns(&SIM_CLOCK, how | (relaxed ? FC__RELAXED : 0));
 	*instant = value_instant();
 	return v;
 }
 
 // fc_mono_bounded / fc_real_bounded: the inline read with its bound, else the slow path's (fc__slow_bounded
-// is fc__clock_read on the global clock).
+// is fc__read_slow on the global clock).
 int Run::bounded(int how, int64_t *v, int64_t *track_err, int64_t *utc_err, long double *instant)
 {
 	int64_t m;
 	fc__bound b;
 	const bool real = how & FC__REAL;
 	M.first_kernel_instant = -1;
-	if (fc__hand_read(&SIM_PUB, counter_ordered, FC__HR_MASKED | (real ? FC__HR_REAL : FC__HR_NS), &m, nullptr, &b))
+	if (fc__hand_read_bounded(&SIM_PUB, ticks_ordered, real, &m, &b))
 		*v = m;
 	else
-		*v = fc__clock_read(&SIM_CLOCK, how, &b);
+		*v = fc__read_slow(&SIM_CLOCK, how, &b);
 	*track_err = b.track_err_ns;
 	*utc_err = real ? b.utc_err_ns : 0;
 	*instant = value_instant();

@@ -1,6 +1,6 @@
 // fastclock simulation harness: a deterministic simulated machine (counter, kernel clocks, NTP state) and a
-// runner that drives the library's real tracking code (fc__clock_setup / fc__clock_slow / fc__clock_windup /
-// fc__clock_set_kernel_locked, fc__hand_read, track.c, hands.c, sample.c) over it under scripted scenarios.
+// runner that drives the library's real tracking code (fc__clock_setup / fc__read_slow_ns / fc__clock_windup /
+// fc__clock_set_kernel_locked, fc__hand_read_ns, track.c, hands.c, sample.c) over it under scripted scenarios.
 //
 // Time model. The machine has a true time t (ns, long double). Everything is a function of t:
 //   counter   c(t): piecewise linear at `hz` x (1 + drift), may jump, stop, wrap at `mask`, lag (skew);
@@ -12,7 +12,7 @@
 // the kernel's at 20-50 % of the call (the vDSO reads its counter early in the call). The error of a
 // fastclock read is its value minus the kernel's (whole-ns) value at that read's instant, so a perfect
 // tracker scores 0 and the bracket's half width is the honest uncertainty of every sample.
-// Only one run exists at a time: the machine and the clock are globals (fc__hand_read's counter hook takes
+// Only one run exists at a time: the machine and the clock are globals (fc__hand_read_ns's counter hook takes
 // no context).
 #pragma once
 
@@ -135,7 +135,7 @@ struct Machine {
 extern Machine M;
 
 // The hooks handed to the library.
-uint64_t counter_ordered(); // fc__hand_read's hook: no context
+uint64_t counter_ordered(); // the inline readers' counter (run.cc's ticks hooks): no context
 uint64_t counter_relaxed();
 extern const fc_source source_template; // counter/kernel/ntp over M (mask filled in by the runner)
 

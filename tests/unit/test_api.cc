@@ -285,6 +285,7 @@ TEST(Api, updater_keeps_coarse_fresh_and_rejects_a_second_start)
 	EXPECT_EQ(fc_updater_stop(), 0);
 	fc_status(&st);
 	EXPECT_EQ(st.updater_running, 0);
+	EXPECT_EQ(fc_coarse_one_load(), 0) << "no keeper: coarse reads are checked, not one load";
 }
 
 TEST(Api, set_period_changes_the_reanchor_period)

@@ -304,8 +304,10 @@ pid_t other_thread(std::string *name)
 	return tid;
 }
 
-// The keeper's thread id once it has named itself "fastclock" (its first act), or -1: no other thread, or one that
-// has slept twice (been through its loop) under another name. Judged by its progress, not by time.
+// The keeper's thread id once it has named itself "fastclock" (its first act, before its first store of the coarse
+// clock), or -1: no other thread, or one whose coarse value is kept (two reads alike: precise reads always move)
+// under another name. Judged by its progress, not by time or by its context switches (a new thread may block in
+// pthread_create's handshake before its first act, more than once on a busy machine).
 pid_t keeper_tid()
 {
 	for (;;) {
@@ -313,7 +315,10 @@ pid_t keeper_tid()
 		pid_t t = other_thread(&name);
 		if (t < 0 || name == "fastclock")
 			return name == "fastclock" ? t : -1;
-		if (atoll(task_status(t, "voluntary_ctxt_switches").c_str()) >= 2) {
+		if (fc_mono_coarse_ns() == fc_mono_coarse_ns()) {
+			other_thread(&name); // named after the store's reads? then it named itself first, as it must
+			if (name == "fastclock")
+				return t;
 			ADD_FAILURE() << "the keeper runs named '" << name << "'";
 			return -1;
 		}
@@ -445,4 +450,43 @@ TEST(SourcePath, a_directory_too_long_to_hold_is_refused_not_cut)
 		close(fd);
 	EXPECT_LT(fd, 0) << "opened " << other << " for " << path;
 	EXPECT_NE(std::string(b.last_error).find("ENAMETOOLONG"), std::string::npos) << b.last_error;
+}
+
+namespace {
+volatile sig_atomic_t g_handler_reads;
+void read_in_handler(int) { (void)fc_mono_ns(), g_handler_reads = g_handler_reads + 1; }
+} // namespace
+
+// Reads whose hand is stale start the keeper (the library's own decision), but pthread_create is not
+// async-signal-safe: a profiler's handler that reads the clock must never create it (it may have interrupted
+// malloc, whose lock the new thread's TLS takes). Reads made only in a handler re-anchor and start nothing; the
+// first read outside one starts the keeper. Judged by what happened, not by time.
+TEST(KeeperStart, a_read_in_a_signal_handler_never_starts_the_keeper)
+{
+	int r = forked([] {
+		struct sigaction sa {};
+		sa.sa_handler = read_in_handler; // no SA_NODEFER: the handler runs with SIGUSR1 blocked
+		ASSERT_EQ(sigaction(SIGUSR1, &sa, nullptr), 0);
+		(void)fc_mono_ns();
+		struct fc_status s0, s1;
+		fc_status(&s0);
+		const struct timespec pause = {0, 3000000}; // past the default period: each read finds its hand stale
+		for (int i = 0; i < 40; i++) {
+			nanosleep(&pause, nullptr);
+			raise(SIGUSR1);
+		}
+		fc_status(&s1);
+		ASSERT_EQ(g_handler_reads, 40);
+		ASSERT_GE(s1.reanchors - s0.reanchors, 20u) << "the handlers' reads did not re-anchor";
+		std::string name;
+		EXPECT_LT(other_thread(&name), 0) << "a thread was started from a signal handler: " << name;
+		EXPECT_EQ(s1.updater_running, 0);
+		// Outside a handler, a read after a pause starts it (tried again a second after the last refusal)
+		while (fc_status(&s1), s1.updater_running == 0) {
+			nanosleep(&pause, nullptr);
+			(void)fc_mono_ns();
+		}
+		EXPECT_GT(keeper_tid(), 0);
+	});
+	EXPECT_EQ(r, 0);
 }

@@ -36,6 +36,9 @@ fc_hand params(int64_t mono)
 
 uint64_t g_ticks;
 uint64_t fake_counter() { return g_ticks; }
+// The inline readers' hooks: unmasked, as the hardware counters' (fc__hand_ticks_ordered), and masked.
+uint64_t fake_ticks(const fc_hand *th) { return fake_counter() - FC__LOAD(th->base_ticks); }
+uint64_t fake_ticks_masked(const fc_hand *th) { return fc__hand_ticks_masked(th, fake_counter()); }
 
 // The global clock starts with FC__HANDS_STATIC's hands and its first call skips fc__hands_init (src/start.c):
 // the two must leave the same hands, field by field and link by link, whatever the memory held before.
@@ -61,8 +64,8 @@ TEST(Hands, boot_hand_sends_readers_to_the_slow_path)
 	static fc_hands h;
 	static fc_pub pub;
 	fc__hands_init(&h, &pub, 0);
-	int64_t m, off;
-	EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_MASKED, &m, &off, nullptr), 0);
+	int64_t m;
+	EXPECT_EQ(fc__hand_read_ns(&pub, fake_ticks_masked, FC__MONO, &m), 0);
 }
 
 TEST(Hands, publish_cycles_through_the_ring_and_readers_see_the_newest)
@@ -78,8 +81,8 @@ TEST(Hands, publish_cycles_through_the_ring_and_readers_see_the_newest)
 		seen.insert(th);
 		EXPECT_EQ(pub.current, th);
 		g_ticks = 100 * i + 7;
-		int64_t m, off;
-		ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_MASKED, &m, &off, nullptr), 1);
+		int64_t m;
+		ASSERT_EQ(fc__hand_read_ns(&pub, fake_ticks_masked, FC__MONO, &m), 1);
 		EXPECT_EQ(m, 1000 * i + 7);
 	}
 	EXPECT_EQ(seen.size(), (size_t)FC_HANDS);
@@ -101,8 +104,8 @@ TEST(Hands, generation_wraps_past_zero_without_ever_publishing_zero)
 		EXPECT_NE(th->gen, last[idx]) << "generation unchanged on reuse";
 		last[idx] = th->gen;
 		g_ticks = 5;
-		int64_t m, off;
-		ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_MASKED, &m, &off, nullptr), 1);
+		int64_t m;
+		ASSERT_EQ(fc__hand_read_ns(&pub, fake_ticks_masked, FC__MONO, &m), 1);
 		EXPECT_EQ(m, i + 5);
 	}
 }
@@ -115,16 +118,16 @@ TEST(Hands, reader_takes_slow_path_when_stale_or_behind)
 	fc_hand p = params(0);
 	p.base_ticks = 10000;
 	fc__hands_publish(&pub, &p);
-	int64_t m, off;
+	int64_t m;
 	g_ticks = 10000 + 999;
-	EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_MASKED, &m, &off, nullptr), 1);
+	EXPECT_EQ(fc__hand_read_ns(&pub, fake_ticks_masked, FC__MONO, &m), 1);
 	g_ticks = 10000 + 1000; // stale
-	EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_MASKED, &m, &off, nullptr), 0);
+	EXPECT_EQ(fc__hand_read_ns(&pub, fake_ticks_masked, FC__MONO, &m), 0);
 	g_ticks = 10000 - 1; // behind the anchor: huge unsigned delta
-	EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_MASKED, &m, &off, nullptr), 0);
+	EXPECT_EQ(fc__hand_read_ns(&pub, fake_ticks_masked, FC__MONO, &m), 0);
 }
 
-// The drop-ins' timespec reads (FC__HR_TS_*) give the instant the ns reads give, split as the kernel splits a
+// The drop-ins' timespec reads (fc__hand_read_ts) give the instant the ns reads give, split as the kernel splits a
 // timespec (nsec in [0, 10^9), seconds rounded towards -infinity): without a carry, with one and two carries,
 // before 1970, and where mono + real_off no longer fits an int64 of ns (a timespec still holds it). Both
 // forms: masked (narrow counters) and the hardware readers' unmasked one; and the timeval form.
@@ -158,28 +161,25 @@ TEST(Hands, timespec_reads_split_the_same_instant_at_every_carry_sign_and_extrem
 		g_ticks = 777 + c.delta;
 		const __int128 want_mono = (__int128)c.mono + (((__int128)c.delta * p.mult + p.frac) >> 32),
 			       want_real = want_mono + c.off;
-		for (unsigned mask : {0u, (unsigned)FC__HR_MASKED}) {
+		for (fc__hand_ticks_fn ticks : {fake_ticks, fake_ticks_masked}) {
 			int64_t s = 0, ns = 0;
 			SCOPED_TRACE(testing::Message() << "mono " << c.mono << " off " << c.off << " delta " << c.delta
-							<< " masked " << mask);
-			ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_TS_MONO | mask, &s, &ns, nullptr), 1);
-			fc__carry(&s, &ns, 1000000000u);
+							<< " masked " << (ticks == fake_ticks_masked));
+			ASSERT_EQ(fc__hand_read_ts(&pub, ticks, FC__MONO, &s, &ns), 1);
 			EXPECT_GE(ns, 0);
 			EXPECT_LT(ns, 1000000000);
 			EXPECT_TRUE((__int128)s * 1000000000 + ns == want_mono) << s << "." << ns;
-			ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_TS_REAL | mask, &s, &ns, nullptr), 1);
-			fc__carry(&s, &ns, 1000000000u);
+			ASSERT_EQ(fc__hand_read_ts(&pub, ticks, FC__REAL, &s, &ns), 1);
 			EXPECT_GE(ns, 0);
 			EXPECT_LT(ns, 1000000000);
 			EXPECT_TRUE((__int128)s * 1000000000 + ns == want_real) << s << "." << ns;
 			if (want_mono <= INT64_MAX && want_mono >= INT64_MIN) {
-				int64_t m = 0, off = 0;
-				ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_NS | mask, &m, &off, nullptr), 1);
-				EXPECT_TRUE(m == want_mono && off == c.off);
+				int64_t m = 0;
+				ASSERT_EQ(fc__hand_read_ns(&pub, ticks, FC__MONO, &m), 1);
+				EXPECT_TRUE(m == want_mono);
 			}
 			// The timeval form: the same instant in microseconds, floor(real / 1000) split alike.
-			ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_TV_REAL | mask, &s, &ns, nullptr), 1);
-			fc__carry(&s, &ns, 1000000u);
+			ASSERT_EQ(fc__hand_read_tv(&pub, ticks, &s, &ns), 1);
 			EXPECT_GE(ns, 0);
 			EXPECT_LT(ns, 1000000);
 			__int128 want_us = want_real / 1000;
@@ -188,7 +188,7 @@ TEST(Hands, timespec_reads_split_the_same_instant_at_every_carry_sign_and_extrem
 			EXPECT_TRUE((__int128)s * 1000000 + ns == want_us) << s << "." << ns;
 			if (want_real <= INT64_MAX && want_real >= INT64_MIN) {
 				int64_t r = 0;
-				ASSERT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_REAL | mask, &r, nullptr, nullptr), 1);
+				ASSERT_EQ(fc__hand_read_ns(&pub, ticks, FC__REAL, &r), 1);
 				EXPECT_TRUE(r == want_real) << r;
 			}
 		}
@@ -207,12 +207,12 @@ TEST(Hands, unmasked_reader_sends_stale_and_behind_to_the_slow_path)
 	fc__hands_publish(&pub, &p);
 	int64_t m = 0, s = 0, ns = 0;
 	g_ticks = 10000 + 999;
-	EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_NS, &m, nullptr, nullptr), 1);
-	EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_TS_REAL, &s, &ns, nullptr), 1);
+	EXPECT_EQ(fc__hand_read_ns(&pub, fake_ticks, FC__MONO, &m), 1);
+	EXPECT_EQ(fc__hand_read_ts(&pub, fake_ticks, FC__REAL, &s, &ns), 1);
 	for (uint64_t t : {10000ull + 1000, 10000ull - 1, 0ull}) {
 		g_ticks = t;
-		EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_NS, &m, nullptr, nullptr), 0) << t;
-		EXPECT_EQ(fc__hand_read(&pub, fake_counter, FC__HR_TS_MONO, &s, &ns, nullptr), 0) << t;
+		EXPECT_EQ(fc__hand_read_ns(&pub, fake_ticks, FC__MONO, &m), 0) << t;
+		EXPECT_EQ(fc__hand_read_ts(&pub, fake_ticks, FC__MONO, &s, &ns), 0) << t;
 	}
 }
 

@@ -26,6 +26,7 @@ struct Machine {
 	long double ppm = 0;          // kernel rate offset after t_switch
 	int64_t wall_off = 1700000000ll * 1000000000ll;
 	long double ticks_per_ns = 3; // the counter's rate (a 3 GHz counter)
+	long double ctr_off = 0;      // ticks added to the counter (a jump: negative goes back)
 
 	long double kernel_mono() const { return k_base + (t - t_switch) * (1 + ppm * 1e-6L); }
 	void set_ppm(long double p)
@@ -36,8 +37,9 @@ struct Machine {
 	}
 } M;
 
-uint64_t sim_counter() { M.t += 10; return (uint64_t)(M.t * M.ticks_per_ns); }
+uint64_t sim_counter() { M.t += 10; return (uint64_t)(M.t * M.ticks_per_ns + M.ctr_off); }
 uint64_t sim_counter_ctx(void *) { return sim_counter(); }
+uint64_t sim_ticks(const fc_hand *th) { return fc__hand_ticks_masked(th, sim_counter()); }
 int sim_kernel(void *, clockid_t id, int64_t *ns)
 {
 	M.t += 25;
@@ -59,10 +61,10 @@ void setup(uint64_t hz_hint)
 // fc_mono_ns over the simulated machine: the same two steps as include/fastclock.h.
 int64_t sim_mono()
 {
-	int64_t m, off;
-	if (fc__hand_read(&PUB, sim_counter, FC__HR_MASKED, &m, &off, nullptr))
+	int64_t m;
+	if (fc__hand_read_ns(&PUB, sim_ticks, FC__MONO, &m))
 		return m;
-	return fc__clock_slow(&C, FC__MONO);
+	return fc__read_slow_ns(&C, FC__MONO);
 }
 
 // Reads every `gap` ns for `dur` ns; returns max |fastclock - kernel| and counts backward steps.
@@ -154,14 +156,54 @@ TEST(Track, wall_offset_is_pinned_and_a_step_is_followed_within_one_period)
 	int back = 0;
 	run(10e6, 1000, &last, &back);
 	int64_t m, off;
-	ASSERT_EQ(fc__hand_read(&PUB, sim_counter, FC__HR_MASKED, &m, &off, nullptr), 1);
+	ASSERT_EQ(fc__hand_read_ns(&PUB, sim_ticks, FC__MONO, &m), 1);
+	off = PUB.current->real_off_ns;
 	EXPECT_NEAR((double)off, (double)M.wall_off, 2.0);
 	M.wall_off -= 3600ll * 1000000000ll; // settimeofday one hour back
 	run(1.2e6, 1000, &last, &back);        // one period (+ the expiry slack)
-	ASSERT_EQ(fc__hand_read(&PUB, sim_counter, FC__HR_MASKED, &m, &off, nullptr), 1);
+	ASSERT_EQ(fc__hand_read_ns(&PUB, sim_ticks, FC__MONO, &m), 1);
+	off = PUB.current->real_off_ns;
 	EXPECT_NEAR((double)off, (double)M.wall_off, 2.0);
 	EXPECT_EQ(C.track.real_steps, 1u);
 	EXPECT_EQ(back, 0) << "the monotonic clock must not move with the wall clock";
+}
+
+// What a counter that jumps back does (docs/API.md "When a clock jumps back", the header's "Going back"): landing
+// at or past its hand's anchor, a read returns the hand's earlier value there (as the vDSO does); behind the
+// anchor by less than valid_ticks/64, the anchor's value; further behind, the reader re-anchors and the clock
+// resumes at or above every value returned before the jump (src/read.c SKEW_CLAMP_DIV, src/track.c expired_floor).
+TEST(Track, a_counter_jumping_back_goes_back_only_inside_its_hand)
+{
+	setup(3000000000ull);
+	int64_t last = INT64_MIN;
+	int back = 0;
+	run(20e6, 1000, &last, &back);
+	ASSERT_EQ(back, 0);
+	const fc_hand *h = __atomic_load_n(&PUB.current, __ATOMIC_ACQUIRE);
+	const uint64_t base = h->base_ticks, valid = h->valid_ticks;
+	const int64_t anchor = h->mono_ns;
+	const uint64_t reanchors = C.reanchors;
+	// 1. Inside the hand: move the counter to 1000 ticks past the anchor; the value is the hand's there.
+	const long double now_ticks = M.t * M.ticks_per_ns + M.ctr_off;
+	ASSERT_GT(now_ticks - (long double)base, 2000.0L) << "the hand is too young for this test";
+	M.ctr_off -= now_ticks - (long double)(base + 1000);
+	int64_t v1 = sim_mono();
+	EXPECT_LT(v1, last) << "a jump back inside the hand returns an earlier value";
+	EXPECT_GE(v1, anchor);
+	EXPECT_LE(v1, anchor + 1000);
+	// 2. Behind the anchor by less than valid/64: the anchor's value, no re-anchor.
+	M.ctr_off -= 1000 + (long double)(valid / 128);
+	EXPECT_EQ(sim_mono(), anchor);
+	EXPECT_EQ(C.reanchors, reanchors);
+	// 3. Further behind: a re-anchor, and nothing below the values returned before the jump.
+	M.ctr_off -= (long double)valid;
+	int64_t v3 = sim_mono();
+	EXPECT_GT(C.reanchors, reanchors);
+	EXPECT_GE(v3, last) << "after a re-anchor the clock resumes at or above every value returned";
+	last = v3;
+	back = 0;
+	run(5e6, 1000, &last, &back);
+	EXPECT_EQ(back, 0);
 }
 
 TEST(Track, bound_contains_the_true_error_in_steady_state)
@@ -172,10 +214,10 @@ TEST(Track, bound_contains_the_true_error_in_steady_state)
 	run(20e6, 1000, &last, &back);
 	int misses = 0;
 	for (int i = 0; i < 100000; i++) {
-		int64_t m, off;
+		int64_t m;
 		fc__bound b;
-		if (!fc__hand_read(&PUB, sim_counter, FC__HR_MASKED, &m, &off, &b)) {
-			fc__clock_slow(&C, FC__MONO);
+		if (!fc__hand_read_bounded(&PUB, sim_ticks, FC__MONO, &m, &b)) {
+			fc__read_slow_ns(&C, FC__MONO);
 			continue;
 		}
 		long double k = M.kernel_mono();
@@ -219,7 +261,7 @@ void setup_ntp(int64_t period_ns, long double ticks_per_ns)
 	const long double gap = std::max(1.05L * (long double)period_ns, 1.05L * 8 / ticks_per_ns);
 	for (int i = 0; i < 12; i++) {
 		M.t += gap;
-		fc__clock_slow(&C, FC__MONO);
+		fc__read_slow_ns(&C, FC__MONO);
 	}
 }
 
@@ -237,7 +279,7 @@ TEST_P(PeriodPromise, a_read_past_its_own_reanchors_window_gets_the_bound_of_its
 	M.t += 1.2L * (long double)P + 200000; // the hand is stale and the NTP state is re-read at the next re-anchor
 	ntp_stall = 1.5L * (long double)(P + P / 8) + 200000;
 	fc__bound b;
-	fc__clock_read(&C, FC__REAL, &b);
+	fc__read_slow(&C, FC__REAL, &b);
 	const long double k = M.kernel_mono();
 	ASSERT_EQ(ntp_stall, 0) << "the read re-anchored, and the writer was preempted after its NTP read";
 	ASSERT_EQ(b.sync_status, FC_SYNC_SYNCHRONIZED);
@@ -254,14 +296,14 @@ TEST_P(PeriodPromise, a_hands_bound_covers_its_whole_window)
 	for (long double tpn : {3.0L, 0.001L}) { // a 3 GHz and a 1 MHz counter
 		setup_ntp(P, tpn);
 		M.t += 1.2L * (long double)P + 200000 + 8 / tpn; // the next read re-anchors and re-reads the NTP state
-		fc__clock_slow(&C, FC__MONO);
+		fc__read_slow_ns(&C, FC__MONO);
 		const fc_hand *h = PUB.current;
 		ASSERT_FALSE(h->flags & FC_HAND_KERNEL);
 		// the last counter value the fast path serves from this hand, less one counter read's cost
 		M.t = ((long double)(h->base_ticks + h->stale_ticks - 1) / tpn) - 10;
-		int64_t m, off;
+		int64_t m;
 		fc__bound b;
-		ASSERT_TRUE(fc__hand_read(&PUB, sim_counter, FC__HR_MASKED | FC__HR_REAL, &m, &off, &b)) << tpn;
+		ASSERT_TRUE(fc__hand_read_bounded(&PUB, sim_ticks, FC__REAL, &m, &b)) << tpn;
 		ASSERT_EQ(PUB.current, h);
 		ASSERT_NE(b.sync_status, FC_SYNC_DISRUPTED) << tpn;
 		EXPECT_GE(b.utc_err_ns, ntp_claim(M.kernel_mono())) << "period " << P << ", counter " << tpn * 1e9L << " Hz";
@@ -282,7 +324,7 @@ TEST_P(PeriodPromise, the_clocksource_is_rechecked_at_least_once_a_second_and_no
 	const uint64_t r0 = C.reanchors, c0 = C.trust_checks;
 	while (C.reanchors - r0 < 3000 && M.kernel_mono() - t0 < 3.5e9L) {
 		M.t += 1.05L * (long double)P;
-		fc__clock_slow(&C, FC__MONO);
+		fc__read_slow_ns(&C, FC__MONO);
 	}
 	const uint64_t reanchors = C.reanchors - r0, checks = C.trust_checks - c0;
 	const uint64_t seconds = (uint64_t)((M.kernel_mono() - t0) / 1e9L);

@@ -300,7 +300,7 @@ static void measure_vdso(struct info *in)
 	fc_mono_ns();
 	in->fc_mono_cost_ns = cost_of(fcb_batch_fc_mono, 0);
 	/* The coarse clocks as this process gets them: a keeper started (and stopped) here. It is SCHED_FIFO where
-	 * the process may, and coarse reads are one load (fc__pub.coarse_mono kept); otherwise they are checked
+	 * the process may, and coarse reads are one load (fc_coarse_one_load); otherwise they are checked
 	 * against the kernel's coarse clock (src/updater.c). Another process may have other privileges. */
 	in->coarse_checked = -1;
 	in->fc_coarse_cost_ns = NAN;
@@ -308,13 +308,11 @@ static void measure_vdso(struct info *in)
 		/* The keeper stores its first value at its own first run, which comes when the scheduler lets it: wait
 		 * for it to have run (named, and a FIFO one's value kept), 1 s at most. */
 		int fifo = -1;
-		for (int i = 0; i < 10000 && ((fifo = keeper_fifo()) < 0 ||
-					      (fifo && __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) == 0));
-		     i++) {
+		for (int i = 0; i < 10000 && ((fifo = keeper_fifo()) < 0 || (fifo && !fc_coarse_one_load())); i++) {
 			const struct timespec ts = {0, 100000};
 			nanosleep(&ts, NULL);
 		}
-		in->coarse_checked = fifo < 0 ? -1 : __atomic_load_n(&fc__pub.coarse_mono, __ATOMIC_RELAXED) == 0;
+		in->coarse_checked = fifo < 0 ? -1 : !fc_coarse_one_load();
 		in->fc_coarse_cost_ns = cost_of(fcb_batch_fc_coarse, 0);
 		fc_updater_stop();
 	}
