@@ -233,7 +233,8 @@ static inline int fc_real_bounded(struct fc_interval *out)
 	int64_t m;
 	struct fc__bound b;
 	if (FC__UNLIKELY(out == NULL) ||
-	    FC__UNLIKELY(!fc__hand_read_bounded(&fc__pub, fc__hand_ticks_ordered, FC__REAL, &m, &b)))
+	    FC__UNLIKELY(!fc__hand_read_bounded(&fc__pub, fc__hand_ticks_ordered, FC__REAL, &m, &b)) ||
+	    FC__UNLIKELY(b.sync_status < 0)) /* no bound asked for yet: the slow path asks */
 		return fc__slow_bounded(out, FC__REAL);
 	m += b.utc_corr_ns;
 	out->earliest_ns = m - b.track_err_ns - b.utc_err_ns;
@@ -247,7 +248,8 @@ static inline int fc_mono_bounded(struct fc_interval *out)
 	int64_t m;
 	struct fc__bound b;
 	if (FC__UNLIKELY(out == NULL) ||
-	    FC__UNLIKELY(!fc__hand_read_bounded(&fc__pub, fc__hand_ticks_ordered, FC__MONO, &m, &b)))
+	    FC__UNLIKELY(!fc__hand_read_bounded(&fc__pub, fc__hand_ticks_ordered, FC__MONO, &m, &b)) ||
+	    FC__UNLIKELY(b.sync_status < 0)) /* no bound asked for yet: the slow path asks */
 		return fc__slow_bounded(out, FC__MONO);
 	out->earliest_ns = m - b.track_err_ns;
 	out->latest_ns = m + b.track_err_ns;

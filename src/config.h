@@ -1,6 +1,7 @@
 /*
- * fastclock — config.c: the environment's values parsed, with clear errors (pure).
- * Floor 0. Owns: struct fc_config, the re-anchor period's default and limits (FC_*_PERIOD_NS). May call: str.c.
+ * fastclock — config.c: the environment read (secure_getenv's rule) and its values parsed, with clear errors.
+ * Floor 0. Owns: struct fc_config, the re-anchor period's default and limits (FC_*_PERIOD_NS), fc__env_scan.
+ * May call: str.c; libc (getauxval, environ).
  */
 #ifndef FASTCLOCK_CONFIG_H
 #define FASTCLOCK_CONFIG_H
@@ -28,6 +29,9 @@ int fc__config_parse(const char *source, const char *period_us, struct fc_config
 int fc__config_parse_updater(const char *v, int *autostart, char *err, size_t errlen);
 /* FASTCLOCK_UPDATER_RT=1|0 (unset or empty: 1): may the updater thread ask for SCHED_FIFO (updater.c). */
 int fc__config_parse_updater_rt(const char *v, int *rt, char *err, size_t errlen);
+/* The values of the variables names[0..n) (each "FASTCLOCK_..."; NULL: unset) into val, as getenv finds them, in
+ * one pass over environ; none in a program started with raised privileges (AT_SECURE). Async-signal-safe. */
+void fc__env_scan(const char *const *names, int n, const char **val);
 
 #ifdef __cplusplus
 }

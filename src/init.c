@@ -13,14 +13,14 @@
  *
  * Owns: the clock's init_state (g_state: not initialised / initialising / ready), reading the environment,
  * the fork handler.
- * May call: start.c, state.c, config.c, trust.c (test seams). The bound source (src/bound) is only named here:
- * the writer opens it on first use (windup.c), so the first call stays one kernel read.
+ * May call: start.c, state.c, config.c, trust.c (test seams). Nothing of the UTC bound: a program that never asks
+ * for one reads none of its variables (src/bounded.c reads them when the bound is installed); fc_init installs it
+ * only where it is linked (a weak reference: a static program without a bounded read links none of it).
  */
 #include <pthread.h>
 #include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
-#include <sys/auxv.h>
 #include <time.h>
 
 #include "section.h"
@@ -29,7 +29,7 @@
 #include "start.h"
 #include "state.h"
 #include "trust.h"
-#include "bound/select.h"
+#include "units.h"
 
 /* Re-check the kernel's clocksource every 1024 re-anchors (about once a second at the default period), and at
  * least once a second of the kernel's time at longer periods (windup.c, TRUST_EVERY_NS); a sysfs read costs a
@@ -43,60 +43,21 @@
  * first call writes the clock's page anyway, while a variable in .bss would cost that call two page faults of
  * its own (a read of the zero page, then the write: ~1-2 us each on the VM of docs/PERFORMANCE.md). */
 #define g_state (fc__global_clock()->init_state)
-static struct fc_bounder g_bounder; /* the global clock's bound source (static: no allocation) */
 static FC_TLS int t_initialising; /* this thread runs global_init (a signal handler must not wait for it) */
 
-/* secure_getenv's rule (glibc's and musl's AT_SECURE): a program the kernel started with raised privileges
- * (set-user-ID, set-group-ID, file capabilities) sees no FASTCLOCK_* variable, so its caller cannot point it at
- * a file of the caller's, stall it, or make it read a file the caller cannot. getauxval reads the auxiliary
- * vector libc keeps: async-signal-safe, as getenv. */
-extern char **environ;
-
-/* The variables the library reads, each a whole name (the test that the installed library has no
+/* The clock core's variables (src/bounded.c reads the bound's), each a whole name (the test that the installed library has no
  * FASTCLOCK_TEST_ seam, SetUid.the_installed_library_has_no_test_seams, looks for these strings). */
-enum { E_SOURCE, E_PERIOD, E_UPDATER, E_UPDATER_RT, E_BOUND_SOURCE, E_CLOCKBOUND, E_CHRONY, E_VMCLOCK,
+enum { E_SOURCE, E_PERIOD, E_UPDATER, E_UPDATER_RT,
 #ifdef FASTCLOCK_TEST_SEAMS
 	E_TEST_CLOCKSOURCE, E_TEST_INIT_DELAY,
 #endif
 	E_COUNT };
 static const char *const env_names[E_COUNT] = {
 	"FASTCLOCK_SOURCE", "FASTCLOCK_PERIOD_US", "FASTCLOCK_UPDATER", "FASTCLOCK_UPDATER_RT",
-	"FASTCLOCK_BOUND_SOURCE", "FASTCLOCK_CLOCKBOUND_PATH", "FASTCLOCK_CHRONY_SOCKET", "FASTCLOCK_VMCLOCK_PATH",
 #ifdef FASTCLOCK_TEST_SEAMS
 	"FASTCLOCK_TEST_CLOCKSOURCE_FILE", "FASTCLOCK_TEST_INIT_DELAY_US",
 #endif
 };
-#define ENV_PREFIX_LEN 10 /* strlen("FASTCLOCK_"), which every name above begins with */
-
-/* One pass over environ, as getenv reads it (the first definition of a name wins), done here: getenv and
- * strncmp may lie on libc text pages the process has not touched yet, a page fault each (4-8 us of a 12 us
- * first call on the VM of docs/PERFORMANCE.md), and a getenv per variable scanned the whole environment eight
- * times (4,400 of a first call's 6,000 instructions under callgrind). An entry that does not begin with the
- * prefix costs a byte compare or a few. */
-static void env_scan(const char *val[E_COUNT])
-{
-	for (int i = 0; i < E_COUNT; i++)
-		val[i] = NULL;
-	if (getauxval(AT_SECURE))
-		return;
-	for (char **e = environ; e && *e; e++) {
-		const char *p = *e, *pre = env_names[0];
-		int k = 0;
-		while (k < ENV_PREFIX_LEN && p[k] == pre[k])
-			k++;
-		if (k < ENV_PREFIX_LEN)
-			continue;
-		for (int i = 0; i < E_COUNT; i++) {
-			const char *n = env_names[i] + ENV_PREFIX_LEN, *q = p + ENV_PREFIX_LEN;
-			while (*n && *q == *n)
-				q++, n++;
-			if (!*n && *q == '=' && val[i] == NULL) {
-				val[i] = q + 1;
-				break;
-			}
-		}
-	}
-}
 
 FC__START_TEXT static void global_init(void)
 {
@@ -104,7 +65,7 @@ FC__START_TEXT static void global_init(void)
 	struct fc_config cfg;
 	const char *v[E_COUNT];
 
-	env_scan(v);
+	fc__env_scan(env_names, E_COUNT, v);
 	c->config_error[0] = 0;
 	fc__config_parse(v[E_SOURCE], v[E_PERIOD], &cfg, c->config_error,
 			sizeof(c->config_error));
@@ -126,13 +87,7 @@ FC__START_TEXT static void global_init(void)
 		}
 	}
 #endif
-	/* The bound source's settings, parsed and opened by the writer on first use (fc__clock_bound_fields_locked). */
-	c->bound_env.source = v[E_BOUND_SOURCE];
-	c->bound_env.clockbound_path = v[E_CLOCKBOUND];
-	c->bound_env.chrony_socket = v[E_CHRONY];
-	c->bound_env.vmclock_path = v[E_VMCLOCK];
-	c->bounder = &g_bounder;
-	c->bounder_reopen = FC_REOPEN_FIRST;
+	c->bound_lazy = 1; /* the bound is installed when asked for (src/bounded.c): its hands say so till then */
 	c->forced = cfg.backend != 0;
 	c->trust_every = TRUST_EVERY;
 	c->chores_max_age_ns = CHORES_MAX_AGE_NS;
@@ -150,7 +105,12 @@ static void atfork_child(void)
 {
 	if (!fc__lock_mine)
 		__atomic_store_n(&fc__global_clock()->lock, 0, __ATOMIC_RELAXED);
-	fc__global_clock()->bounder_reopen = FC_REOPEN_FIRST; /* the chronyd socket is the parent's: replies would go there */
+	{
+		struct fc_clock *c = fc__global_clock();
+		const struct fc_bound_ops *ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
+		if (ops)
+			ops->forked(c); /* the chronyd socket is the parent's: replies would go there */
+	}
 	if (__atomic_load_n(&g_state, __ATOMIC_RELAXED) == 1)
 		__atomic_store_n(&g_state, 0, __ATOMIC_RELAXED);
 }
@@ -219,9 +179,19 @@ FC__START_TEXT int fc__ensure_init(void)
 	return 1;
 }
 
+/* src/bounded.c's, where the program links it (weak: a static program that makes no bounded read does not) */
+extern void fc__bound_install(struct fc_clock *c, int poll) __attribute__((weak));
+
 int fc_init(void)
 {
-	if (fc__ensure_init())
+	if (fc__ensure_init()) {
+		/* the bound first, so the first counter hand stamps it from the sources (opened: documented with the
+		 * first call's costs, include/fastclock.h) */
+		if (fc__bound_install)
+			fc__bound_install(fc__global_clock(), 0);
 		fc__clock_start_finish(fc__global_clock()); /* the counter checked and calibrated (~1 ms) */
+		if (fc__bound_install)
+			fc__bound_install(fc__global_clock(), 1); /* a start-up already finished: the poll, for the next hands */
+	}
 	return 0;
 }

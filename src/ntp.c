@@ -1,12 +1,12 @@
 /*
  * fastclock — the kernel's NTP state (adjtimex, modes = 0: a read, unprivileged) and how it is classified.
- * The rules are documented with fc_real_bounded in include/fastclock.h. Also the clock's cached copy of it,
- * refreshed at most once a second by whoever holds the writer lock (fc__clock_refresh_ntp_locked).
+ * The rules are documented with fc_real_bounded in include/fastclock.h. Pure but for the one adjtimex read: the
+ * clock's cached copy is the writer's (windup.c, fc__clock_refresh_ntp_locked).
  */
 #include <sys/timex.h>
 
+#include "fastclock.h" /* enum fc_sync */
 #include "ntp.h"
-#include "state.h"
 
 /* The kernel resets maxerror to NTP_PHASE_LIMIT (16 s) when it is not disciplined (kernel/time/ntp.c). */
 #define UNSYNC_MAXERROR_US 16000000L
@@ -63,32 +63,4 @@ int fc__ntp_read(void *ctx, struct fc_ntp *out)
 	    tx.tick <= FC_NTP_TICK_NOMINAL_US + FC_NTP_TICK_NOMINAL_US / 10)
 		out->tick_us = tx.tick;
 	return out->sync;
-}
-
-/* ---- the clock's cached copy (the writer's) ------------------------------------------------------------------- */
-/* Read the kernel's NTP state at most this often (adjtimex is a real syscall, ~0.3 us). */
-#define NTP_EVERY_NS 1000000000LL
-
-void fc__clock_refresh_ntp_locked(struct fc_clock *c, int64_t now)
-{
-	if (c->have_ntp && now - c->ntp_at < NTP_EVERY_NS)
-		return;
-	if (c->src.ntp)
-		c->src.ntp(c->src.ctx, &c->ntp);
-	else
-		c->ntp = (struct fc_ntp){.sync = FC_SYNC_UNKNOWN};
-	c->ntp_at = now;
-	c->have_ntp = 1;
-}
-
-int fc__clock_ntp_shared(void *ctx, struct fc_ntp *out)
-{
-	const struct fc_clock *c = ctx;
-	/* read at ntp_at, after the caller took its time (fc__clock_refresh_ntp_locked's now): as of that time it is
-	 * what a read of the source's own, also taken after it, would show, or less grown */
-	if (c->have_ntp && c->ntp_at == c->ntp_share_at) {
-		*out = c->ntp;
-		return out->sync;
-	}
-	return c->src.ntp ? c->src.ntp(c->src.ctx, out) : fc__ntp_read(NULL, out);
 }

@@ -1,6 +1,5 @@
 /*
- * fastclock — ntp.c: the kernel's NTP state (adjtimex, modes = 0) and its classification; and the clock's cached
- * copy of it (fc__clock_refresh_ntp_locked only reads and writes fields of the clock object: no call upward).
+ * fastclock — ntp.c: the kernel's NTP state (adjtimex, modes = 0) and its classification.
  * Floor 0. Owns: struct fc_ntp, FC_NTP_TICK_NOMINAL_US. May call: nothing of the library (libc adjtimex).
  */
 #ifndef FASTCLOCK_NTP_H
@@ -11,8 +10,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-struct fc_clock; /* state.h */
 
 struct fc_ntp {
 	int sync;            /* enum fc_sync (never DISRUPTED: that is the tracker's verdict) */
@@ -31,13 +28,6 @@ int fc__ntp_read(void *ctx, struct fc_ntp *out); /* adjtimex(modes = 0), classif
 /* adjtimex's offset (the correction the kernel PLL has still to slew in: ns with STA_NANO, else us) as |ns|,
  * at most 16 s. Pure. */
 int64_t fc__ntp_offset_ns(long offset, int status);
-
-/* (ntp.c) Refresh the clock's cached NTP state if it is a second old (caller holds the writer lock). */
-void fc__clock_refresh_ntp_locked(struct fc_clock *c, int64_t now);
-/* (ntp.c) The bound's kernel source reading through the clock (ctx: the struct fc_clock; windup.c hands it to the
- * bounder): the cached state when the refresh read it at the bound's own time (c->ntp_share_at), so the two
- * share one adjtimex; else a read of its own (the clock's source's). */
-int fc__clock_ntp_shared(void *ctx, struct fc_ntp *out);
 
 #ifdef __cplusplus
 }

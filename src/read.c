@@ -4,7 +4,7 @@
  * Everything the inline readers of <fastclock.h> do not do themselves: a stale hand (re-anchor through
  * windup.c, or wait for the thread that does), a counter behind its hand's anchor, kernel hands (fail
  * closed: clock_gettime on every read, raised to the floor the last counter hand left), and the bound of
- * each value for bounded reads.
+ * each value for bounded reads (fc__read_global; the bounded entry point is src/bounded.c's).
  *
  * Owns: the slow path's rules past a hand's stale point, the kernel backend's read rule.
  * May call: state.c, windup.c, start.c (a capture's unit), ntp.c (the cached NTP state), init.c.
@@ -20,8 +20,8 @@
 #include "start.h"
 #include "state.h"
 #include "updater.h"
+#include "units.h"
 #include "windup.h"
-#include "bound/bound.h" /* FC_BOUND_NOTHING */
 
 /* Busy-spins (fc__cpu_relax: x86 PAUSE, arm64 YIELD) before a waiting reader (its hand expired while another
  * thread re-anchors) starts yielding the CPU. A re-anchor takes ~0.5 us (a few bracketed kernel reads,
@@ -87,9 +87,9 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 		/* The bound as a hand's (windup.c): its half-width at the end of a life (KERNEL_BOUND_LIFE_NS), so
 		 * that readers that find the lock taken may use it until then */
 		const int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC), life = KERNEL_BOUND_LIFE_NS;
-		/* a process's first bounded read in auto mode reads nothing (windup.c), the next opens the sources */
-		if (!fc__clock_bound_first_locked(c, &p))
-			fc__clock_bound_fields_locked(c, &p, now, life); /* refreshes the NTP state */
+		/* through the bound's seam (a process's first bounded read in auto mode reads nothing, the next opens
+		 * the sources: src/bounded.c); refreshes the NTP state */
+		fc__clock_bound_kernel_locked(c, &p, now, life);
 		/* for readers that find the lock taken: three relaxed stores, then (release) until when they hold; a
 		 * reader may pair fields of two refreshes, each a bound of its own until at least that time */
 		__atomic_store_n(&c->kernel_utc_err_ns, p.utc_err_ns, __ATOMIC_RELAXED);
@@ -97,7 +97,7 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 		__atomic_store_n(&c->kernel_sync_status, p.sync_status, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->kernel_bound_until, now + life, __ATOMIC_RELEASE);
 		fc__clock_unlock(c);
-	} else if (c->bounder) {
+	} else if (c->bound_lazy) {
 		/* The last refresh's bound, while it holds (another thread's refresh under way, or this thread's in a
 		 * signal handler): it was the bound at its end of life, and the source's bound only grows after it, so
 		 * past it (refreshes are as rare as bounded reads) it promises nothing */
@@ -317,6 +317,8 @@ FC__START_TEXT static int64_t global_read(int how, struct fc__bound *b)
 
 FC__START_TEXT int64_t fc__slow_ns(int how) { return global_read(how, NULL); }
 
+FC__START_TEXT int64_t fc__read_global(int how, struct fc__bound *b) { return global_read(how, b); }
+
 FC__START_TEXT uint64_t fc__ticks_kernel(void)
 {
 	struct fc_clock *c = fc__global_clock();
@@ -335,26 +337,6 @@ FC__START_TEXT uint64_t fc__ticks_kernel(void)
 		t = (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC);
 	errno = saved;
 	return t;
-}
-
-FC__START_TEXT int fc__slow_bounded(struct fc_interval *out, int how)
-{
-	struct fc__bound b;
-	int64_t v, utc_err;
-
-	if (out == NULL) {
-		errno = EFAULT;
-		return -1;
-	}
-	/* The slow path reports the bound of the very hand (or kernel read) that produced the value. */
-	v = global_read(how, &b);
-	utc_err = (how & FC__REAL) ? b.utc_err_ns : 0;
-	if (how & FC__REAL)
-		v += b.utc_corr_ns;
-	out->earliest_ns = v - b.track_err_ns - utc_err;
-	out->latest_ns = v + b.track_err_ns + utc_err;
-	out->status = b.sync_status;
-	return 0;
 }
 
 /* ---- the coarse clocks' slow path ---------------------------------------------------------------------- */

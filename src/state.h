@@ -23,15 +23,35 @@
 #include "ntp.h"
 #include "sample.h"
 #include "track.h"
-#include "bound/bound.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-struct fc_bounder; /* src/bound/select.h */
-#define FC_REOPEN_FIRST 1 /* c->bounder_reopen: the next bound is the process's first */
-#define FC_REOPEN_LOOK 2  /* ...: the first has been served (auto mode, nothing read); the next opens the sources */
+/* A hand's sync_status while no bound has been asked for (the global clock before its first bounded read, fc_init or
+ * fc_status), unless the tracker's verdict is DISRUPTED: the inline bounded readers take the slow path
+ * (src/bounded.c), which installs the bound. */
+#define FC_SYNC_UNASKED (-1)
+
+struct fc_clock;
+
+/* The UTC bound's one seam (FreeBSD's ntp_update_second): the writer knows a hand carries a bound and a status, not
+ * where they come from. src/bounded.c installs it (c->bound) on the first bounded read; until then the global
+ * clock's hands say FC_SYNC_UNASKED, and a clock with no bound_lazy (the simulations' and tests') stamps the
+ * kernel's NTP state (windup.c). Every op runs under the writer lock. */
+struct fc_bound_ops {
+	/* p's bound fields (utc_err_ns over [now, now + life_ns], utc_corr_ns, sync_status): poll: from a poll of the
+	 * source (the chores; the source opened on its first use), else from its last poll */
+	void (*stamp)(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns, int poll);
+	/* p's bound fields from the source's last poll, without polling (p->real_ns set): 1, or 0 when there is none
+	 * yet (nothing stamped) */
+	int (*cached)(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);
+	/* A bounded read's bound on the kernel backend or of an unasked hand: 1 with p's bound fields stamped when this
+	 * is the process's first and it reads nothing (auto mode), else 0 (stamp with a poll) */
+	int (*first)(struct fc_clock *c, struct fc_hand *p);
+	/* In a fork child (init.c's handler): the sources are the parent's */
+	void (*forked)(struct fc_clock *c);
+};
 
 struct fc_clock {
 	struct fc_pub *pub;
@@ -52,17 +72,10 @@ struct fc_clock {
 	char reason[160];
 	char clocksource[32];
 	char config_error[160];
-	struct fc_bounder *bounder; /* the UTC bound's source (src/bound); NULL: the kernel's NTP state via src.ntp */
-	/* (re-)open the source on the writer's next bound: FC_REOPEN_FIRST at start and in a fork child (in auto mode a
-	 * bounded read's first bound reads nothing: windup.c fc__clock_bound_first_locked), FC_REOPEN_LOOK after
-	 * that; 0 once open */
-	int bounder_reopen;
-	struct { /* the bound source's environment, read at start-up (init.c), parsed by the writer (windup.c) */
-		const char *source;          /* FASTCLOCK_BOUND_SOURCE */
-		const char *clockbound_path; /* FASTCLOCK_CLOCKBOUND_PATH */
-		const char *chrony_socket;   /* FASTCLOCK_CHRONY_SOCKET */
-		const char *vmclock_path;    /* FASTCLOCK_VMCLOCK_PATH */
-	} bound_env;
+	/* The UTC bound (the seam above; atomic: readers load it, src/bounded.c stores it once), NULL until installed;
+	 * bound_lazy: NULL means "not asked yet" (FC_SYNC_UNASKED hands), not "the kernel's NTP state" */
+	const struct fc_bound_ops *bound;
+	int bound_lazy;
 	/* The kernel backend's bound vs UTC (half-width, centre, status) at the last refresh, for readers that find
 	 * the writer lock taken (read.c; relaxed atomics), and the CLOCK_MONOTONIC until which it holds (release
 	 * after them; 0: none yet): past it a reader gets no promise. */
@@ -71,16 +84,12 @@ struct fc_clock {
 	int64_t kernel_bound_until;
 	/* The chores (windup.c: the clocksource re-check, the NTP state, the bound source's poll): CLOCK_MONOTONIC when
 	 * they were last done (atomic: the keeper reads it), and how old they may get before a reader's re-anchor does
-	 * them itself (0: at every re-anchor). bound_last: the source's last poll, which re-anchors without chores
-	 * stamp their hands from; bound_polled: there was one. */
+	 * them itself (0: at every re-anchor). */
 	int64_t chores_at;
 	int64_t chores_max_age_ns;
-	struct fc_bound bound_last;
-	int bound_polled;
 	struct fc_ntp ntp;   /* last NTP state read */
 	int64_t ntp_at;      /* kernel CLOCK_MONOTONIC when it was read */
 	int have_ntp;
-	int64_t ntp_share_at; /* the bound being computed's CLOCK_MONOTONIC: a refresh at it is the kernel source's read too */
 	/* counters (relaxed atomics; slow path only) */
 	uint64_t reanchors, slow_paths, waits, trust_checks;
 	/* Start-up without a wait (windup.c): the first hand is a kernel hand; the slow path then checks the

@@ -3,7 +3,9 @@
  * fc_coarse_one_load and the printable names of the enums.
  *
  * Owns: the copy of the clock's state into struct fc_status.
- * May call: state.c, windup.c (the writer lock, the period), init.c, the public API, bound/ (the source state).
+ * May call: state.c, windup.c (the writer lock, the period), init.c, the public API; src/bounded.c's
+ * fc__bound_status (the bound's state) through a weak reference: a static program that makes no bounded read links
+ * no bound, and its fc_status says so.
  */
 #include <errno.h>
 #include <string.h>
@@ -13,7 +15,6 @@
 #include "state.h"
 #include "units.h"
 #include "windup.h"
-#include "bound/select.h"
 
 
 int fc_set_period_ns(int64_t period_ns)
@@ -67,39 +68,8 @@ const char *fc_freq_source_name(int src)
 	return (src >= 0 && src <= FC_FREQ_MEASURED) ? names[src] : "unknown";
 }
 
-/* The bound source's state, copied under the writer lock (the writer polls the source). */
-static void bound_status(struct fc_clock *c, struct fc_status *out)
-{
-	const struct fc_bounder *bd = c->bounder;
-	const struct fc_bound *cur;
-	int64_t now;
-	out->bound_error_age_ns = -1;
-	if (!bd) {
-		fc__copy_str(out->bound_source, sizeof(out->bound_source), "kernel");
-		return;
-	}
-	fc__clock_lock(c);
-	now = fc__kernel_ns(c, CLOCK_MONOTONIC);
-	/* A process whose first bounded read read nothing (auto mode, windup.c), or that has had no bound yet (the
-	 * kernel backend): its sources are opened now, as its next bound would. */
-	if (c->bounder_reopen) {
-		struct fc_hand p;
-		fc__clock_bound_fields_locked(c, &p, now, 0);
-	}
-	cur = fc__bounder_current(bd);
-	fc__copy_str(out->bound_source, sizeof(out->bound_source), fc__bounder_name(bd));
-	fc__copy_str(out->bound_why, sizeof(out->bound_why), fc__bounder_why(bd));
-	fc__copy_str(out->bound_reason, sizeof(out->bound_reason), cur->reason);
-	fc__copy_str(out->bound_error, sizeof(out->bound_error), cur->last_error);
-	out->bound_status = cur->status;
-	out->bound_age_ns = cur->as_of_ns ? now - cur->as_of_ns : -1;
-	out->bound_half_ns = fc__bound_half_at(cur, now);
-	out->bound_center_ns = cur->center_ns;
-	out->leap = cur->leap;
-	if (cur->last_error[0])
-		out->bound_error_age_ns = now - cur->last_error_at;
-	fc__clock_unlock(c);
-}
+/* src/bounded.c's: the bound's fields of *out (installing the bound, as a bounded read would) */
+extern void fc__bound_status(struct fc_clock *c, struct fc_status *out) __attribute__((weak));
 
 int fc_status(struct fc_status *out)
 {
@@ -138,13 +108,17 @@ int fc_status(struct fc_status *out)
 	out->slow_paths = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
 	out->waits = __atomic_load_n(&c->waits, __ATOMIC_RELAXED);
 	out->trust_checks = __atomic_load_n(&c->trust_checks, __ATOMIC_RELAXED);
-	bound_status(c, out);
-	out->updater_running = __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED) != 0;
-	{
-		struct fc_interval iv;
-		fc_real_bounded(&iv);
-		out->sync_status = iv.status;
+	if (fc__bound_status) {
+		fc__bound_status(c, out);
+	} else { /* a static program without a bounded read: no bound linked */
+		out->bound_error_age_ns = -1;
+		out->bound_age_ns = -1;
+		out->bound_half_ns = FC_BOUND_NOTHING;
+		fc__copy_str(out->bound_source, sizeof(out->bound_source), "none");
+		fc__copy_str(out->bound_why, sizeof(out->bound_why), "not linked: the program makes no bounded read");
+		out->sync_status = FC_SYNC_UNKNOWN;
 	}
+	out->updater_running = __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED) != 0;
 	out->step_notifier = __atomic_load_n(&c->step_notifier, __ATOMIC_RELAXED);
 	out->step_notifications = __atomic_load_n(&c->step_notifications, __ATOMIC_RELAXED);
 	return 0;

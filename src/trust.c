@@ -9,7 +9,7 @@
  * about once a second to follow a run-time demotion.
  *
  * Async-signal-safe: the check runs on whichever thread re-anchors, a signal handler included, so it reads
- * the file with open/read into the caller's buffer (opened by the bound sources' fc__bound_open_file, which is
+ * the file with open/read into the caller's buffer (opened by file.c's fc__file_open, as the bound sources' files,
  * async-signal-safe too) and builds its sentence with fc__str_cat (no stdio, no malloc, no getenv: the test
  * override is passed in once by the initialisation). The file is hostile until checked (docs/THREATS.md): an
  * administrator's mistake or a container may put anything at /sys, and a test's path anything at all.
@@ -25,8 +25,9 @@
 #endif
 
 #include "str.h"
+#include "file.h"
+#include "fmt.h"
 #include "trust.h"
-#include "bound/bound.h"
 
 #define CLOCKSOURCE_PATH "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
@@ -42,7 +43,7 @@ void fc__trust_set_path(const char *path, int need_sysfs)
 }
 
 /* The clocksource's name into cs, or -1 with why naming what was wrong. The file is opened as a bound source's
- * (fc__bound_open_file: looked at through O_PATH first, so a FIFO, a device or a directory at the path is never
+ * (fc__file_open: looked at through O_PATH first, so a FIFO, a device or a directory at the path is never
  * opened, and no open waits; never through a symbolic link; a regular file that only root or its directory's
  * owner can have written), then kept only on sysfs (the kernel's word: /sys on something else, an administrator's
  * bind mount or a container's tmpfs, is anyone's) and only if it reads as a name (no NUL: "tsc\0hpet" is not
@@ -50,15 +51,15 @@ void fc__trust_set_path(const char *path, int need_sysfs)
 static int read_clocksource(char *cs, size_t cslen, char *why, size_t whylen)
 {
 	const char *path = g_path[0] ? g_path : CLOCKSOURCE_PATH;
-	struct fc_bound b;
+	char err[120] = "";
+	struct fc_file_err fe = {err, sizeof(err), NULL, 0};
 	struct stat st;
 	struct statfs sf;
 	ssize_t n;
 	int fd, e;
-	b.last_error[0] = 0;
-	fd = fc__bound_open_file(path, FC_OPEN_REG, &st, &b, 0);
+	fd = fc__file_open(path, FC_OPEN_REG, &st, &fe);
 	if (fd < 0) {
-		fc__str_cat(why, whylen, "cannot read the kernel's current clocksource: ", b.last_error, (const char *)0);
+		fc__str_cat(why, whylen, "cannot read the kernel's current clocksource: ", err, (const char *)0);
 		return -1;
 	}
 	/* fstatfs's errno named when it fails, "not on sysfs" only for a filesystem it named */

@@ -1,7 +1,7 @@
 /*
  * fastclock — trust.c: may the counter be trusted (the kernel's clocksource, an invariant counter).
- * Floor 0. Owns: the fail-closed rule and the clocksource file's path. May call: str.c, bound/bound.c (opening
- * the file as a source's, fc__bound_open_file).
+ * Floor 0. Owns: the fail-closed rule and the clocksource file's path. May call: str.c, fmt.c, file.c (opening
+ * the file as a source's, fc__file_open).
  */
 #ifndef FASTCLOCK_TRUST_H
 #define FASTCLOCK_TRUST_H

@@ -18,4 +18,8 @@
  * SYNCHRONIZED (track.c, fc__track_sync) and the bound vs UTC widens by the leap itself, 1 s (windup.c). */
 #define FC_LEAP_WINDOW_NS (2 * NS_PER_SEC)
 
+/* The half-width that promises nothing (wider than any clock; four of them still fit an int64): the bound sources'
+ * and the writer's, for a hand whose bound says nothing. */
+#define FC_BOUND_NOTHING (INT64_MAX / 4)
+
 #endif /* FASTCLOCK_UNITS_H */

@@ -11,7 +11,8 @@
  * Owns: the writer lock's protocol, the first counter hand (fc__clock_setup; fc__clock_first_hand_locked for
  * start.c), the periodic trust re-check. While the clock starts, a re-anchor is a step of start.c's state
  * machine, called through c->start_step (start.c is above this file and calls it).
- * May call: state.c, hands.c, track.c, sample.c, trust.c, ntp.c (through the source), bound/ (the UTC bound).
+ * May call: state.c, hands.c, track.c, sample.c, trust.c, ntp.c (through the source). The UTC bound only through
+ * c->bound (state.h's struct fc_bound_ops, installed by src/bounded.c on the first bounded read).
  */
 #include <sched.h>
 #include <string.h>
@@ -26,7 +27,6 @@
 #include "trust.h"
 #include "units.h"
 #include "windup.h"
-#include "bound/select.h"
 
 /* The kernel's NTP state (ntp.c refreshes it at most once a second) is also read at every re-anchor at most this
  * often, for its tick: adjtimex costs ~1 us here (a syscall on a VM), 1 % of a core at 100 us and 0.1 % at the
@@ -38,6 +38,21 @@
 #define TRUST_EVERY_NS NS_PER_SEC
 /* The kernel's maxerror grows by 500 us each second (MAXFREQ, kernel/time/ntp.c): 500 ppm. */
 #define NTP_GROWTH_DIV 2000
+/* Read the kernel's NTP state at most this often (adjtimex is a real syscall, ~0.3 us). */
+#define NTP_EVERY_NS 1000000000LL
+
+/* ---- the clock's cached copy of the kernel's NTP state ---------------------------------------------------- */
+void fc__clock_refresh_ntp_locked(struct fc_clock *c, int64_t now)
+{
+	if (c->have_ntp && now - c->ntp_at < NTP_EVERY_NS)
+		return;
+	if (c->src.ntp)
+		c->src.ntp(c->src.ctx, &c->ntp);
+	else
+		c->ntp = (struct fc_ntp){.sync = FC_SYNC_UNKNOWN};
+	c->ntp_at = now;
+	c->have_ntp = 1;
+}
 
 static uint64_t mult_from_hz(uint64_t hz)
 {
@@ -85,113 +100,62 @@ void fc__clock_lock(struct fc_clock *c)
 		sched_yield();
 }
 
-/* A pending leap second: within FC_LEAP_WINDOW_NS (units.h) of a UTC midnight the interval widens by the leap
- * itself (1 s), as the kernel (or chronyd's slew) may insert or delete it anywhere in that window. */
-static int near_midnight(int64_t real_from, int64_t real_to)
+/* The kernel's NTP state for clocks without a bound source (the simulations' and tests'): its maxerror grown at
+ * 500 ppm to the end of the hand's life, read when poll (the chores), else its cached copy. */
+static void bound_from_ntp(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns, int poll)
 {
-	int64_t next = (real_from / FC_DAY_NS + 1) * FC_DAY_NS, prev = next - FC_DAY_NS;
-	return real_from < prev + FC_LEAP_WINDOW_NS || real_to > next - FC_LEAP_WINDOW_NS;
+	if (poll)
+		fc__clock_refresh_ntp_locked(c, now);
+	p->utc_err_ns = c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + life_ns) / NTP_GROWTH_DIV : 0;
+	p->utc_corr_ns = 0;
+	p->sync_status = c->ntp.sync;
 }
 
-FC__START_TEXT int fc__clock_bound_first_locked(struct fc_clock *c, struct fc_hand *p)
+/* A hand of a clock whose bound nobody has asked for: its readers take the bounded slow path (src/bounded.c). */
+static void bound_unasked(struct fc_hand *p)
 {
-	if (!c->bounder || c->bounder_reopen != FC_REOPEN_FIRST || !fc__bound_config_is_auto(c->bound_env.source))
-		return 0;
-	/* What it could read cheaply, the kernel's NTP state (one adjtimex), could not say SYNCHRONIZED before the
-	 * sources are looked for: it leaves out chronyd's correction still being slewed (src/bound/kernel.c,
-	 * docs/THREATS.md), and the source auto would choose (VMClock, chronyd, a segment) may say otherwise. So it
-	 * reads nothing: the next bound opens the sources, as this one did before. */
-	c->bounder_reopen = FC_REOPEN_LOOK;
 	p->utc_err_ns = FC_BOUND_NOTHING;
 	p->utc_corr_ns = 0;
-	p->sync_status = FC_SYNC_UNKNOWN;
-	return 1;
+	p->sync_status = FC_SYNC_UNASKED;
 }
 
-void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
+/* The hand's bound fields through the seam, or without one. */
+static void bound_fields(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns, int poll)
 {
-	const struct fc_bound *b;
-	int64_t coarse = 0, real = 0;
-	if (!c->bounder) { /* simulated clocks: the kernel's NTP state through the source, grown at 500 ppm */
-		fc__clock_refresh_ntp_locked(c, now);
-		p->utc_err_ns =
-			c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + life_ns) / NTP_GROWTH_DIV : 0;
-		p->utc_corr_ns = 0;
-		p->sync_status = c->ntp.sync;
-		return;
-	}
-	fc__clock_refresh_ntp_locked(c, now); /* once a second: fc_status reports the kernel's state beside the source */
-	if (c->bounder_reopen) { /* first use, or a fork child: parse the environment read at start-up, open */
-		struct fc_bound_config cfg;
-		char err[sizeof(c->config_error)] = "";
-		if (fc__bound_config_parse(c->bound_env.source, c->bound_env.clockbound_path, c->bound_env.chrony_socket,
-					  c->bound_env.vmclock_path, &cfg, err, sizeof(err)) && !strstr(c->config_error, err))
-			fc__str_cat(c->config_error, sizeof(c->config_error), c->config_error[0] ? "; " : "", err, NULL);
-		fc__bounder_close(c->bounder);
-		/* the kernel source reads through the clock: the refresh above and its read are one adjtimex */
-		c->bounder->ntp = fc__clock_ntp_shared;
-		c->bounder->ntp_ctx = c;
-		fc__bounder_init(c->bounder, &cfg, now);
-		c->bounder_reopen = 0;
-	}
-	c->src.kernel(c->src.ctx, CLOCK_MONOTONIC_COARSE, &coarse);
-	c->src.kernel(c->src.ctx, CLOCK_REALTIME, &real);
-	c->ntp_share_at = now;
-	b = fc__bounder_poll(c->bounder, now, coarse);
-	c->ntp_share_at = INT64_MIN;
-	c->bound_last = *b; /* what a re-anchor without chores stamps its hand from (bound_fields_cached) */
-	c->bound_polled = 1;
-	/* the half-width at the end of the hand's life: it only grows, so it holds for every read of the hand */
-	p->utc_err_ns = fc__bound_half_at(b, now + life_ns);
-	if (b->leap != FC_LEAP_NONE && near_midnight(real, real + life_ns))
-		p->utc_err_ns += NS_PER_SEC;
-	p->utc_corr_ns = b->center_ns;
-	p->sync_status = b->status;
+	const struct fc_bound_ops *ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE); /* bounded.c's release */
+	if (ops)
+		ops->stamp(c, p, now, life_ns, poll);
+	else if (c->bound_lazy)
+		bound_unasked(p);
+	else
+		bound_from_ntp(c, p, now, life_ns, poll);
 }
 
-/* A hand's bound fields from the source's last poll, without polling: a re-anchor without chores (a reader's). The
- * poll's half-width grows at its drift rate from when it held (fc__bound_half_at), so at the end of the hand's life
- * it is the bound the same poll would have given then; the poll is at most CHORES_MAX_AGE_NS old (the chores'
- * cadence, windup_locked). The kernel's NTP state for clocks without a source: its cached copy, grown as in
- * fc__clock_bound_fields_locked. */
-static void bound_fields_cached(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
+void fc__clock_bound_kernel_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
 {
-	const struct fc_bound *b = &c->bound_last;
-	if (!c->bounder) {
-		p->utc_err_ns =
-			c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + life_ns) / NTP_GROWTH_DIV : 0;
-		p->utc_corr_ns = 0;
-		p->sync_status = c->ntp.sync;
-		return;
-	}
-	if (b->holds_until_ns && now + life_ns > b->holds_until_ns) {
-		/* the poll's status ends within this hand's life by the source's own rules (ClockBound's grace): what
-		 * the next poll says is not known here, so nothing is promised until then (fail closed) */
-		p->utc_err_ns = FC_BOUND_NOTHING;
-		p->utc_corr_ns = 0;
-		p->sync_status = FC_SYNC_UNKNOWN;
-		return;
-	}
-	p->utc_err_ns = fc__bound_half_at(b, now + life_ns);
-	if (b->leap != FC_LEAP_NONE && near_midnight(p->real_ns, p->real_ns + life_ns))
-		p->utc_err_ns += NS_PER_SEC;
-	p->utc_corr_ns = b->center_ns;
-	p->sync_status = b->status;
+	const struct fc_bound_ops *ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
+	if (!ops || !ops->first(c, p))
+		bound_fields(c, p, now, life_ns, 1);
 }
 
 int fc__clock_bound_cached(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
 {
+	const struct fc_bound_ops *ops;
+	int ok;
 	if (!fc__clock_trylock(c))
 		return 0;
-	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE ||
-	    (c->bounder && (c->bounder_reopen || !c->bound_polled))) {
-		fc__clock_unlock(c); /* nothing polled yet */
-		return 0;
+	ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
+	/* nothing polled yet: the start-up not done, or no bound asked for on the global clock */
+	ok = __atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_DONE && (ops || !c->bound_lazy);
+	if (ok) {
+		p->real_ns = fc__kernel_ns(c, CLOCK_REALTIME); /* for a leap second's window (near_midnight) */
+		if (ops)
+			ok = ops->cached(c, p, now, life_ns);
+		else
+			bound_from_ntp(c, p, now, life_ns, 0);
 	}
-	p->real_ns = fc__kernel_ns(c, CLOCK_REALTIME); /* for a leap second's window (near_midnight) */
-	bound_fields_cached(c, p, now, life_ns);
 	fc__clock_unlock(c);
-	return 1;
+	return ok;
 }
 
 /* Stamp the hand with the bound vs UTC over its lifetime, and the tracker's verdict. Its life is its window
@@ -207,12 +171,9 @@ static void stamp_utc_bound(struct fc_clock *c, struct fc_hand *p, int64_t now, 
 	int64_t life = c->period_ns + c->period_ns / 8;
 	if (window > life)
 		life = window < longest ? (int64_t)window : longest;
-	if (poll || (c->bounder && (c->bounder_reopen || !c->bound_polled)))
-		fc__clock_bound_fields_locked(c, p, now, life);
-	else
-		bound_fields_cached(c, p, now, life);
+	bound_fields(c, p, now, life, poll);
 	/* the tracker's verdict (DISRUPTED while it is, or a kernel leap second inside the hand's window) over the
-	 * source's status */
+	 * source's status, or over FC_SYNC_UNASKED (which it leaves as it is otherwise) */
 	n = c->ntp;
 	n.sync = p->sync_status;
 	p->sync_status = fc__track_sync(&c->track, p, &n);
@@ -404,8 +365,9 @@ int fc__clock_chores(struct fc_clock *c)
 	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_DONE) {
 		const int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC);
 		struct fc_hand p = {0};
-		if (chores_locked(c, now) && c->bounder && c->backend == FC_BACKEND_COUNTER)
-			fc__clock_bound_fields_locked(c, &p, now, 0); /* the poll, for the next hands' stamps */
+		const struct fc_bound_ops *ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
+		if (chores_locked(c, now) && ops && c->backend == FC_BACKEND_COUNTER)
+			ops->stamp(c, &p, now, 0, 1); /* the poll, for the next hands' stamps */
 	}
 	fc__clock_unlock(c);
 	return 1;

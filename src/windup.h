@@ -1,8 +1,10 @@
 /*
- * fastclock — windup.c: the writer (sample -> track -> bound source -> publish), the writer lock, the switch to a
- * kernel hand and back.
- * Floor 2. Owns: the writer lock's protocol, the bound fields' stamping, fc__clock_setup (tests' clocks).
- * May call: state.c; floor 0: hands.c, track.c, sample.c, trust.c, ntp.c, str.c, bound/ (bound.c, select.c).
+ * fastclock — windup.c: the writer (sample -> track -> the bound's seam -> publish), the writer lock, the switch to
+ * a kernel hand and back, the clock's cached NTP state.
+ * Floor 2. Owns: the writer lock's protocol, the bound fields' stamping through c->bound (state.h's struct
+ * fc_bound_ops), fc__clock_setup (tests' clocks).
+ * May call: state.c; floor 0: hands.c, track.c, sample.c, trust.c, ntp.c, str.c. Nothing of the bound (src/bound,
+ * src/bounded.c): it is reached through c->bound only.
  * Start-up only through c->start_step (a callback set by start.c, not a call upward).
  */
 #ifndef FASTCLOCK_WINDUP_H
@@ -48,14 +50,11 @@ void fc__clock_lock(struct fc_clock *c);
 void fc__clock_unlock(struct fc_clock *c);
 /* Re-anchor period (caller holds the lock). */
 void fc__clock_set_period_locked(struct fc_clock *c, int64_t period_ns);
-/* Stamp p's bound fields (utc_err_ns over [now, now + life_ns], utc_corr_ns, sync_status) from the bound source
- * (or the kernel's NTP state when the clock has none). Caller holds the lock. */
-void fc__clock_bound_fields_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);
-/* A process's first bound asked by a bounded read (read.c; also after a fork): in auto mode it reads nothing (no
- * system call, no file, no socket) and promises nothing (UNKNOWN, FC_BOUND_NOTHING), and the next bound opens the
- * sources: 1 with p's bound fields so stamped. Else 0 (take fc__clock_bound_fields_locked). Caller holds the
- * lock. */
-int fc__clock_bound_first_locked(struct fc_clock *c, struct fc_hand *p);
+/* A bounded read's bound on the kernel backend (read.c): through the bound's seam (c->bound: its first bound, else
+ * a poll), "unasked" without one on the global clock, else the kernel's NTP state. Caller holds the lock. */
+void fc__clock_bound_kernel_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);
+/* Refresh the clock's cached NTP state if it is a second old (caller holds the writer lock). */
+void fc__clock_refresh_ntp_locked(struct fc_clock *c, int64_t now);
 
 #ifdef __cplusplus
 }

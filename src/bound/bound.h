@@ -1,10 +1,10 @@
 /*
  * fastclock — bound sources: where the UTC part of fc_real_bounded comes from. What every source shares.
  *
- * A source is polled by the writer (windup.c, under the writer lock, at most once a second for anything that
- * costs a syscall; chronyd's rounds when it measures, else once a second), never by a reader. Each poll yields
- * one struct fc_bound: "true UTC lies within half_ns + drift_ppb * (mono - as_of_ns) / 1e9 of CLOCK_REALTIME +
- * center_ns". The writer folds it into each hand (utc_err_ns, utc_corr_ns, sync_status); readers only add.
+ * A source is polled by the writer (through its seam: src/bounded.c's stamp, under the writer lock, at most once
+ * a second for anything that costs a syscall; chronyd's rounds when it measures, else once a second), never by a
+ * reader. Each poll yields one struct fc_bound: "true UTC lies within half_ns + drift_ppb * (mono - as_of_ns) / 1e9
+ * of CLOCK_REALTIME + center_ns". The writer folds it into each hand (utc_err_ns, utc_corr_ns, sync_status); readers only add.
  *
  * Sources (one file and one header each, all pure over injected paths, sockets and clock values so tests drive
  * them; each defines its struct fc_bound_driver, select.c's table holds them, as chrony's refclock drivers):
@@ -16,17 +16,17 @@
  *   kernel.c/.h      adjtimex maxerror, trusted only when the kernel's state shows a daemon's bound;
  *   select.c/.h      the driver table, FASTCLOCK_BOUND_SOURCE=auto|vmclock|clockbound|chrony|kernel|none, the
  *                    order and the fall-backs, the path overrides;
- *   bound.c, fmt.c   this header: the shared helpers (half-width at a time, the last error, opening a source's
- *                    file) and async-signal-safe formatting.
+ *   bound.c          this header: the shared helpers (half-width at a time, the last error, src/file.c's opener
+ *                    and judges with a source's last_error as the place a refusal is said).
  * The sources may call libc's async-signal-safe functions and each other only downwards (select.c -> the
- * sources -> bound.c -> fmt.c); select.c also ntp.c (fc__ntp_read, the kernel source's reader). Nothing of the
- * clock core.
+ * sources -> bound.c); the core's floor-0 files below them: file.c, fmt.c, str.c, and (select.c) ntp.c
+ * (fc__ntp_read, the kernel source's reader). Nothing else of the clock core, which reaches them only through
+ * src/bounded.c.
  *
- * Owns (bound.c, fmt.c): struct fc_bound, enum fc_bound_kind, enum fc_leap, struct fc_bound_tick, struct
- * fc_bound_driver (the shape of a source), fc__bfmt / fc__bvfmt / fc__errname, fc__bound_half_at,
- * fc__bound_error, fc__bound_open_file, fc__bound_judge, fc__bound_still_trusted, fc__bound_writers_error,
- * fc__bound_socket_trusted, struct fc_fd_id, fc__bound_fd_id, fc__bound_close.
- * May call: async-signal-safe libc (bound.c: open, openat, fstat, fstatat, close, geteuid); nothing else.
+ * Owns (bound.c): struct fc_bound, enum fc_bound_kind, enum fc_leap, struct fc_bound_tick, struct fc_bound_driver
+ * (the shape of a source), fc__bound_half_at, fc__bound_error, fc__bound_open_file, fc__bound_judge,
+ * fc__bound_still_trusted, fc__bound_writers_error, fc__bound_socket_trusted.
+ * May call: file.c, fmt.c.
  */
 #ifndef FASTCLOCK_BOUND_H
 #define FASTCLOCK_BOUND_H
@@ -36,6 +36,9 @@
 #include <stdint.h>
 
 #include "fastclock.h"
+#include "../file.h"
+#include "../fmt.h"
+#include "../units.h" /* FC_BOUND_NOTHING */
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,8 +55,6 @@ enum fc_bound_kind {
 enum fc_leap { FC_LEAP_NONE = 0, FC_LEAP_INSERT = 1, FC_LEAP_DELETE = 2 };
 
 #define FC_BOUND_TEXT 120
-/* The half-width that promises nothing (wider than any clock; four of them still fit an int64). */
-#define FC_BOUND_NOTHING (INT64_MAX / 4)
 
 /* One poll's answer. */
 struct fc_bound {
@@ -72,61 +73,22 @@ struct fc_bound {
 	int64_t last_error_at;          /* CLOCK_MONOTONIC of last_error (0: none) */
 };
 
-/* Async-signal-safe formatting (fmt.c): a printf subset (%s %.Ns %.*s %d %u %o %x %#x, l/ll/z, %.Nf, %%), and a
- * readable name for an errno value (strerror reads the locale). */
-int fc__bfmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int fc__bvfmt(char *dst, size_t n, const char *fmt, va_list ap);
-const char *fc__errname(int e);
-
 /* half-width at mono (>= as_of), saturating: never wraps for an absurd age or rate. */
 int64_t fc__bound_half_at(const struct fc_bound *b, int64_t mono);
 
 /* Record an error: formats last_error and stamps it with `now`. */
 void fc__bound_error(struct fc_bound *b, int64_t now, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Open a source's file read-only, never blocking (O_NONBLOCK: a FIFO opens at once), never through a symbolic
- * link as the last component (O_NOFOLLOW), and keep it only if it is of a kind in `kinds` and its owner and mode
- * say who wrote it: a regular file owned by root or by its directory's owner, writable by no other user (group
- * write only for group root, and only without an ACL: the group bits are then its mask); a character device owned
- * by root, writable by no other user likewise, and the vmclock driver's (sysfs says so). What is at the path is
- * looked at (O_PATH) before it is opened: a device that is not a vmclock is never opened (its driver's open may
- * act: /dev/watchdog arms). Returns the fd (st filled), or -1 with b->last_error naming the path, the kind, owner
- * and mode. */
-/* sysfs's f_type (linux/magic.h SYSFS_MAGIC): a file the kernel itself serves (trust.c, vmclock's uevent) */
-#define FC_SYSFS_MAGIC 0x62656572
-/* procfs's (PROC_SUPER_MAGIC): /proc/self/fd (bound.c), net.ipv4.ip_unprivileged_port_start (chrony.c) */
-#define FC_PROC_SUPER_MAGIC 0x9fa0
-#define FC_OPEN_REG 1
-#define FC_OPEN_CHR 2
+/* A source's files and sockets are opened and judged by src/file.c (shared with the clocksource's, trust.c);
+ * these are its functions with a struct fc_bound's last_error (and its time, now) as the place a refusal is said.
+ * See file.h for each rule. */
 struct stat;
 int fc__bound_open_file(const char *path, int kinds, struct stat *st, struct fc_bound *b, int64_t now);
-/* Does a sysfs uevent (n bytes of it, not a string) say DEVNAME=vmclock<N>? 1 or 0; devname gets the DEVNAME it
- * says, printable ASCII only ("" without one), for the message. */
-int fc__bound_uevent_is_vmclock(const char *buf, size_t n, char *devname, size_t dn);
-/* The one rule a source's owner and mode are judged by, at its open and at every read after it (so the two cannot
- * differ): owned by `owner` or `or_owner`, writable by no other user (group write only for group root, and only
- * without an ACL whose mask lets write). 1, or 0 with b->last_error naming owner, group and mode ("may be written
- * by <else_who>" for another owner). fd: the descriptor st was taken from (its ACL is read there). */
 int fc__bound_judge(int fd, const struct stat *st, unsigned owner, unsigned or_owner, const char *path,
 		    struct fc_bound *b, int64_t now, const char *else_who);
-/* The open file judged again (an administrator's chmod, chown or setfacl after the open): one fstat of the same
- * descriptor, the rule of fc__bound_judge with its owner at open. 1, or 0 with b->last_error naming them. */
 int fc__bound_still_trusted(int fd, unsigned owner, const char *path, struct fc_bound *b, int64_t now);
-/* An open descriptor's file (device and inode; 0 0 where fstat fails), and close(fd) only while fd is still that
- * file: a fork child may close every descriptor it did not open (a daemon's close-all, no exec) and reuse the
- * numbers, and the sources' reopen at its second bounded read closed the program's own files by number. */
-struct fc_fd_id {
-	uint64_t dev, ino;
-};
-struct fc_fd_id fc__bound_fd_id(int fd);
-void fc__bound_close(int fd, struct fc_fd_id id);
 void fc__bound_writers_error(const struct stat *st, const char *path, struct fc_bound *b, int64_t now,
 			     const char *else_who);
-/* Could no one but root and the owner of the directory open at dfd have put the socket `base` there (chronyd's
- * socket, `path` for messages)? The directory writable by no one else (group write only for group root), its
- * owner, unless root or this process's user, one no other user could have made theirs (as for a source file),
- * and the entry a socket (not a link: connect() would follow it anywhere) owned by root or that owner. 0, or -1
- * with b->last_error ("... not trusted"). */
 int fc__bound_socket_trusted(int dfd, const char *base, const char *path, struct fc_bound *b, int64_t now);
 
 /* ---- the driver: what select.c asks of every source (its table, one row per enum fc_bound_kind) ----------- */

@@ -575,6 +575,7 @@ static struct {
 	uint64_t dev, ino;
 	char dir[sizeof(((struct fc_chrony *)0)->local)];
 } live[LIVE_MAX];
+static int live_used; /* a directory was ever kept in live[] (the exit handler has something to look at) */
 
 static void live_add(const struct fc_chrony *ch)
 {
@@ -588,6 +589,7 @@ static void live_add(const struct fc_chrony *ch)
 			memcpy(live[i].dir, ch->local, sizeof(live[i].dir));
 			*strrchr(live[i].dir, '/') = 0;
 			__atomic_store_n(&live[i].state, 2, __ATOMIC_RELEASE); /* the fields above before "held" */
+			__atomic_store_n(&live_used, 1, __ATOMIC_RELAXED);
 			return;
 		}
 	}
@@ -618,7 +620,11 @@ static void remove_local(int dirfd, uint64_t dev, uint64_t ino, const char *dir)
 
 __attribute__((destructor)) static void chrony_at_exit(void)
 {
-	int pid = (int)getpid();
+	int pid;
+	/* a process that never made a directory (no bounded read, or no chronyd asked): nothing to do, no system call */
+	if (!__atomic_load_n(&live_used, __ATOMIC_RELAXED))
+		return;
+	pid = (int)getpid();
 	for (int i = 0; i < LIVE_MAX; i++) {
 		int expect = 2;
 		if (__atomic_compare_exchange_n(&live[i].state, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
@@ -631,7 +637,7 @@ __attribute__((destructor)) static void chrony_at_exit(void)
 
 void fc__chrony_close(struct fc_chrony *ch)
 {
-	fc__bound_close(ch->fd, ch->fd_id); /* and the directory's below: a fork child may have reused the numbers */
+	fc__file_close(ch->fd, ch->fd_id); /* and the directory's below: a fork child may have reused the numbers */
 	if (ch->dirfd >= 0 && ch->owner != 0) { /* owner: set once the directory is made (0 in a zeroed struct) */
 		if (ch->owner == (int)getpid()) {
 			char dir[sizeof(ch->local)];
@@ -641,7 +647,7 @@ void fc__chrony_close(struct fc_chrony *ch)
 			remove_local(ch->dirfd, ch->dir_dev, ch->dir_ino, dir);
 		}
 		/* a fork child's copy: the parent's lock stays with the parent's descriptor */
-		fc__bound_close(ch->dirfd, (struct fc_fd_id){ch->dir_dev, ch->dir_ino});
+		fc__file_close(ch->dirfd, (struct fc_fd_id){ch->dir_dev, ch->dir_ino});
 	}
 	ch->fd = -1;
 	ch->dirfd = -1;
@@ -754,7 +760,7 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 	live_add(ch);
 	/* chronyd's user passes through (whatever our umask), cannot list */
 	ch->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	ch->fd_id = fc__bound_fd_id(ch->fd);
+	ch->fd_id = fc__file_fd_id(ch->fd);
 	if (fchmod(ch->dirfd, 0711) != 0 || ch->fd < 0) {
 		fc__bound_error(b, now, "socket(AF_UNIX): %s", fc__errname(errno));
 		goto fail;
@@ -1001,7 +1007,7 @@ static int udp_open(struct fc_chrony *ch, int v6, int judge, struct fc_bound *b,
 	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	a6.sin6_addr = in6addr_loopback;
 	ch->fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	ch->fd_id = fc__bound_fd_id(ch->fd);
+	ch->fd_id = fc__file_fd_id(ch->fd);
 	if (ch->fd < 0 || (v6 ? connect(ch->fd, (struct sockaddr *)&a6, sizeof(a6))
 			      : connect(ch->fd, (struct sockaddr *)&a4, sizeof(a4))) != 0) {
 		fc__bound_error(b, now, "chronyd's %s: %s", ch->via_name, fc__errname(errno));
@@ -1108,7 +1114,7 @@ static int unix_reconnect(struct fc_chrony *ch, struct fc_bound *b, int64_t now)
 static void udp_flip(struct fc_chrony *ch, struct fc_bound *b, int64_t now)
 {
 	int v6 = ch->via == FC_CHRONY_VIA_UDP4;
-	fc__bound_close(ch->fd, ch->fd_id);
+	fc__file_close(ch->fd, ch->fd_id);
 	ch->fd = -1;
 	udp_open(ch, v6, 1, b, now);
 }

@@ -75,7 +75,7 @@ struct fc_chrony {
 	char path[108];  /* chronyd's unix socket */
 	char local[108]; /* unix: our socket, <directory of path>/fastclock.<pid>.<random>/sock */
 	int fd;          /* connected to chronyd's socket or command port */
-	struct fc_fd_id fd_id; /* its socket: closed only while fd is still it (fc__bound_close) */
+	struct fc_fd_id fd_id; /* its socket: closed only while fd is still it (fc__file_close) */
 	int dirfd;       /* unix: our socket's directory, flock()ed while we live (-1: none) */
 	uint64_t dir_dev, dir_ino; /* its identity: nothing is removed through a descriptor that is no longer it */
 	int owner;  /* pid that made `local`: only it removes it (a fork child closes its copies of the fds only) */

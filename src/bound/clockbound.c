@@ -202,7 +202,7 @@ static int cb_mono_offset(int64_t *off, char *why, size_t n)
 
 void fc__cb_close(struct fc_cb *cb)
 {
-	fc__bound_close(cb->fd, cb->fd_id);
+	fc__file_close(cb->fd, cb->fd_id);
 	cb->fd = -1;
 	cb->have_snap = 0;
 }

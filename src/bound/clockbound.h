@@ -57,7 +57,7 @@ struct fc_cb {
 	unsigned owner;          /* its owner at open (uid): owner and mode judged again at every read */
 	int64_t mono_off;        /* this process's CLOCK_MONOTONIC minus the host's (its time namespace's offset, read
 				  * at open): the segment's times are the host's */
-	struct fc_fd_id fd_id;   /* fd's file: closed only while fd is still it (fc__bound_close) */
+	struct fc_fd_id fd_id;   /* fd's file: closed only while fd is still it (fc__file_close) */
 };
 /* Open `path` read-only (fc__bound_open_file: a regular file root or its directory's owner wrote), validating
  * the header as ClockBound's client does, and read this process's time namespace offset (cb->mono_off). Returns 0,

@@ -65,7 +65,7 @@ void fc__vmc_close(struct fc_vmc *v)
 	if (v->map)
 		munmap((void *)v->map, v->maplen);
 	v->map = NULL;
-	fc__bound_close(v->fd, v->fd_id);
+	fc__file_close(v->fd, v->fd_id);
 	v->fd = -1;
 }
 

@@ -69,7 +69,7 @@ struct fc_vmc {
 			     * (mapped) kept open to judge it again; or -1 */
 	unsigned owner;     /* its owner at open (uid): owner and mode judged again (a file at every read) */
 	int64_t judged_at;  /* CLOCK_MONOTONIC of the device's last judgement (once a second) */
-	struct fc_fd_id fd_id; /* its file: closed only while fd is still it (fc__bound_close) */
+	struct fc_fd_id fd_id; /* its file: closed only while fd is still it (fc__file_close) */
 	struct fc_vmc_snap snap;
 	int have_snap;
 	uint64_t marker_seen;

@@ -33,9 +33,7 @@ MACRO_HEADERS = {"src/units.h", "src/section.h"}
 ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*`([^`]+)`\s*\|\s*`([^`]+)`\s*\|")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Includes that go up the table on purpose, each with its reason (docs/DESIGN.md says the same).
-INCLUDE_EXCEPTIONS = {
-    ("src/ntp.c", "src/state.h"): "the fields of the clock's cached NTP state, read and written without a call",
-}
+INCLUDE_EXCEPTIONS = {}
 
 
 def floor_table(src):

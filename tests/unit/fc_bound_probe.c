@@ -16,6 +16,8 @@
  *                                counted (clock_nanosleep wrapped at link time): "rc=RC sleeps=N status=S"
  *   fc_bound_probe init-first    fc_init(), then the process's first bounded read and fc_real_after(1 s ago):
  *                                "status=S after=A"
+ *   fc_bound_probe core-first    the clock core alone for 20 ms (past the first counter hand and the keeper's start),
+ *                                then the process's first two bounded reads: "first=S second=S half_us=H source=N"
  *   fc_bound_probe keeper-create-fails MS   every pthread_create fails with EAGAIN (a container at its pids.max,
  *                                a user at RLIMIT_NPROC: pthread_create wrapped at link time); coarse reads for MS
  *                                milliseconds: "reads=N creates=M elapsed_us=U" (the keeper's start attempts)
@@ -155,6 +157,23 @@ static int init_first(void)
 	return 0;
 }
 
+/* A program that used the clock core before its first bounded read: nothing of the bound ran meanwhile, so the first
+ * bound is the process's first (auto mode: nothing read, UNKNOWN), and the next is the source's. */
+static int core_first(void)
+{
+	struct fc_interval a, b;
+	struct fc_status st;
+	const int64_t end = kns(CLOCK_MONOTONIC) + 20000000;
+	while (fc_mono_ns() < end)
+		(void)fc_mono_coarse_ns();
+	fc_real_bounded(&a);
+	fc_real_bounded(&b);
+	fc_status(&st);
+	printf("first=%d second=%d half_us=%lld source=%s\n", a.status, b.status,
+	       (long long)((b.latest_ns - b.earliest_ns) / 2000), st.bound_source);
+	return 0;
+}
+
 static int opens(void)
 {
 	struct fc_interval iv;
@@ -237,7 +256,7 @@ static int mono(long ms)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: fc_bound_probe status|opens|mono MS|commit-wait|commit-wait-first|init-first\n");
+		fprintf(stderr, "usage: fc_bound_probe status|opens|mono MS|commit-wait|commit-wait-first|init-first|core-first\n");
 		return 1;
 	}
 	if (strcmp(argv[1], "status") == 0)
@@ -250,6 +269,8 @@ int main(int argc, char **argv)
 		return commit_wait_first();
 	if (strcmp(argv[1], "init-first") == 0)
 		return init_first();
+	if (strcmp(argv[1], "core-first") == 0)
+		return core_first();
 	if (strcmp(argv[1], "commit-wait") == 0)
 		return commit_wait();
 	if (strcmp(argv[1], "keeper-create-fails") == 0 && argc > 2)

@@ -690,7 +690,7 @@ TEST(VmClockDevice, a_uevent_says_vmclock_only_in_a_whole_devname_line)
 {
 	auto is = [](const std::string &s, std::string *name = nullptr) {
 		char n[12];
-		int r = fc__bound_uevent_is_vmclock(s.data(), s.size(), n, sizeof(n));
+		int r = fc__file_uevent_is_vmclock(s.data(), s.size(), n, sizeof(n));
 		if (name)
 			*name = n;
 		return r;
@@ -710,7 +710,7 @@ TEST(VmClockDevice, a_uevent_says_vmclock_only_in_a_whole_devname_line)
 	EXPECT_EQ(is(std::string("DEVNAME=null\nDEVNAME=vmclock0\n")), 0) << "the first DEVNAME decides";
 	EXPECT_EQ(is(std::string("DEVNAME=x\x01y\xffzzzzzzzzzzzzzzz\n"), &name), 0);
 	EXPECT_EQ(name, "x?y?zzzzzzz") << "not printable, or past the buffer";
-	EXPECT_EQ(fc__bound_uevent_is_vmclock("DEVNAME=vmclock10\n", 16, nullptr, 0), 0) << "a cut line read as whole";
+	EXPECT_EQ(fc__file_uevent_is_vmclock("DEVNAME=vmclock10\n", 16, nullptr, 0), 0) << "a cut line read as whole";
 }
 
 // Group root's write bit is trusted (only root is in group root, as a rule). But on a file with an access ACL the

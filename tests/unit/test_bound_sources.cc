@@ -696,6 +696,32 @@ TEST(CommitWait, fc_init_gives_the_first_bounded_read_its_source)
 	EXPECT_EQ(after, 1) << out;
 }
 
+// A program that used the clock core alone before its first bounded read (20 ms: its first counter hand made, the
+// keeper started) ran nothing of the bound meanwhile: that read is the process's first bound (auto mode: UNKNOWN,
+// nothing read) and the next is the segment's (SYNCHRONIZED, its 1 ms). The first counter hand used to open the
+// sources, and the first bounded read answered from them.
+TEST(BoundSeam, a_first_bounded_read_after_the_core_alone_is_the_processs_first_bound)
+{
+	std::string d = tmpdir();
+	Segment g(d);
+	one_ms_segment(&g);
+	int rc;
+	std::string out = run("FASTCLOCK_CLOCKBOUND_PATH=" + g.path + " FASTCLOCK_CHRONY_SOCKET=" + d +
+				      "/none.sock FASTCLOCK_VMCLOCK_PATH=" + d + "/none " + FC_BOUND_PROBE + " core-first",
+			      &rc);
+	ASSERT_EQ(rc, 0) << out;
+	int first, second;
+	long long half_us;
+	char source[32] = "";
+	ASSERT_EQ(sscanf(out.c_str(), "first=%d second=%d half_us=%lld source=%31s", &first, &second, &half_us, source), 4)
+		<< out;
+	EXPECT_EQ(first, FC_SYNC_UNKNOWN) << out;
+	EXPECT_EQ(second, FC_SYNC_SYNCHRONIZED) << out;
+	EXPECT_STREQ(source, "clockbound") << out;
+	EXPECT_GE(half_us, 1000) << out; // the segment's 1 ms, and the clock's own tracking bound
+	EXPECT_LT(half_us, 2000) << out;
+}
+
 // ---- item 10: a VMClock disruption ends with a measurement after it ------------------------------------------
 // QEMU's VMClock says UNKNOWN for ever. Its marker moves: DISRUPTED, until the source served (here the
 // kernel's state) shows a measurement taken after the move (maxerror written lower since); not for life.

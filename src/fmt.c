@@ -1,7 +1,7 @@
 /*
- * fastclock — async-signal-safe message formatting for the bound sources. The sources run under the writer,
- * which a bounded read's slow path may enter from a signal handler; snprintf may allocate and strerror reads
- * the locale, so their messages are built with these.
+ * fastclock — async-signal-safe message formatting (the bound sources', src/file.c's). They run under the writer,
+ * which a read's slow path may enter from a signal handler; snprintf may allocate and strerror reads the locale,
+ * so their messages are built with these.
  *
  * Owns: fc__bfmt / fc__bvfmt (a printf subset: %s %.Ns %.*s %d %i %u %o %x %#x with l/ll/z, %.Nf, %%), fc__errname.
  * May call: nothing beyond the compiler's builtins.
@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdarg.h>
 
-#include "bound.h"
+#include "fmt.h"
 
 struct out {
 	char *p;
