@@ -13,8 +13,8 @@
 extern "C" {
 #endif
 
-/* Default re-anchor period: 1 ms keeps the error from an NTP slew (500 ppm max) under 0.5 us and costs
- * ~0.5 us of sampling per ms (0.05 %) on one thread. */
+/* Default re-anchor period: 1 ms keeps the error from an NTP slew (500 ppm max) under 0.5 us; the keeper's
+ * cost per process scales with 1 / period (docs/PERFORMANCE.md, "The keeper"). */
 #define FC_DEFAULT_PERIOD_NS 1000000LL
 #define FC_MIN_PERIOD_NS 1000LL
 #define FC_MAX_PERIOD_NS 1000000000LL

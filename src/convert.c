@@ -62,8 +62,8 @@ static int64_t convert_fresh(const struct fc_clock *c, uint64_t ticks, uint64_t 
 
 /* A counter capture taken while the start-up measures the rate (the counter trusted, no counter hand yet):
  * interpolated between the trust step's sample (start_anchor, before every such capture) and a fresh one,
- * with the rate of those two. The capture lies between them, so the error is about the two brackets' width
- * (~40 ns here), however short the baseline; no wait for the 1 ms measurement. One division: this runs only
+ * with the rate of those two. The capture lies between them, so the error is about the two brackets' width,
+ * however short the baseline; no wait for the 1 ms measurement. One division: this runs only
  * for captures of a process's first millisecond, converted before the first counter hand. */
 static int64_t convert_starting(const struct fc_clock *c, uint64_t ticks, int how)
 {

@@ -24,8 +24,8 @@
 #include "windup.h"
 
 /* Busy-spins (fc__cpu_relax: x86 PAUSE, arm64 YIELD) before a waiting reader (its hand expired while another
- * thread re-anchors) starts yielding the CPU. A re-anchor takes ~0.5 us (a few bracketed kernel reads,
- * sample.c); 256 PAUSEs are ~2,500 cycles (~1 us at 2.5 GHz) where PAUSE costs ~10 cycles (Intel before
+ * thread re-anchors) starts yielding the CPU. A re-anchor is a few bracketed kernel reads (sample.c) and the
+ * tracker, about a microsecond warm (docs/PERFORMANCE.md); 256 PAUSEs are ~2,500 cycles (~1 us at 2.5 GHz) where PAUSE costs ~10 cycles (Intel before
  * Skylake) and ~36,000 (~14 us) where it costs ~140 (Skylake and later, Intel's optimization manual): a reader
  * whose writer is running gets the new hand without a system call. Past that the writer was likely
  * preempted, and yielding lets it run (on one CPU, spinning on only delays it). */
@@ -376,7 +376,7 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
 		 * could be above that store: the next read would go back. (On the starting thread itself, a signal
 		 * handler: never wait.) After 16 yields, sleep: a SCHED_FIFO reader on the starter's CPU would yield
 		 * only to its own priority, and the starter (an ordinary thread) would run only when real-time
-		 * throttling let it, up to ~0.95 s (h-review). */
+		 * throttling let it, up to 0.95 s of every second (sched_rt_runtime_us). */
 		if (!fc__keeper_starting_here() && __atomic_load_n(&c->upd_starting, __ATOMIC_ACQUIRE)) {
 			if (++spins % 64 == 0) {
 				if (spins <= 16 * 64) {

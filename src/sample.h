@@ -42,7 +42,7 @@ struct fc_sample {
 };
 
 /* Tries per sample. The best of 4 brackets is within a few ns of the narrowest possible on an idle core and
- * survives up to 3 preempted tries; each try costs one counter pair plus one vDSO call (~40 ns here). */
+ * survives up to 3 preempted tries; each try costs one counter pair plus one vDSO call. */
 #define FC_SAMPLE_TRIES 4
 int fc__sample_take(const struct fc_source *src, int tries, struct fc_sample *out);
 

@@ -44,8 +44,9 @@
 #include "windup.h"
 #include "counter/freq.h"
 
-/* The first counter hand's rate is measured against CLOCK_MONOTONIC over this baseline: two brackets of
- * ~40 ns (lfence;rdtsc + vDSO here) give ~40 ppm, well inside the tracker's 1000 ppm continuity tolerance,
+/* The first counter hand's rate is measured against CLOCK_MONOTONIC over this baseline: two brackets of tens of
+ * ns (an ordered counter read and a vDSO read each) give tens of ppm, well inside the tracker's 1000 ppm
+ * continuity tolerance,
  * and it refines from there. Meanwhile the kernel's clock serves every read (FreeBSD and Linux boot the
  * same way: a safe clocksource first, the TSC once it is calibrated). */
 #define START_BASELINE_NS 1000000

@@ -28,9 +28,9 @@
 #include "units.h"
 #include "windup.h"
 
-/* The kernel's NTP state (ntp.c refreshes it at most once a second) is also read at every re-anchor at most this
- * often, for its tick: adjtimex costs ~1 us here (a syscall on a VM), 1 % of a core at 100 us and 0.1 % at the
- * default 1 ms period; below 100 us the tick's allowance is a few ns. */
+/* The kernel's NTP state (refreshed at most once a second) is also read at every chore at most this often, for
+ * its tick: adjtimex is a system call, about a microsecond on a VM; below 100 us the tick's allowance is a few
+ * ns. */
 #define NTP_TICK_EVERY_NS 100000
 /* The clocksource is re-checked every c->trust_every re-anchors (init.c: 1024, about a second at the default
  * period) and at least this often of the kernel's time: at a 1 s period 1024 re-anchors are 17 minutes, for
