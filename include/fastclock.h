@@ -420,7 +420,8 @@ static inline int64_t fc_mono_us(void) { return fc_mono_ns() / 1000; }
  */
 
 /* Finish the start-up now: the counter checked and its rate measured (about 1 ms the first time), and the
- * bound sources opened, so a first bounded read answers from them. Idempotent. Returns 0. */
+ * bound sources opened, so a first bounded read answers from them (where the program links the bound: a static
+ * program that makes no bounded read has none, and opens nothing). Idempotent. Returns 0. */
 FC_API int fc_init(void);
 
 /* Re-anchor period in ns: 1 us .. 1 s. Returns -1/EINVAL (and changes nothing) outside that range. An updater
