@@ -1039,8 +1039,10 @@ def t_bench_scaling_within_cpus():
     c = doc["clocks"][0]
     limit = doc["host"]["ncpus"] * 1e9 / c["cost"]["min_ns"]
     for t in c["threads"]:
-        # 1.25: the window's edges (one ~20 us batch per thread) and cost_min being itself a sample
-        assert t["calls_per_s"] <= 1.25 * limit, (t, limit)
+        # 8: the window's edges (one ~20 us batch per thread), and cost_min being itself a sample, taken in the cost
+        # rounds' share of a 1 s budget while other tests share the CPUs (58 ns once against 17.6 ns quiet: 256
+        # threads then at 3.3x the limit it gave, against 0.94x quiet); the defect this guards was ~50x
+        assert t["calls_per_s"] <= 8 * limit, (t, limit)
 
 
 def t_bench_efficiency_from_one_thread():

@@ -21,18 +21,20 @@ int main(void)
 {
 	struct timespec ts;
 	struct timeval tv;
-	long long sum = 0, reads = 0;
+	unsigned long long sum = 0; /* wraps: only its last bit is printed, to keep the reads */
+	long long reads = 0;
 	const int64_t end = kns(CLOCK_MONOTONIC) + 30000000;
 	if (fc_set_period_ns(500000) != 0)
 		return 1;
 	while (kns(CLOCK_MONOTONIC) < end) {
 		const uint64_t t = fc_ticks();
-		sum += fc_mono_ns() + fc_real_ns() + fc_mono_ns_relaxed() + fc_mono_coarse_ns() + fc_real_coarse_ns();
+		sum += (uint64_t)fc_mono_ns() + (uint64_t)fc_real_ns() + (uint64_t)fc_mono_ns_relaxed() +
+		       (uint64_t)fc_mono_coarse_ns() + (uint64_t)fc_real_coarse_ns();
 		fc_clock_gettime(CLOCK_REALTIME, &ts);
 		fc_gettimeofday(&tv, NULL);
-		sum += fc_ticks_to_mono_ns(t) + ts.tv_nsec + tv.tv_usec;
+		sum += (uint64_t)fc_ticks_to_mono_ns(t) + (uint64_t)ts.tv_nsec + (uint64_t)tv.tv_usec;
 		reads++;
 	}
-	printf("reads=%lld sum=%lld\n", reads, sum & 1);
+	printf("reads=%lld sum=%llu\n", reads, sum & 1);
 	return reads > 0 ? 0 : 1;
 }
