@@ -78,7 +78,17 @@ for ph in "${phases[@]}"; do
     *) echo "unknown phase '$ph' (dev asan tsan load fuzz aarch64 package lint mutation)"; exit 2 ;;
   esac
 done
+# What failed, again at the end (CI keeps only the end of the log): each failed test's name and the end of its output.
+digest() {
+  local p=$1 d=build/$1/Testing/Temporary n name
+  [ -f "$d/LastTestsFailed.log" ] || return 0
+  while IFS=: read -r n name; do
+    echo "--- $p: $name (end of its output) ---"
+    awk -v t="$name" '$0 ~ "Testing: "t"$" {on=1; buf=""; k=0} on {a[k++ % 40]=$0} on && index($0, "\""t"\" end time") {on=0; for (i=(k>40?k-40:0); i<k; i++) print a[i % 40]}' "$d/LastTest.log"
+  done < "$d/LastTestsFailed.log"
+}
 echo
+for ph in "${failures[@]}"; do case $ph in dev|asan|tsan|fuzz|aarch64) digest "$ph" ;; esac; done
 ((failed)) && echo "failed phases: ${failures[*]}"
 echo "phases: $passed passed, $failed failed"
 ((failed == 0))
