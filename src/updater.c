@@ -77,8 +77,10 @@ static int u_wake_fd = -1; /* eventfd: fc_updater_stop wakes the thread at once 
 static dev_t u_anon_dev;   /* ...an anonymous inode: its device and inode (every eventfd's and timerfd's) */
 static ino_t u_anon_ino;
 static FC_TLS int t_starting; /* ... and it is this thread (a signal handler here cannot wait) */
+static uint64_t u_events;  /* waits a descriptor's event ended (relaxed; tests: fc__updater_test_events) */
 
 void fc__updater_test_step_fd(int fd) { u_test_fd = fd; }
+uint64_t fc__updater_test_events(void) { return __atomic_load_n(&u_events, __ATOMIC_RELAXED); }
 
 static void set_running(int v)
 {
@@ -159,6 +161,7 @@ static int wait_until(int *fd, int *wake, int64_t deadline)
 	}
 	if (ppoll(pfd, 2, &ts, NULL) <= 0)
 		return 0;
+	__atomic_fetch_add(&u_events, 1, __ATOMIC_RELAXED);
 	/* fc_updater_stop's wake-up (u_stop is set before it) ends the loop; any other event there is not its:
 	 * the eventfd is no longer polled (a stop then waits up to a period for the join) */
 	if (pfd[0].revents && !__atomic_load_n(&u_stop, __ATOMIC_RELAXED))

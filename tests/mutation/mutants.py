@@ -1066,10 +1066,7 @@ M = [
          file="src/updater.c",
          old="		*wake = 0;",
          new="		(void)0;",
-         targets=["fc_probe"], tests=r"^probe_updater_in_a_child_that_closes_every_descriptor$",
-         note="flaky kill, not understood yet: 16 of 16 runs killed on the developer's machine (the mutant's keeper "
-              "spins, ~40000 re-anchors in 50 ms against 680 allowed), 1 of 2 in each of two CI runs from a fresh "
-              "clone after the keeper learned to park (this stop); to be explained and the test made certain"),
+         targets=["fc_probe"], tests=r"^probe_updater_in_a_child_that_closes_every_descriptor$"),
     dict(name="attack3: the keeper reads a step descriptor that is no longer a timerfd", set="bound",
          guards="a fork child's close-all: the keeper read the program's pipe at the timerfd's number",
          file="src/updater.c",
