@@ -31,15 +31,18 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
@@ -331,8 +334,8 @@ static int keeper_start(long n)
 	return 0;
 }
 
-/* The thread named fastclock: its run time (ns, schedstat) and voluntary context switches; -1: none. */
-static long long keeper_usage(long long *vcsw)
+/* The thread named `name`: its run time (ns, schedstat) and voluntary context switches; -1: none. */
+static long long thread_usage(const char *name, long long *vcsw)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
@@ -345,7 +348,7 @@ static long long keeper_usage(long long *vcsw)
 		snprintf(p, sizeof(p), "/proc/self/task/%s/comm", e->d_name);
 		if (!(f = fopen(p, "r")))
 			continue;
-		if (!fgets(b, sizeof(b), f) || strncmp(b, "fastclock\n", 10)) {
+		if (!fgets(b, sizeof(b), f) || strncmp(b, name, strlen(name)) || b[strlen(name)] != '\n') {
 			fclose(f);
 			continue;
 		}
@@ -369,7 +372,38 @@ static long long keeper_usage(long long *vcsw)
 	return run;
 }
 
-/* What the keeper costs while a reader spins beside it, and while the process sleeps. */
+static long long keeper_usage(long long *vcsw) { return thread_usage("fastclock", vcsw); }
+
+/* A thread that only wakes as the keeper does (every 3/4 of the period, at absolute deadlines, timer slack a
+ * sixteenth of it, in ppoll on an eventfd and a CANCEL_ON_SET timerfd) and does nothing else: what the wake-ups
+ * alone cost on this machine, beside the same spinning reader. */
+static volatile int bare_stop;
+static int64_t bare_period;
+static void *bare_main(void *arg)
+{
+	struct pollfd pfd[2] = {{eventfd(0, EFD_NONBLOCK), POLLIN, 0}, {timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK), POLLIN, 0}};
+	const struct itimerspec far = {{0, 0}, {(time_t)1 << 40, 0}};
+	int64_t next = kns(CLOCK_MONOTONIC);
+	(void)arg;
+	prctl(PR_SET_NAME, "fc-bare", 0, 0, 0);
+	prctl(PR_SET_TIMERSLACK, (unsigned long)(bare_period / 16), 0, 0, 0);
+	timerfd_settime(pfd[1].fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far, NULL);
+	while (!bare_stop) {
+		int64_t left;
+		next += bare_period * 3 / 4;
+		left = next - kns(CLOCK_MONOTONIC);
+		if (left > 0) {
+			const struct timespec ts = {(time_t)(left / NS), (long)(left % NS)};
+			(void)ppoll(pfd, 2, &ts, NULL);
+		}
+	}
+	close(pfd[0].fd);
+	close(pfd[1].fd);
+	return NULL;
+}
+
+/* What the keeper costs while a reader spins beside it, and while the process sleeps; then what a thread that
+ * only wakes up as often costs, beside a reader spinning on clock_gettime (the keeper stopped). */
 static int keeper_cost(double spin_s)
 {
 	struct fc_status s0, s1;
@@ -404,6 +438,25 @@ static int keeper_cost(double spin_s)
 		r1 = keeper_usage(&v1);
 		printf("asleep, seconds %d-%d: keeper %.4f %% of a CPU, %.1f wake-ups/s\n", 2 * k, 2 * k + 2,
 		       100.0 * (double)(r1 - r0) / (double)(t - t0), (double)(v1 - v0) * NS / (double)(t - t0));
+	}
+	{
+		pthread_t bt;
+		const struct timespec settle = {0, 100000000};
+		bare_period = s1.period_ns;
+		fc_updater_stop();
+		if (pthread_create(&bt, NULL, bare_main, NULL) != 0)
+			return 1;
+		nanosleep(&settle, NULL);
+		r0 = thread_usage("fc-bare", &v0);
+		t0 = kns(CLOCK_MONOTONIC);
+		while ((t = kns(CLOCK_MONOTONIC)) - t0 < (int64_t)(spin_s * NS))
+			;
+		r1 = thread_usage("fc-bare", &v1);
+		bare_stop = 1;
+		pthread_join(bt, NULL);
+		printf("wake-ups alone: %.3f %% of a CPU, %.0f wake-ups/s (a thread that only wakes as the keeper does, "
+		       "beside a reader spinning on clock_gettime)\n", 100.0 * (double)(r1 - r0) / (double)(t - t0),
+		       (double)(v1 - v0) * NS / (double)(t - t0));
 	}
 	return 0;
 }
