@@ -78,9 +78,17 @@ static dev_t u_anon_dev;   /* ...an anonymous inode: its device and inode (every
 static ino_t u_anon_ino;
 static FC_TLS int t_starting; /* ... and it is this thread (a signal handler here cannot wait) */
 static uint64_t u_events;  /* waits a descriptor's event ended (relaxed; tests: fc__updater_test_events) */
+/* The keeper's turns, for tests (relaxed): late ones (its re-anchor done more than P/8 past its deadline: the
+ * machine held it back), and on-time ones that found its own last hand already stale (its schedule's fault) */
+static uint64_t u_turns_late, u_turns_stale;
 
 void fc__updater_test_step_fd(int fd) { u_test_fd = fd; }
 uint64_t fc__updater_test_events(void) { return __atomic_load_n(&u_events, __ATOMIC_RELAXED); }
+void fc__updater_test_turns(uint64_t *late, uint64_t *stale)
+{
+	*late = __atomic_load_n(&u_turns_late, __ATOMIC_RELAXED);
+	*stale = __atomic_load_n(&u_turns_stale, __ATOMIC_RELAXED);
+}
 
 static void set_running(int v)
 {
@@ -317,7 +325,7 @@ static void *updater_main(void *arg)
 {
 	struct fc_clock *c = fc__global_clock();
 	int fd = open_step_fd(), wake = u_wake_fd >= 0, parked = 0;
-	int64_t next = mono_now(), slack_for = 0, run_since, probe_from = 0;
+	int64_t next = mono_now(), slack_for = 0, run_since, probe_from = 0, own_at = 0;
 	uint64_t parked_slow = 0;
 	(void)arg;
 	prctl(PR_SET_NAME, "fastclock", 0, 0, 0); /* its name in top -H, ps -L, perf sched */
@@ -354,6 +362,7 @@ static void *updater_main(void *arg)
 			parked = 0;
 			__atomic_store_n(&c->upd_parked, 0, __ATOMIC_RELAXED);
 			next = run_since = mono_now();
+			own_at = 0;
 			continue;
 		}
 		/* Timer slack (default 50 us) would make a wake-up late by more than a short period allows. */
@@ -392,14 +401,23 @@ static void *updater_main(void *arg)
 		}
 		if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL) ||
 		    __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) {
+			/* A turn on time never finds its last hand (anchored by own_at) stale: the schedule below
+			 * leaves P/8 (tests count both: fc__updater_test_turns) */
+			if (own_at && now - own_at >= p && now <= next + p / 8)
+				__atomic_fetch_add(&u_turns_stale, 1, __ATOMIC_RELAXED);
 			fc__clock_windup_chores(c, cur);
 			refresh_coarse(c);
+			own_at = now = mono_now(); /* after the new hand's sample, or another thread's re-anchor */
+			if (own_at > next + p / 8)
+				__atomic_fetch_add(&u_turns_late, 1, __ATOMIC_RELAXED);
 		} else {
 			(void)fc__clock_chores(c); /* the kernel backend: the clocksource re-check */
+			own_at = 0;
+			now = mono_now();
 		}
 		/* Next wake-up at 3/4 of the period after the last one, so the hand is replaced before readers
-		 * find it stale; after a late wake-up (preempted), from now: no burst to catch up. */
-		now = mono_now();
+		 * find it stale; after a late wake-up (preempted), from now (own_at: the turn's new hand is at most
+		 * that old): no burst to catch up. */
 		{
 			const int64_t step = p * 3 / 4 > MIN_WAKE_NS ? p * 3 / 4 : MIN_WAKE_NS;
 			next += step;

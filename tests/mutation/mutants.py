@@ -1061,6 +1061,12 @@ M = [
          new='				       procd < 0 ? fc__errname(pe) : "/proc is not procfs", path);',
          targets=["fastclock_unit_tests"], tests=r"^VmClockDevice\."),
     # ---- attack3: the keeper in a fork child that closes every descriptor (tests/unit/fc_probe.c fork-close-all) --
+    dict(name="keeper: a turn every period, not every 3/4 of it", set="bound",
+         guards="the keeper replaces its hand before readers find it stale, with P/4 left for a late wake-up",
+         file="src/updater.c",
+         old="			const int64_t step = p * 3 / 4 > MIN_WAKE_NS ? p * 3 / 4 : MIN_WAKE_NS;",
+         new="			const int64_t step = p > MIN_WAKE_NS ? p : MIN_WAKE_NS;",
+         targets=["fc_keeper_check"], tests=r"^keeper_turns_keep_readers_off_the_slow_path$"),
     dict(name="attack3: the keeper keeps polling a wake-up descriptor that is no longer its", set="bound",
          guards="a fork child's close-all: a regular file or pipe at the eventfd's number woke the keeper without end",
          file="src/updater.c",

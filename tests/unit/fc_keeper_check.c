@@ -14,6 +14,9 @@
  *                                   makes no system call (seccomp) and promises no less than the segment
  *   fc_keeper_check cached-status   (FASTCLOCK_UPDATER=off) a ClockBound segment past its grace: a reader's re-anchor
  *                                   stamps no SYNCHRONIZED from the poll before it
+ *   fc_keeper_check turns           a keeper the program started, a reader spinning beside it for 2000 of its turns:
+ *                                   no turn on time finds its last hand stale (its schedule), and no reader takes
+ *                                   the slow path unless a turn was late (the machine held the keeper back)
  *   fc_keeper_check seccomp         (FASTCLOCK_UPDATER=off) reader re-anchors under a seccomp filter that traps every
  *                                   system call but the test's own (and clock_gettime, the vDSO's fallback), within
  *                                   half a second of the chores' last round: one re-anchor per read, none trapped
@@ -484,6 +487,62 @@ static int cached_status(const char *dir)
 	return 0;
 }
 
+void fc__updater_test_turns(uint64_t *late, uint64_t *stale); /* src/updater.c */
+
+/* The keeper keeps readers off the slow path: judged by its own count of its turns, never by the wall clock (a late
+ * turn excuses the slow paths; only a turn on time that found its hand stale, or a slow path with no late turn,
+ * is the code's). */
+static int turns(void)
+{
+	struct fc_clock *c = fc__global_clock();
+	uint64_t late0, stale0, late1, stale1, r0, slow0, slow1, notes0, notes1;
+	int64_t t0, t1;
+	fc_init();
+	if (fc_updater_start(0) != 0) {
+		fprintf(stderr, "fc_keeper_check: fc_updater_start failed\n");
+		return 2;
+	}
+	r0 = __atomic_load_n(&c->reanchors, __ATOMIC_RELAXED);
+	t0 = kns(CLOCK_MONOTONIC);
+	while (__atomic_load_n(&c->reanchors, __ATOMIC_RELAXED) < r0 + 8 && kns(CLOCK_MONOTONIC) - t0 < 30000000000LL)
+		sleep_ns(1000000);
+	if (c->backend != FC_BACKEND_COUNTER) {
+		printf("skip: the kernel backend (%s): no hands to keep\n", c->reason);
+		return 77;
+	}
+	fc__updater_test_turns(&late0, &stale0);
+	slow0 = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
+	notes0 = __atomic_load_n(&c->step_notifications, __ATOMIC_RELAXED);
+	r0 = __atomic_load_n(&c->reanchors, __ATOMIC_RELAXED);
+	t0 = kns(CLOCK_MONOTONIC);
+	do {
+		for (int i = 0; i < 1000; i++)
+			(void)fc_mono_ns();
+	} while (__atomic_load_n(&c->reanchors, __ATOMIC_RELAXED) < r0 + 2000 && kns(CLOCK_MONOTONIC) - t0 < 60000000000LL);
+	t1 = kns(CLOCK_MONOTONIC);
+	fc__updater_test_turns(&late1, &stale1);
+	slow1 = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
+	notes1 = __atomic_load_n(&c->step_notifications, __ATOMIC_RELAXED);
+	printf("turns: %llu re-anchors in %.2f s, %llu late turns, %llu on-time turns finding their hand stale, %llu "
+	       "reader slow paths (%.2f/s), %llu step notifications\n",
+	       (unsigned long long)(__atomic_load_n(&c->reanchors, __ATOMIC_RELAXED) - r0), (double)(t1 - t0) / 1e9,
+	       (unsigned long long)(late1 - late0), (unsigned long long)(stale1 - stale0),
+	       (unsigned long long)(slow1 - slow0), (double)(slow1 - slow0) * 1e9 / (double)(t1 - t0),
+	       (unsigned long long)(notes1 - notes0));
+	fc_updater_stop();
+	if (stale1 != stale0) {
+		fprintf(stderr, "fc_keeper_check: the keeper's schedule let its own hand go stale in %llu turns on time\n",
+			(unsigned long long)(stale1 - stale0));
+		return 1;
+	}
+	if (slow1 != slow0 && late1 == late0 && notes1 == notes0) {
+		fprintf(stderr, "fc_keeper_check: %llu reader slow paths while no turn of the keeper was late\n",
+			(unsigned long long)(slow1 - slow0));
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -493,6 +552,8 @@ int main(int argc, char **argv)
 		return fork_parks();
 	if (argc == 2 && !strcmp(argv[1], "idle"))
 		return idle();
+	if (argc == 2 && !strcmp(argv[1], "turns"))
+		return turns();
 	if (argc == 2 && !strcmp(argv[1], "seccomp"))
 		return seccomp_reanchors();
 	if (argc == 2 && (!strcmp(argv[1], "bounded-parked") || !strcmp(argv[1], "cached-status"))) {
