@@ -79,6 +79,20 @@ M = [
          old="return (t - FC__LOAD(th->base_ticks)) & FC__LOAD(th->mask);",
          new="return t - FC__LOAD(th->base_ticks);",
          targets=HOOK_TARGETS, tests=PROTO_TESTS),
+    # ---- the bounded real read's wall-step check (fc_hand.h inline, src/read.c slow path): the simulation's
+    # forward steps and counter-stopped suspend (a bounded read 10 h off while SYNCHRONIZED) ------------------
+    dict(name="bounded real read: coarse wall check removed", set="protocol",
+         guards="a bounded read never SYNCHRONIZED across a forward wall step its hand has not seen",
+         file="include/fastclock/fc_hand.h",
+         old="return FC__LIKELY(wall() <= (int64_t)((uint64_t)*ns + (uint64_t)b->track_err_ns));",
+         new="return (void)wall, 1;",
+         targets=["fc_sim"], tests=r"^sim_(suspend_counter_stops|wall_step)"),
+    dict(name="bounded real slow path: coarse wall check removed", set="protocol",
+         guards="the slow path re-anchors a hand the kernel's wall clock has passed",
+         file="src/read.c",
+         old="	return w > (int64_t)((uint64_t)v + (uint64_t)err);",
+         new="	return (void)w, (void)v, (void)err, 0;",
+         targets=["fc_sim"], tests=r"^sim_(suspend_counter_stops|wall_step)"),
     # ---- the slow path's own rules (src/read.c) -------------------------------------------------------------
     dict(name="slow path counter-wrap mask dropped", set="protocol", guards="deltas across the counter's wrap",
          file="src/read.c",
