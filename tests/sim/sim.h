@@ -216,7 +216,8 @@ struct Result {
 	uint64_t mono_violations = 0;
 	uint64_t cover_n = 0, cover_miss = 0, cover_miss_blind = 0; // tracking bound (mono and real reads)
 	uint64_t utc_miss = 0, utc_miss_blind = 0;                  // fc_real_bounded interval vs true UTC
-	uint64_t utc_miss_seen = 0; // ... while SYNCHRONIZED, outside every blind window that exempts bounded reads
+	uint64_t utc_miss_seen = 0; // ... while SYNCHRONIZED or FREE_RUNNING, outside every blind window that
+	                            // exempts bounded reads
 	uint64_t off_reads = 0;     // plain reads off by more than Targets::off_max outside blind windows
 	double steady_bound = 0, steady_err = 0;                    // maxima, for the ratio (the bound less its
 	                                                            // allowance for an unseen kernel rate change)
