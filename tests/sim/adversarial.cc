@@ -301,6 +301,27 @@ std::vector<Scenario> make()
 		    }
 		    r.duration = 200 * per(r);
 	    });
+	add(v, "adv_suspend_stopped",
+	    "suspends of 10 h and 1 s with the counter stopped (CLOCK_MONOTONIC with it; CLOCK_REALTIME and "
+	    "CLOCK_BOOTTIME jump), and a settimeofday +1 s, no notifier: every hand is fresh after each, and every "
+	    "read judged (fc_real_bounded sees each jump in the kernel's coarse clock)",
+	    [](Run &r) {
+		    const long double d[] = {36000 * S, S};
+		    for (int i = 0; i < 2; i++) {
+			    const long double len = d[i];
+			    r.at(at_p(r, 30 + 60 * i), "suspend, counter stopped", [len](Run &) {
+				    M.stop_kernel(true);
+				    M.stop_counter(true);
+				    M.t += len;
+				    M.stop_kernel(false);
+				    M.stop_counter(false);
+				    M.boot_off += (int64_t)len;
+				    M.wall_off += (int64_t)len;
+			    }, false);
+		    }
+		    r.at(at_p(r, 150), "settimeofday +1 s", [](Run &) { M.wall_off += (int64_t)S; }, false);
+		    r.duration = 200 * per(r) + 36001 * S;
+	    });
 	add(v, "adv_counter32_1ghz",
 	    "a 32-bit counter at 1 GHz (wraps every 4.3 s): the period is capped by what its width allows; slews "
 	    "+-500 ppm",
