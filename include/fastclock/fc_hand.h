@@ -258,7 +258,8 @@ FC__ALWAYS_INLINE void fc__carry(int64_t *sec, int64_t *sub, uint32_t unit)
 }
 
 /*
- * The inline read forms: fc__hand_read_ns (fc_mono_ns, fc_real_ns), fc__hand_read_bounded (the bounded reads),
+ * The inline read forms: fc__hand_read_ns (fc_mono_ns, fc_real_ns), fc__hand_read_bounded (the bounded reads;
+ * fc_real_bounded through fc__hand_read_real_bounded, which also checks the kernel's coarse wall clock),
  * fc__hand_read_ts (fc_clock_gettime), fc__hand_read_tv (fc_gettimeofday). Each is the protocol's loop copying the few
  * fields it needs and the counter's distance from the anchor; the arithmetic runs once, after the copy is
  * validated (FreeBSD's bintime_off, the vDSO's do_hres). Each returns 1, or 0 when the slow path must run
