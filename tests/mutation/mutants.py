@@ -93,6 +93,12 @@ M = [
          old="	return w > (int64_t)((uint64_t)v + (uint64_t)err);",
          new="	return (void)w, (void)v, (void)err, 0;",
          targets=["fc_sim"], tests=r"^sim_(suspend_counter_stops|wall_step|adv_suspend_stopped)"),
+    dict(name="bounded real slow path: hand used when it may not re-anchor", set="protocol",
+         guards="a reader that sees the wall step but finds the writer lock taken answers with the kernel's clock",
+         file="src/read.c",
+         old="			return kernel_past_hand(c, &h, how, b);\n		}\n		if ((h.flags & FC_HAND_PROBE)",
+         new="		}\n		if ((h.flags & FC_HAND_PROBE)",
+         targets=["fc_sim"], tests=r"^sim_adv_suspend_stopped"),
     # ---- the slow path's own rules (src/read.c) -------------------------------------------------------------
     dict(name="slow path counter-wrap mask dropped", set="protocol", guards="deltas across the counter's wrap",
          file="src/read.c",
