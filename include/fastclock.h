@@ -162,7 +162,8 @@ static inline int64_t fc_real_ns_relaxed(void)
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * Bounded reads. Cost: counter read. Ordered. Async-signal-safe, fork-safe. Returns 0, or -1/EFAULT for NULL.
+ * Bounded reads. Cost: counter read (fc_real_bounded: and a read of the kernel's CLOCK_REALTIME_COARSE, see "wall
+ * steps" below). Ordered. Async-signal-safe, fork-safe. Returns 0, or -1/EFAULT for NULL.
  * TrueTime-style: the true time lies in [earliest_ns, latest_ns]. The half-width adds
  *   (a) fastclock's own tracking error against the kernel's clock: its distance to the bracketed kernel sample
  *       at the last re-anchor, half that sample's bracket and half the REALTIME-MONOTONIC offset's, grown since
@@ -191,13 +192,21 @@ static inline int64_t fc_real_ns_relaxed(void)
  *     the rate history has refilled (8 samples) and the error is back within 1 us or the old hand's bound;
  *   - leap seconds: CLOCK_REALTIME is stepped only by a leap second announced in adjtimex (STA_INS / STA_DEL);
  *     the hands are DISRUPTED from 2 s before to 2 s after each UTC midnight while it is, which covers the
- *     kernel applying it a tick (or a NOHZ second) late. settimeofday / clock_settime reach readers at the next
- *     re-anchor, or as soon as the updater thread's step notifier wakes it: not covered before;
+ *     kernel applying it a tick (or a NOHZ second) late;
+ *   - wall steps (settimeofday, clock_settime): a hand follows one when re-anchored, at the next re-anchor or
+ *     as soon as the updater thread's step notifier wakes it. fc_real_bounded also reads the kernel's
+ *     CLOCK_REALTIME_COARSE (its clock at its last tick, which a step moves at once) and re-anchors when that
+ *     is past its value and bound: a step forward by more than the coarse clock's lag (about one kernel tick)
+ *     is covered from the step on. Not covered until the next re-anchor or the notifier: a smaller step
+ *     forward (off by less than that lag), and any step back;
  *   - suspend: a suspend shorter than the hand's window (P + P/8) with the counter running is not covered
  *     between the resume and the next re-anchor (the reads see the counter alone); the re-anchor tells it by
  *     CLOCK_BOOTTIME - CLOCK_MONOTONIC, status is DISRUPTED and the clock holds (slope down to 0) until the
- *     kernel has caught up, within a period or two. A suspend past the window, or with the counter stopped,
- *     is covered;
+ *     kernel has caught up, within a period or two. A suspend past the window with the counter running is
+ *     covered (the first read re-anchors). With the counter stopped, CLOCK_MONOTONIC stops with it and
+ *     fc_mono_bounded is covered; CLOCK_REALTIME jumps at the resume, a step forward as above: fc_real_bounded
+ *     is covered after a suspend longer than that lag (its first read re-anchors), while plain real reads stay
+ *     behind by the suspend's length until the next re-anchor or the notifier's wake-up (it fires on a resume);
  *   - clocksource: the kernel's values are assumed finer than the extra time a read of them takes over the
  *     narrowest sample seen (hpet: 70 ns steps, ~0.5 us a read; acpi_pm: 279 ns, ~1 us); a switch to one
  *     is not covered until the next re-anchor, and the trust re-check (at a re-anchor, at least once a second)
@@ -228,12 +237,26 @@ struct fc_interval {
 	int status; /* enum fc_sync */
 };
 
+/* The kernel's CLOCK_REALTIME_COARSE (fc__hand_read_real_bounded). Where <time.h> hides clock_gettime (strict ISO
+ * C), a value no hand reaches: every bounded real read takes the slow path, which reads it itself. */
+#if defined(CLOCK_REALTIME_COARSE) && defined(CLOCK_REALTIME)
+static inline int64_t fc__wall_coarse(void)
+{
+	struct timespec ts;
+	if (FC__UNLIKELY(clock_gettime(CLOCK_REALTIME_COARSE, &ts) != 0))
+		return INT64_MIN; /* not seen: the hand's value, as before this check */
+	return (int64_t)ts.tv_sec * 1000000000 + (int64_t)ts.tv_nsec;
+}
+#else
+static inline int64_t fc__wall_coarse(void) { return INT64_MAX; }
+#endif
+
 static inline int fc_real_bounded(struct fc_interval *out)
 {
 	int64_t m;
 	struct fc__bound b;
 	if (FC__UNLIKELY(out == NULL) ||
-	    FC__UNLIKELY(!fc__hand_read_bounded(&fc__pub, fc__hand_ticks_ordered, FC__REAL, &m, &b)) ||
+	    FC__UNLIKELY(!fc__hand_read_real_bounded(&fc__pub, fc__hand_ticks_ordered, fc__wall_coarse, &m, &b)) ||
 	    FC__UNLIKELY(b.sync_status < 0)) /* no bound asked for yet: the slow path asks */
 		return fc__slow_bounded(out, FC__REAL);
 	m += b.utc_corr_ns;

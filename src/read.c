@@ -154,6 +154,17 @@ static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int
 	return v + raised;
 }
 
+/* A bounded CLOCK_REALTIME read of a counter hand at value v, tracking bound err: 1 when the kernel's wall clock
+ * as of its last tick is past v + err, a forward step the hand was anchored before (fc_hand.h's
+ * fc__hand_read_real_bounded, the inline read's same check, which sent it here). Read after the counter. */
+static int wall_moved(const struct fc_clock *c, int64_t v, int64_t err)
+{
+	int64_t w;
+	if (c->src.kernel(c->src.ctx, CLOCK_REALTIME_COARSE, &w) != 0)
+		return 0;
+	return w > (int64_t)((uint64_t)v + (uint64_t)err);
+}
+
 /* The first coarse read of a process does not start the keeper: creating a thread costs tens of us, and a
  * short-lived program never needs it. Coarse reads are precise reads until one comes KEEPER_DEFER_NS
  * after the first; that one starts it (once). 1 ms: at most a millisecond of precise reads (~20 ns each)
@@ -220,6 +231,17 @@ FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bou
 			b->sync_status = h.sync_status;
 		}
 		d = (t - h.base_ticks) & h.mask;
+		if (b && (how & FC__REAL) && !wound && d <= (h.mask >> 1) && d < h.valid_ticks &&
+		    wall_moved(c, hand_value(&h, d, how), hand_err(&h, d))) {
+			/* The kernel's wall clock stepped forward past this hand (a resume with the counter stopped, a
+			 * settimeofday): a bounded read never answers from it. Re-anchor; where this thread may not (the
+			 * writer lock is taken, or held by this thread under a signal handler), the kernel's clock. */
+			if (!fc__in_writer && fc__clock_windup(c, th)) {
+				wound = 1;
+				continue;
+			}
+			return kernel_past_hand(c, &h, how, b);
+		}
 		if ((h.flags & FC_HAND_PROBE) && d <= (h.mask >> 1)) {
 			/* The keeper asks whether anyone still reads (updater.c): say so once; use the hand within its
 			 * window. Past it the keeper is parked (or late): it re-anchors when it sees this read, and

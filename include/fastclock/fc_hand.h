@@ -258,7 +258,8 @@ FC__ALWAYS_INLINE void fc__carry(int64_t *sec, int64_t *sub, uint32_t unit)
 }
 
 /*
- * The inline read forms: fc__hand_read_ns (fc_mono_ns, fc_real_ns), fc__hand_read_bounded (the bounded reads),
+ * The inline read forms: fc__hand_read_ns (fc_mono_ns, fc_real_ns), fc__hand_read_bounded (the bounded reads;
+ * fc_real_bounded through fc__hand_read_real_bounded, which also checks the kernel's coarse wall clock),
  * fc__hand_read_ts (fc_clock_gettime), fc__hand_read_tv (fc_gettimeofday). Each is the protocol's loop copying the few
  * fields it needs and the counter's distance from the anchor; the arithmetic runs once, after the copy is
  * validated (FreeBSD's bintime_off, the vDSO's do_hres). Each returns 1, or 0 when the slow path must run
@@ -356,6 +357,27 @@ FC__ALWAYS_INLINE int fc__hand_read_bounded(const struct fc_pub *pub, fc__hand_t
 	*ns = fc__hand_at(anchor, delta, mult, frac);
 	b->track_err_ns = fc__hand_at(err, delta, err_mult, 0);
 	return 1;
+}
+
+/* The kernel's CLOCK_REALTIME as of its last tick (CLOCK_REALTIME_COARSE), in ns: a constant at every call site
+ * (fastclock.h's, or a simulation's), so inlined. */
+typedef int64_t (*fc__wall_fn)(void);
+
+/* fc__hand_read_bounded for CLOCK_REALTIME, then 0 (the slow path, which re-anchors) when the kernel's wall clock
+ * is past what the hand knows. A hand sees a wall step only when re-anchored: a settimeofday, or a resume whose
+ * counter stood still while CLOCK_REALTIME moved on, would be followed up to a period late, every read meanwhile
+ * off by the step. The kernel's coarse clock is never ahead of its precise one, which is within the tracking
+ * bound of the hand's value: so a coarse value above value + bound is a forward step the hand has not seen.
+ * Read after the counter: a preemption between the two can only send the read to the slow path for nothing,
+ * never pass a stale hand. A forward step of less than a tick (the coarse clock's lag) may go unseen, and so
+ * may any step back. Costs the coarse read (the vDSO's: no counter read, no system call) and a compare. */
+FC__ALWAYS_INLINE int fc__hand_read_real_bounded(const struct fc_pub *pub, fc__hand_ticks_fn ticks, fc__wall_fn wall,
+						 int64_t *ns, struct fc__bound *b)
+{
+	if (FC__UNLIKELY(!fc__hand_read_bounded(pub, ticks, 1, ns, b)))
+		return 0;
+	/* added unsigned, as fc__hand_at: a fuzzer's hand may take the sum past INT64_MAX */
+	return FC__LIKELY(wall() <= (int64_t)((uint64_t)*ns + (uint64_t)b->track_err_ns));
 }
 
 /* CLOCK_MONOTONIC or (real) CLOCK_REALTIME as a timespec's seconds and nanoseconds (in [0, 10^9)), from the

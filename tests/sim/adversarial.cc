@@ -301,6 +301,34 @@ std::vector<Scenario> make()
 		    }
 		    r.duration = 200 * per(r);
 	    });
+	add(v, "adv_suspend_stopped",
+	    "suspends of 10 h and 1 s with the counter stopped (CLOCK_MONOTONIC with it; CLOCK_REALTIME and "
+	    "CLOCK_BOOTTIME jump), and a settimeofday +1 s with a writer holding the lock a period after it; no "
+	    "notifier: every hand is fresh after each, and every read judged (fc_real_bounded sees each jump in the "
+	    "kernel's coarse clock)",
+	    [](Run &r) {
+		    // event times are true time, which a suspend spends: each later event comes after the earlier sleeps
+		    const long double d[] = {36000 * S, S};
+		    for (int i = 0; i < 2; i++) {
+			    const long double len = d[i];
+			    r.at(at_p(r, 30 + 60 * i) + (i ? d[0] : 0), "suspend, counter stopped", [len](Run &) {
+				    M.stop_kernel(true);
+				    M.stop_counter(true);
+				    M.t += len;
+				    M.stop_kernel(false);
+				    M.stop_counter(false);
+				    M.boot_off += (int64_t)len;
+				    M.wall_off += (int64_t)len;
+			    }, false);
+		    }
+		    // a writer (the keeper) takes the lock just after the step and is descheduled for a period: readers
+		    // that see the step may not re-anchor, and answer with the kernel's clock
+		    r.at(at_p(r, 150) + d[0] + d[1], "settimeofday +1 s, a writer stalled", [](Run &r2) {
+			    M.wall_off += (int64_t)S;
+			    r2.stall_writer(per(r2));
+		    }, false);
+		    r.duration = 200 * per(r) + 36001 * S;
+	    });
 	add(v, "adv_counter32_1ghz",
 	    "a 32-bit counter at 1 GHz (wraps every 4.3 s): the period is capped by what its width allows; slews "
 	    "+-500 ppm",

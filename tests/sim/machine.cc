@@ -82,8 +82,27 @@ uint64_t Machine::read_counter(bool relaxed)
 	return v & mask;
 }
 
+int64_t Machine::coarse_at(long double tt, clockid_t id) const
+{
+	const long double tick = floorl(tt / tick_ns) * tick_ns;
+	const int64_t k = kmono_floor(std::max(tick, tk0));
+	return id == CLOCK_REALTIME_COARSE ? k + wall_off : k;
+}
+
+int64_t Machine::read_coarse(clockid_t id)
+{
+	pump();
+	const int64_t v = coarse_at(t + coarse_cost / 2, id);
+	t += coarse_cost;
+	return v;
+}
+
 int Machine::read_kernel(clockid_t id, int64_t *ns)
 {
+	if (id == CLOCK_REALTIME_COARSE || id == CLOCK_MONOTONIC_COARSE) {
+		*ns = read_coarse(id);
+		return 0;
+	}
 	pump();
 	long double before = 0, after = 0;
 	if (preempt_p > 0 && rng.uniform() < preempt_p) {
@@ -121,6 +140,7 @@ long Machine::ntp_tick() const
 
 uint64_t counter_ordered() { return M.read_counter(false); }
 uint64_t counter_relaxed() { return M.read_counter(true); }
+int64_t wall_coarse() { return M.read_coarse(CLOCK_REALTIME_COARSE); }
 
 static uint64_t src_counter(void *) { return M.read_counter(false); }
 static int src_kernel(void *, clockid_t id, int64_t *ns) { return M.read_kernel(id, ns); }

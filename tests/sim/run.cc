@@ -132,7 +132,8 @@ int Run::bounded(int how, int64_t *v, int64_t *track_err, int64_t *utc_err, long
 	fc__bound b;
 	const bool real = how & FC__REAL;
 	M.first_kernel_instant = -1;
-	if (fc__hand_read_bounded(&SIM_PUB, ticks_ordered, real, &m, &b))
+	if (real ? fc__hand_read_real_bounded(&SIM_PUB, ticks_ordered, wall_coarse, &m, &b)
+		 : fc__hand_read_bounded(&SIM_PUB, ticks_ordered, real, &m, &b))
 		*v = m;
 	else
 		*v = fc__read_slow(&SIM_CLOCK, how, &b);
@@ -142,9 +143,12 @@ int Run::bounded(int how, int64_t *v, int64_t *track_err, int64_t *utc_err, long
 	return b.sync_status;
 }
 
-bool Run::in_window(long double t, bool blind, bool mono) const
+// bounded: for a bounded real read (blind windows of a step the coarse clock shows do not exempt it).
+bool Run::in_window(long double t, bool blind, bool mono, bool bounded) const
 {
 	for (const Window &w : windows_) {
+		if (bounded && w.bounded_sees)
+			continue;
 		long double e = blind ? (mono ? w.blind_mono_end : w.blind_real_end) : (w.fault ? w.settle_end : w.at);
 		if (t >= w.at && t < e)
 			return true;
@@ -211,7 +215,13 @@ void Run::sample()
 	if (utc_out) {
 		r_.utc_miss++;
 		r_.utc_miss_blind += blind_r;
+		// a promise (fc_real_after / fc_real_before act on both)
+		const bool promise = st_r == FC_SYNC_SYNCHRONIZED || st_r == FC_SYNC_FREE_RUNNING;
+		r_.utc_miss_seen += promise && !in_window(t0, true, false, true) && !real_exempt_ && !all_exempt_;
 	}
+	if (sc.targets.off_max >= 0)
+		r_.off_reads += (std::llabs(err[0]) > sc.targets.off_max && !blind_m) +
+				(std::llabs(err[1]) > sc.targets.off_max && !blind_r);
 	// Rate-change lag (see Result::rate_lag), counted at each re-anchor.
 	if (SIM_CLOCK.reanchors != seen_reanchors_ && SIM_CLOCK.backend == FC_BACKEND_COUNTER && !M.k_stopped &&
 	    !M.c_stopped) {
@@ -339,11 +349,12 @@ Result Run::go()
 	const long double end = t_start + duration;
 	const long double settle = 20e6L + 8 * var.gap; // the rate history (8 re-anchors) has forgotten the fault
 	// Start-up is not steady state: the rate rests on the frequency hint until the history fills.
-	windows_.push_back(Window{t_start, t_start + settle, t_start, t_start, true});
+	windows_.push_back(Window{t_start, t_start + settle, t_start, t_start, true, false});
 	for (const Event &e : events)
 		if (e.fault || e.blind_mono > 0 || e.blind_real > 0) {
 			long double a = t_start + e.at;
-			windows_.push_back(Window{a, a + e.dur + settle, a + e.blind_mono, a + e.blind_real, e.fault});
+			windows_.push_back(
+				Window{a, a + e.dur + settle, a + e.blind_mono, a + e.blind_real, e.fault, e.bounded_sees});
 		}
 	for (size_t i = 0; i < events.size(); i++) {
 		if (!events[i].fault)
@@ -378,6 +389,8 @@ Result Run::go()
 						f.at = M.t;
 			next_read += reader_pause_;
 			reader_pause_ = 0;
+			next_upd += updater_pause_;
+			updater_pause_ = 0;
 			continue;
 		}
 		if (tn == next_upd) {
@@ -457,6 +470,13 @@ void check_targets(const Scenario &sc, const Variant &v, Result &r)
 	if (r.utc_miss > r.utc_miss_blind)
 		fail("fc_real_bounded missed true UTC %.0f times outside blind windows (target %.0f)",
 		     (double)(r.utc_miss - r.utc_miss_blind), 0);
+	if (r.utc_miss_seen)
+		fail("fc_real_bounded missed true UTC %.0f times while SYNCHRONIZED (or FREE_RUNNING) after a wall step "
+		     "the kernel showed (target %.0f)",
+		     (double)r.utc_miss_seen, 0);
+	if (t.off_max >= 0 && r.off_reads)
+		fail("%.0f plain reads off by more than %.0f ns outside blind windows (target 0)", (double)r.off_reads,
+		     t.off_max);
 }
 
 } // namespace sim

@@ -70,6 +70,12 @@ struct Machine {
 	double kernel_frac_lo = 0.2, kernel_frac_hi = 0.5; // where in its call the kernel reads its clock
 	int disturb_real = 0;           // this many CLOCK_REALTIME reads are preempted (alternately before and
 	long double disturb_ns = 50000; // after the clock read) for this long: disturbed wall-offset brackets
+	// The kernel's coarse clocks (CLOCK_*_COARSE): its clocks at its last tick (HZ 250), or at its last update
+	// (a resume, a rate change) if later; a wall step shows in them at once, as the kernel's
+	// timekeeping_update does. A read costs coarse_cost ns and is not a value's instant (the vDSO's, no
+	// counter read).
+	long double tick_ns = 4e6L;
+	long double coarse_cost = 6;
 
 	// --- state ---
 	long double t = 1e9L;   // true time (ns)
@@ -127,6 +133,9 @@ struct Machine {
 	long ntp_tick() const;
 	void stop_kernel(bool s) { rebase_kernel(); k_stopped = s; }
 
+	int64_t coarse_at(long double tt, clockid_t id) const; // CLOCK_REALTIME_COARSE or CLOCK_MONOTONIC_COARSE
+	int64_t read_coarse(clockid_t id);                      // a read of one (costs coarse_cost)
+
 	void pump(); // run due asynchronous actions (not re-entrant)
 	uint64_t read_counter(bool relaxed);
 	int read_kernel(clockid_t id, int64_t *ns);
@@ -137,6 +146,7 @@ extern Machine M;
 // The hooks handed to the library.
 uint64_t counter_ordered(); // the inline readers' counter (run.cc's ticks hooks): no context
 uint64_t counter_relaxed();
+int64_t wall_coarse(); // the inline bounded real read's CLOCK_REALTIME_COARSE (fc__hand_read_real_bounded)
 extern const fc_source source_template; // counter/kernel/ntp over M (mask filled in by the runner)
 
 // ---- scenarios and results -------------------------------------------------------------------------------
@@ -163,6 +173,7 @@ struct Targets {
 	                                        // little over one half sample bracket) and a step the brackets
 	                                        // can hide inside the rate's baseline (F5): 2 + 1.06 + 0.4 + noise
 	double cover = 100;                     // % of samples (outside blind windows) whose bound holds
+	double off_max = -1;                    // plain reads off by more than this (ns) outside blind windows: none
 	int64_t disc_max = -1, disc_min = -1;   // the tracker's discontinuity count at the end of the run
 	// The adversarial suite (adv_*): only these are checked: no bounded read outside its interval while its
 	// status says SYNCHRONIZED (mono and real tracking bound, and the fc_real_bounded interval vs true UTC),
@@ -182,6 +193,10 @@ struct Event {
 	long double blind_mono = 0;  // samples this long after the event are exempt from bound coverage:
 	long double blind_real = 0;  // the fault cannot be seen before the next re-anchor (physics)
 	bool first_read = false;     // check the first read after it against Targets::first_read
+	// A forward wall step (settimeofday, a resume with the counter stopped) shows in the kernel's coarse clock
+	// at once: fc_real_bounded sees it (fc__hand_read_real_bounded), so its blind window exempts plain reads
+	// only, and a bounded real read that says SYNCHRONIZED must hold true UTC inside it too.
+	bool bounded_sees = false;
 };
 
 struct Scenario {
@@ -201,6 +216,9 @@ struct Result {
 	uint64_t mono_violations = 0;
 	uint64_t cover_n = 0, cover_miss = 0, cover_miss_blind = 0; // tracking bound (mono and real reads)
 	uint64_t utc_miss = 0, utc_miss_blind = 0;                  // fc_real_bounded interval vs true UTC
+	uint64_t utc_miss_seen = 0; // ... while SYNCHRONIZED or FREE_RUNNING, outside every blind window that
+	                            // exempts bounded reads
+	uint64_t off_reads = 0;     // plain reads off by more than Targets::off_max outside blind windows
 	double steady_bound = 0, steady_err = 0;                    // maxima, for the ratio (the bound less its
 	                                                            // allowance for an unseen kernel rate change)
 	double half_bracket = 1e300;                                // smallest half sample bracket seen, ns
@@ -258,6 +276,9 @@ public:
 	}
 	Event &last() { return events.back(); }
 	void pause_reader(long double ns) { reader_pause_ += ns; }
+	// The updater thread sleeps on CLOCK_MONOTONIC, which stops during a suspend: its next turn comes this
+	// much later in true time.
+	void pause_updater(long double ns) { updater_pause_ += ns; }
 	// A wall step nobody announced (settimeofday; no notifier): real reads are not judged from now until the
 	// tracker has seen it (its real_steps count moves). No observer can know of it earlier.
 	void exempt_real_until_seen();
@@ -276,11 +297,12 @@ private:
 	void sample();
 	int64_t read(int how, bool relaxed, long double *instant);
 	int bounded(int how, int64_t *v, int64_t *track_err, int64_t *utc_err, long double *instant);
-	bool in_window(long double t, bool blind, bool mono) const;
+	bool in_window(long double t, bool blind, bool mono, bool bounded = false) const;
 	long double value_instant();
 	struct Window {
 		long double at, settle_end, blind_mono_end, blind_real_end;
 		bool fault;
+		bool bounded_sees; // Event::bounded_sees
 	};
 	std::vector<Window> windows_;
 	bool real_exempt_ = false;
@@ -291,6 +313,7 @@ private:
 	int lag_ = -1; // re-anchors since an unsettled kernel rate change, or -1
 	uint64_t real_steps_at_ = 0;
 	long double reader_pause_ = 0;
+	long double updater_pause_ = 0;
 	Result r_;
 	int64_t last_mono_ = INT64_MIN;
 	size_t next_event_ = 0;
