@@ -7,7 +7,7 @@
  * each value for bounded reads (fc__read_global; the bounded entry point is src/bounded.c's).
  *
  * Owns: the slow path's rules past a hand's stale point, the kernel backend's read rule.
- * May call: state.c, windup.c, start.c (a capture's unit), ntp.c (the cached NTP state), init.c.
+ * May call: state.c, windup.c, start.c (a capture's unit, the start-up's steps), ntp.c (the NTP state), init.c.
  * Async-signal-safe: clock_gettime, adjtimex and what windup.c calls; errno is preserved.
  */
 #include <errno.h>
@@ -206,12 +206,9 @@ FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bou
 			v = kernel_read(c, how, &h, &clamp);
 			if (b)
 				kernel_bound(c, how, clamp, b);
-			/* Starting: the next step (trust check, rate samples) is due; one reader takes it. */
-			if (FC__UNLIKELY(__atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) &&
-			    !fc__in_writer &&
-			    ((how & FC__REAL) ? fc__kernel_ns(c, CLOCK_MONOTONIC) : v) >=
-				    __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
-				fc__clock_windup(c, th);
+			/* Starting: the next step (trust check, rate samples) when due; one reader takes it */
+			if (FC__UNLIKELY(!fc__start_done(c)) && !fc__in_writer)
+				(void)fc__start_step(c, th, (how & FC__REAL) ? fc__kernel_ns(c, CLOCK_MONOTONIC) : v);
 			return v;
 		}
 		if (b) {

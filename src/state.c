@@ -33,7 +33,7 @@ FC__START_TEXT static int real_kernel(void *ctx, clockid_t id, int64_t *ns)
 	return 0;
 }
 
-const struct fc_source fc__real_source = {real_counter, real_kernel, fc__ntp_read, NULL, ~(uint64_t)0};
+const struct fc_source fc__real_source = {real_counter, real_kernel, fc__ntp_read, NULL, ~(uint64_t)0, NULL};
 
 /* ---- the global clock ------------------------------------------------------------------------------- */
 struct fc_clock fc__clock_global = {

@@ -53,6 +53,30 @@ struct fc_bound_ops {
 	void (*forked)(struct fc_clock *c);
 };
 
+/* Start-up without a wait (start.c, its only writer and reader: others ask fc__start_done, start.h): the first
+ * hand is a kernel hand; the slow path then checks the counter's trust and measures its rate against the kernel
+ * over START_BASELINE, and publishes the first counter hand. */
+enum { FC_START_DONE = 0, FC_START_TRUST = 1, FC_START_RATE = 2 };
+struct fc_start {
+	int phase;   /* FC_START_* (atomic; release stores: what a phase promises is written before it) */
+	int64_t due; /* the kernel CLOCK_MONOTONIC time at which the next step is due (atomic) */
+	struct fc_sample rate_first; /* the rate measurement's first sample */
+	struct fc_sample anchor; /* the trust step's sample, written once before phase becomes RATE (release):
+				  * converts captures taken before the first counter hand */
+	unsigned retries;
+	/* Early captures: before the trust step, fc_ticks returns kernel CLOCK_MONOTONIC ns, told from the counter
+	 * ticks captured after it by their value. early_defer: 1 when this clock does so; early_from: the kernel's
+	 * CLOCK_MONOTONIC at start (every early capture is >= it); early_c: the counter read before phase left TRUST
+	 * (every later counter capture is >= it; published by that store); early_end (atomic, 0 until read):
+	 * CLOCK_MONOTONIC read after that store (every early capture is <= it); early_void (atomic): the counter was
+	 * found below early_c (it went back), so values no longer tell. */
+	int early_defer;
+	int early_void;
+	int64_t early_from;
+	int64_t early_end;
+	uint64_t early_c;
+};
+
 struct fc_clock {
 	struct fc_pub *pub;
 	struct fc_hands hands;
@@ -92,28 +116,8 @@ struct fc_clock {
 	int have_ntp;
 	/* counters (relaxed atomics; slow path only) */
 	uint64_t reanchors, slow_paths, waits, trust_checks;
-	/* Start-up without a wait (windup.c): the first hand is a kernel hand; the slow path then checks the
-	 * counter's trust and measures its rate against the kernel over START_BASELINE, and publishes the first
-	 * counter hand. start_phase (atomic) is FC_START_*; start_due (atomic) the kernel CLOCK_MONOTONIC time
-	 * at which the next step is due; start_rate_first the rate measurement's first sample. */
-	int start_phase;
-	int64_t start_due;
-	void (*start_step)(struct fc_clock *c); /* start.c's state machine, called by the writer while starting */
-	struct fc_sample start_rate_first;
-	struct fc_sample start_anchor; /* the trust step's sample, written once before start_phase becomes RATE
-					* (release): converts captures taken before the first counter hand */
-	unsigned start_retries;
-	/* Early captures (start.c): before the trust step, fc_ticks returns kernel CLOCK_MONOTONIC ns,
-	 * told from the counter ticks captured after it by their value. early_defer: 1 when this clock does so;
-	 * early_from: the kernel's CLOCK_MONOTONIC at start (every early capture is >= it); early_c: the counter
-	 * read before start_phase left TRUST (every later counter capture is >= it; published by that store);
-	 * early_end (atomic, 0 until read): CLOCK_MONOTONIC read after that store (every early capture is <= it);
-	 * early_void (atomic): the counter was found below early_c (it went back), so values no longer tell. */
-	int early_defer;
-	int early_void;
-	int64_t early_from;
-	int64_t early_end;
-	uint64_t early_c;
+	/* The start-up's state (start.c's alone; struct fc_start above). */
+	struct fc_start start;
 	/* The kernel's rate against the counter over a long baseline (>= LONG_RATE_MIN_NS between two samples;
 	 * windup.c), 32.32 ns per tick, 0 until known; published for conversions of captures in no hand's window,
 	 * which a hand's steering slope (up to 1/16 off at short periods) or the tracker's 8-period rate (0.5 %
@@ -142,7 +146,6 @@ struct fc_clock {
 	int step_notifier;
 	uint64_t step_notifications;
 };
-enum { FC_START_DONE = 0, FC_START_TRUST = 1, FC_START_RATE = 2 };
 
 /* The library's own clock and the thread's writer mark: non-zero while this thread holds (or is taking) the
  * writer lock, so a signal handler that reads the clock on the same thread never waits on it. */

@@ -49,6 +49,7 @@
 #include "section.h"
 #include "config.h"
 #include "init.h"
+#include "start.h"
 #include "state.h"
 #include "units.h"
 #include "updater.h"
@@ -387,8 +388,10 @@ static void *updater_main(void *arg)
 		} else if (__atomic_load_n(&c->probing, __ATOMIC_RELAXED)) {
 			__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
 		}
-		if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL) ||
-		    __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) {
+		if (!fc__start_done(c)) {
+			(void)fc__start_step(c, cur, INT64_MAX); /* the start-up's next step, due or not (start.c) */
+			refresh_coarse(c);
+		} else if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL)) {
 			fc__clock_windup_chores(c, cur);
 			refresh_coarse(c);
 		} else {

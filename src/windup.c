@@ -8,9 +8,10 @@
  * unlock. No thread is needed: the first reader past the period does it. The optional updater thread
  * (updater.c) calls the same function.
  *
- * Owns: the writer lock's protocol, the first counter hand (fc__clock_setup; fc__clock_first_hand_locked for
- * start.c), the periodic trust re-check. While the clock starts, a re-anchor is a step of start.c's state
- * machine, called through c->start_step (start.c is above this file and calls it).
+ * Owns: the writer lock's protocol, the first counter hand's publication (fc__clock_first_hand_locked: start.c,
+ * above this file, calls it with the rate it measured), the periodic trust re-check. Nothing here knows the
+ * start-up: while the clock starts its hand is a kernel hand, and the callers that find it starting step it
+ * through start.c.
  * May call: state.c, hands.c, track.c, sample.c, trust.c, ntp.c (through the source). The UTC bound only through
  * c->bound (state.h's struct fc_bound_ops, installed by src/bounded.c on the first bounded read).
  */
@@ -145,8 +146,9 @@ int fc__clock_bound_cached(struct fc_clock *c, struct fc_hand *p, int64_t now, i
 	if (!fc__clock_trylock(c))
 		return 0;
 	ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
-	/* nothing polled yet: the start-up not done, or no bound asked for on the global clock */
-	ok = __atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_DONE && (ops || !c->bound_lazy);
+	/* nothing polled yet: no counter hand yet (its first stamp reads the NTP state), or no bound asked for on the
+	 * global clock; a source's own last poll is ops->cached's to judge */
+	ok = ops || (!c->bound_lazy && c->have_ntp);
 	if (ok) {
 		p->real_ns = fc__kernel_ns(c, CLOCK_REALTIME); /* for a leap second's window (near_midnight) */
 		if (ops)
@@ -298,10 +300,6 @@ static void windup_locked(struct fc_clock *c, int chores)
 	struct fc_sample s;
 	struct fc_hand p, kview;
 
-	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE) {
-		c->start_step(c); /* start.c's state machine (set with the phase by fc__clock_start) */
-		return;
-	}
 	if (c->backend != FC_BACKEND_COUNTER) {
 		if (chores) /* the clocksource re-check (a kernel hand's way back is fc_status's, status.c) */
 			(void)chores_locked(c, fc__kernel_ns(c, CLOCK_MONOTONIC_COARSE));
@@ -362,7 +360,7 @@ int fc__clock_chores(struct fc_clock *c)
 {
 	if (!fc__clock_trylock(c))
 		return 0;
-	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_DONE) {
+	{
 		const int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC);
 		struct fc_hand p = {0};
 		const struct fc_bound_ops *ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
@@ -378,52 +376,4 @@ void fc__clock_set_period_locked(struct fc_clock *c, int64_t period_ns)
 	__atomic_store_n(&c->period_ns, period_ns, __ATOMIC_RELAXED); /* the updater reads it unlocked */
 	if (c->backend == FC_BACKEND_COUNTER)
 		fc__track_set_period(&c->track, period_ticks(c));
-}
-
-int fc__clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
-		   uint64_t counter_hz, uint32_t gen_start)
-{
-	struct fc_sample s, s2;
-	struct fc_hand p;
-	uint64_t t_a;
-	int measured = 0;
-
-	c->pub = pub;
-	c->src = *src;
-	c->period_ns = period_ns;
-	c->backend = FC_BACKEND_COUNTER;
-	c->lock = 0;
-	fc__hands_init(&c->hands, pub, gen_start);
-	if (counter_hz == 0) {
-		/* No hint: measure for 200 us against CLOCK_MONOTONIC (bracket noise ~40 ns -> ~200 ppm,
-		 * inside the tracker's 1000 ppm continuity tolerance; it refines from there). */
-		int64_t start;
-		if (fc__sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
-			return -1;
-		start = s.mono;
-		do {
-			if (fc__sample_take(src, FC_SAMPLE_TRIES, &s2) != 0)
-				return -1;
-		} while (s2.mono - start < 200000);
-		counter_hz = (uint64_t)((unsigned __int128)((s2.c_mid - s.c_mid) & src->mask) * NS_PER_SEC /
-					(uint64_t)(s2.mono - s.mono));
-		c->freq_source = FC_FREQ_MEASURED;
-		measured = 1;
-	}
-	if (counter_hz == 0)
-		return -1;
-	c->counter_hz_initial = counter_hz;
-	fc__track_init(&c->track, src->mask, 1, mult_from_hz(counter_hz));
-	if (measured)
-		fc__track_hint_measured(&c->track, &s, &s2); /* the hint's noise is known: the tracker's, not ours */
-	fc__track_set_period(&c->track, period_ticks(c));
-	if (fc__sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
-		return -1;
-	t_a = s.c_mid; /* as in windup_locked */
-	fc__track_update(&c->track, NULL, &s, t_a, &p);
-	c->have_ntp = 0;
-	stamp_utc_bound(c, &p, s.mono, 1);
-	fc__hands_publish(pub, &p);
-	c->reanchors = 1;
-	return 0;
 }

@@ -2,10 +2,10 @@
  * fastclock — windup.c: the writer (sample -> track -> the bound's seam -> publish), the writer lock, the switch to
  * a kernel hand and back, the clock's cached NTP state.
  * Floor 2. Owns: the writer lock's protocol, the bound fields' stamping through c->bound (state.h's struct
- * fc_bound_ops), fc__clock_setup (tests' clocks).
+ * fc_bound_ops), the first counter hand's publication.
  * May call: state.c; floor 0: hands.c, track.c, sample.c, trust.c, ntp.c, str.c. Nothing of the bound (src/bound,
  * src/bounded.c): it is reached through c->bound only.
- * Start-up only through c->start_step (a callback set by start.c, not a call upward).
+ * Nothing of the start-up (start.c, above: it calls fc__clock_first_hand_locked).
  */
 #ifndef FASTCLOCK_WINDUP_H
 #define FASTCLOCK_WINDUP_H
@@ -24,10 +24,6 @@ extern "C" {
  * measured between samples s0 and s (caller holds the lock). */
 void fc__clock_first_hand_locked(struct fc_clock *c, const struct fc_sample *s0, const struct fc_sample *s,
 				 uint64_t hz);
-/* Build a clock over `src` (pure: no environment, no trust check) with the counter backend, first hand
- * anchored now. Used by tests. */
-int fc__clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
-		   uint64_t counter_hz, uint32_t gen_start);
 /* Re-anchor now if the current hand is still `seen` (NULL: unconditionally). Takes the lock; returns 1 if
  * a hand was published, 0 if another writer held the lock or already replaced `seen`. */
 int fc__clock_windup(struct fc_clock *c, const struct fc_hand *seen);

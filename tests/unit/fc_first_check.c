@@ -291,7 +291,7 @@ static int check_call(const char *name)
 	after = kns(CLOCK_MONOTONIC);
 	if (tasks() > tasks_before && n_thread == 0)
 		n_thread = tasks() - tasks_before; /* a thread the wrapper did not see (a sanitized build) */
-	phase = __atomic_load_n(&fc__global_clock()->start_phase, __ATOMIC_ACQUIRE);
+	phase = __atomic_load_n(&fc__global_clock()->start.phase, __ATOMIC_ACQUIRE);
 	printf("%s: %d open(s)", name, n_open);
 	for (int i = 0; i < n_open && i < (int)(sizeof(opened) / sizeof(opened[0])); i++)
 		printf("%s %s", i ? "," : ":", opened[i]);
@@ -351,7 +351,7 @@ static int check_call(const char *name)
 	/* Unless the call itself ran past the step's due time (FC_START_DEFER_NS after the library's start:
 	 * preempted on a busy machine), when taking it is right. */
 	if (!strncmp(name, "fc_ticks", 8) && early && (phase != FC_START_TRUST || n_open) &&
-	    after < fc__global_clock()->early_from + FC_START_DEFER_NS) {
+	    after < fc__global_clock()->start.early_from + FC_START_DEFER_NS) {
 		fprintf(stderr, "fc_first_check: %s took the trust step (phase %d, %d open(s)): its capture should be an "
 			"early one (kernel ns)\n", name, phase, n_open);
 		bad = 1;
@@ -388,7 +388,7 @@ static int ticks_early(void)
 		t[i] = fc_ticks();
 		k2[i] = kns(CLOCK_MONOTONIC);
 		if (i == 0)
-			phase_after_first = __atomic_load_n(&fc__global_clock()->start_phase, __ATOMIC_ACQUIRE);
+			phase_after_first = __atomic_load_n(&fc__global_clock()->start.phase, __ATOMIC_ACQUIRE);
 		now_m[i] = fc_ticks_to_mono_ns(t[i]);
 		now_r[i] = fc_ticks_to_real_ns(t[i]) - (kns(CLOCK_REALTIME) - kns(CLOCK_MONOTONIC));
 	}

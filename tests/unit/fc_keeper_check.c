@@ -338,13 +338,13 @@ static int seccomp_reanchors(void)
 	}
 	/* started: the first calls done, the counter hand current (its rate measured: 1 ms), a bound read once */
 	(void)fc_real_ns();
-	for (i = 0; i < 2000 && __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE; i++) {
+	for (i = 0; i < 2000 && __atomic_load_n(&c->start.phase, __ATOMIC_ACQUIRE) != FC_START_DONE; i++) {
 		sleep_ns(1000000);
 		(void)fc_mono_ns();
 	}
 	ref = kns(CLOCK_MONOTONIC); /* at or after the chores' last round (the first counter hand's) */
 	if (__atomic_load_n(&c->backend, __ATOMIC_RELAXED) != FC_BACKEND_COUNTER ||
-	    __atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE) {
+	    __atomic_load_n(&c->start.phase, __ATOMIC_RELAXED) != FC_START_DONE) {
 		printf("seccomp: the counter backend is not in use here: nothing to check (skip)\n");
 		return 77;
 	}
@@ -456,7 +456,7 @@ static int cached_status(const char *dir)
 	setenv("FASTCLOCK_BOUND_SOURCE", "clockbound", 1);
 	setenv("FASTCLOCK_CLOCKBOUND_PATH", path, 1);
 	fc_real_bounded(&iv);
-	for (i = 0; i < 2000 && __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE; i++) {
+	for (i = 0; i < 2000 && __atomic_load_n(&c->start.phase, __ATOMIC_ACQUIRE) != FC_START_DONE; i++) {
 		sleep_ns(1000000);
 		fc_real_bounded(&iv);
 	}
