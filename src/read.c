@@ -180,11 +180,12 @@ static int keeper_due(const struct fc_clock *c, int64_t *first_at)
  * program); it parks while nobody reads (updater.c). A parked keeper sees the re-anchor by itself. */
 static void reader_reanchored(struct fc_clock *c)
 {
-	if (c != fc__global_clock() || !c->updater_auto || __atomic_load_n(&c->upd_no_auto, __ATOMIC_RELAXED) ||
-	    __atomic_load_n(&c->upd_running, __ATOMIC_RELAXED) || fc__keeper_starting_here() || fc__in_writer)
+	if (c != fc__global_clock() || !c->updater_auto || __atomic_load_n(&c->keeper.no_auto, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&c->keeper.running, __ATOMIC_RELAXED) || fc__keeper_starting_here() || fc__in_writer)
 		return;
-	if (keeper_due(c, &c->upd_first_reanchor) && fc__keeper_auto_start(c, 3) < 0)
-		__atomic_store_n(&c->upd_first_reanchor, fc__kernel_ns(c, CLOCK_MONOTONIC) + KEEPER_RETRY_NS - KEEPER_DEFER_NS,
+	if (keeper_due(c, &c->keeper.first_reanchor) && fc__keeper_auto_start(c, 3) < 0)
+		__atomic_store_n(&c->keeper.first_reanchor,
+				 fc__kernel_ns(c, CLOCK_MONOTONIC) + KEEPER_RETRY_NS - KEEPER_DEFER_NS,
 				 __ATOMIC_RELAXED);
 }
 
@@ -222,14 +223,14 @@ FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bou
 			 * window. Past it the keeper is parked (or late): it re-anchors when it sees this read, and
 			 * this read pays one kernel read, raised to the hand's largest value (the keeper's next hand
 			 * starts above the kernel's, windup.c). With no keeper any more, re-anchor as ever. */
-			if (!__atomic_load_n(&c->probe_seen, __ATOMIC_RELAXED))
-				__atomic_store_n(&c->probe_seen, 1, __ATOMIC_RELAXED);
+			if (!__atomic_load_n(&c->keeper.probe_seen, __ATOMIC_RELAXED))
+				__atomic_store_n(&c->keeper.probe_seen, 1, __ATOMIC_RELAXED);
 			if (d < h.valid_ticks) {
 				if (b)
 					b->track_err_ns = hand_err(&h, d);
 				return hand_value(&h, d, how);
 			}
-			if (__atomic_load_n(&c->upd_running, __ATOMIC_RELAXED) && !wound)
+			if (__atomic_load_n(&c->keeper.running, __ATOMIC_RELAXED) && !wound)
 				return kernel_past_hand(c, &h, how, b);
 		}
 		if (d < h.stale_ticks) { /* another thread re-anchored meanwhile */
@@ -354,12 +355,14 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
 {
 	int64_t v;
 	unsigned spins = 0;
-	if (fc__ensure_init() && c->updater_auto && !__atomic_load_n(&c->upd_no_auto, __ATOMIC_RELAXED)) {
-		if (__atomic_load_n(&c->upd_running, __ATOMIC_RELAXED))
-			__atomic_store_n(&c->upd_coarse_wanted, 1, __ATOMIC_RELAXED); /* a parked keeper keeps them again */
-		else if (!fc__keeper_starting_here() && keeper_due(c, &c->upd_first_coarse) &&
+	if (fc__ensure_init() && c->updater_auto && !__atomic_load_n(&c->keeper.no_auto, __ATOMIC_RELAXED)) {
+		if (__atomic_load_n(&c->keeper.running, __ATOMIC_RELAXED))
+			/* a parked keeper keeps them again */
+			__atomic_store_n(&c->keeper.coarse_wanted, 1, __ATOMIC_RELAXED);
+		else if (!fc__keeper_starting_here() && keeper_due(c, &c->keeper.first_coarse) &&
 			 fc__keeper_auto_start(c, 2) < 0) /* due again KEEPER_RETRY_NS from now (keeper_due) */
-			__atomic_store_n(&c->upd_first_coarse, fc__kernel_ns(c, CLOCK_MONOTONIC) + KEEPER_RETRY_NS - KEEPER_DEFER_NS,
+			__atomic_store_n(&c->keeper.first_coarse,
+					 fc__kernel_ns(c, CLOCK_MONOTONIC) + KEEPER_RETRY_NS - KEEPER_DEFER_NS,
 					 __ATOMIC_RELAXED);
 	}
 	for (;;) {
@@ -374,7 +377,7 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
 		 * handler: never wait.) After 16 yields, sleep: a SCHED_FIFO reader on the starter's CPU would yield
 		 * only to its own priority, and the starter (an ordinary thread) would run only when real-time
 		 * throttling let it, up to 0.95 s of every second (sched_rt_runtime_us). */
-		if (!fc__keeper_starting_here() && __atomic_load_n(&c->upd_starting, __ATOMIC_ACQUIRE)) {
+		if (!fc__keeper_starting_here() && __atomic_load_n(&c->keeper.starting, __ATOMIC_ACQUIRE)) {
 			if (++spins % 64 == 0) {
 				if (spins <= 16 * 64) {
 					sched_yield();
@@ -391,15 +394,17 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
 		 * coarse clocks has a read in flight across it return a precise value that the keeper's first value may be
 		 * below by the length of that read, once. */
 		p = (how & FC__REAL) ? fc_real_ns() : fc_mono_ns();
-		if (fc__keeper_starting_here() || !c->updater_auto || __atomic_load_n(&c->upd_no_auto, __ATOMIC_RELAXED))
+		if (fc__keeper_starting_here() || !c->updater_auto ||
+		    __atomic_load_n(&c->keeper.no_auto, __ATOMIC_RELAXED))
 			return p;
 		/* A keeper may be starting now (a coarse read starts it): if its start began after this read, its
 		 * first value was taken after p, so p is never above it; if before, p is dropped and the loop takes
 		 * the keeper's value. Orders: the counter read again waits for p's to complete (lfence / isb before
-		 * it), the fence puts p before c->upd_starting's load in the order of start_locked's seq_cst store. */
+		 * it), the fence puts p before c->keeper.starting's load in the order of start_locked's seq_cst
+		 * store. */
 		(void)fc__counter_ordered();
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!__atomic_load_n(&c->upd_starting, __ATOMIC_RELAXED) &&
+		if (!__atomic_load_n(&c->keeper.starting, __ATOMIC_RELAXED) &&
 		    !__atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED) &&
 		    !__atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED))
 			return p;

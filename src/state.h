@@ -77,6 +77,21 @@ struct fc_start {
 	uint64_t early_c;
 };
 
+/* The keeper's own state (updater.c), on the page the first call writes anyway, not in .bss (a first coarse
+ * read's page faults); the fields others touch say who. */
+struct fc_keeper {
+	int running, no_auto, starting, checked; /* updater.c's u_running, u_no_auto, u_starting, u_checked */
+	int64_t first_coarse;
+	int64_t first_reanchor; /* CLOCK_MONOTONIC of the first reader's re-anchor (read.c); 0: none */
+	int coarse_wanted;      /* a coarse read found no value kept: the keeper keeps them, and never parks */
+	/* The keeper's probe: while probing, the writer publishes probe hands (FC_HAND_PROBE, windup.c), and a read
+	 * of one sets probe_seen (read.c; relaxed atomics, slow path only) */
+	int probing, probe_seen;
+	int parked; /* the keeper is parked (relaxed, for tests) */
+	int step_notifier;
+	uint64_t step_notifications;
+};
+
 struct fc_clock {
 	struct fc_pub *pub;
 	struct fc_hands hands;
@@ -129,22 +144,12 @@ struct fc_clock {
 	int updater_auto;     /* the first coarse read may start the updater (FASTCLOCK_UPDATER) */
 	int updater_rt;       /* the updater may ask for SCHED_FIFO (FASTCLOCK_UPDATER_RT) */
 	int updater_running;
-	/* updater.c's own (its u_running, u_no_auto, u_starting, u_first_coarse, u_checked): on the page the first
-	 * call writes anyway, not in .bss (a first coarse read's page faults) */
-	int upd_running, upd_no_auto, upd_starting, upd_checked;
-	int64_t upd_first_coarse;
-	int64_t upd_first_reanchor; /* CLOCK_MONOTONIC of the first reader's re-anchor (read.c); 0: none */
-	int upd_coarse_wanted;      /* a coarse read found no value kept: the keeper keeps them, and never parks */
-	/* The keeper's probe (updater.c): while probing, the writer publishes probe hands (FC_HAND_PROBE), and a read
-	 * of one sets probe_seen (read.c; relaxed atomics, slow path only) */
-	int probing, probe_seen;
-	int upd_parked; /* the keeper is parked (updater.c; relaxed, for tests) */
+	/* The keeper's own state (updater.c; struct fc_keeper above), and what the writer and readers share with it. */
+	struct fc_keeper keeper;
 	/* The coarse clocks' value kept by a keeper without real-time priority ("checked": updater.c), 0 otherwise:
 	 * fc__pub.coarse_mono then stays 0, so every coarse read comes to fc__coarse_init, which returns the larger
 	 * of this and the kernel's coarse clock (atomic; only grows, as coarse_mono) */
 	int64_t coarse_kept;
-	int step_notifier;
-	uint64_t step_notifications;
 };
 
 /* The library's own clock and the thread's writer mark: non-zero while this thread holds (or is taking) the

@@ -119,7 +119,7 @@ int fc_status(struct fc_status *out)
 		out->sync_status = FC_SYNC_UNKNOWN;
 	}
 	out->updater_running = __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED) != 0;
-	out->step_notifier = __atomic_load_n(&c->step_notifier, __ATOMIC_RELAXED);
-	out->step_notifications = __atomic_load_n(&c->step_notifications, __ATOMIC_RELAXED);
+	out->step_notifier = __atomic_load_n(&c->keeper.step_notifier, __ATOMIC_RELAXED);
+	out->step_notifications = __atomic_load_n(&c->keeper.step_notifications, __ATOMIC_RELAXED);
 	return 0;
 }

@@ -330,7 +330,8 @@ static void windup_locked(struct fc_clock *c, int chores)
 	fc__track_update(&c->track, cur, &s, s.c_mid, &p);
 	long_rate_update(c, &s);
 	stamp_utc_bound(c, &p, s.mono, chores);
-	if (__atomic_load_n(&c->probing, __ATOMIC_RELAXED)) { /* the keeper asks whether anyone reads (updater.c) */
+	/* the keeper asks whether anyone reads (updater.c) */
+	if (__atomic_load_n(&c->keeper.probing, __ATOMIC_RELAXED)) {
 		p.flags |= FC_HAND_PROBE;
 		p.stale_ticks = 1;
 	}

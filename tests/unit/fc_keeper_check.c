@@ -82,7 +82,7 @@ static int wait_parked(void)
 {
 	struct fc_clock *c = fc__global_clock();
 	const int64_t until = kns(CLOCK_MONOTONIC) + (int64_t)WAIT_PARK_S * 1000000000;
-	while (!__atomic_load_n(&c->upd_parked, __ATOMIC_RELAXED)) {
+	while (!__atomic_load_n(&c->keeper.parked, __ATOMIC_RELAXED)) {
 		if (kns(CLOCK_MONOTONIC) > until)
 			return 0;
 		sleep_ns(50000000);
@@ -124,7 +124,7 @@ static int unpark_coarse(void)
 		}
 		if (v > prev)
 			prev = v;
-		if (!until && !__atomic_load_n(&c->upd_parked, __ATOMIC_RELAXED))
+		if (!until && !__atomic_load_n(&c->keeper.parked, __ATOMIC_RELAXED))
 			until = reads + 2000000; /* back: as many reads again as its own first values take */
 		if (until && reads >= until)
 			break;
@@ -234,7 +234,8 @@ static int idle(void)
 	allowed = (long)((t1 - t0) * IDLE_WAKES_PER_S / 1000000000) + IDLE_MARGIN;
 	printf("idle: %.2f s asleep: the parked keeper switched %ld times (at most %ld), %llu re-anchors\n",
 	       (double)(t1 - t0) / 1e9, s1 - s0, allowed, (unsigned long long)(r1 - r0));
-	if (s0 < 0 || s1 < 0 || s1 - s0 > allowed || r1 != r0 || !__atomic_load_n(&c->upd_parked, __ATOMIC_RELAXED)) {
+	if (s0 < 0 || s1 < 0 || s1 - s0 > allowed || r1 != r0 ||
+	    !__atomic_load_n(&c->keeper.parked, __ATOMIC_RELAXED)) {
 		fprintf(stderr, "fc_keeper_check: the parked keeper woke more than %d times a second, or re-anchored\n",
 			IDLE_WAKES_PER_S);
 		return 1;
