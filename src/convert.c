@@ -75,7 +75,7 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 		uint64_t mult, d;
 		__int128 v, sd;
 
-		if (st == FC_START_CONV_DONE) /* a counter capture (fc__clock_capture_unit), no counter hand yet */
+		if (st == FC_START_CONV_DONE) /* a counter capture (fc__start_capture_unit), no counter hand yet */
 			return sv;
 		/* kernel ns: taken before the trust step (start.c), or on the kernel backend */
 		if (st == FC_START_CONV_KERNEL || (FC__LOAD(cur->flags) & FC_HAND_KERNEL))
@@ -86,7 +86,7 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 		    d <= (FC__LOAD(cur->mask) >> 1)) {
 			if (!reanchored && !fc__in_writer) {
 				reanchored = 1;
-				if (fc__clock_windup(c, cur))
+				if (fc__windup(c, cur))
 					continue;
 			}
 			if (d >= FC__LOAD(cur->valid_ticks)) {

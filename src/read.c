@@ -83,20 +83,20 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	b->track_err_ns = (how & FC__REAL) ? 0 : clamp;
 	/* windup.c's try-lock, which marks this thread as the writer: a signal handler landing in the refresh
 	 * below reads without waiting for it. */
-	if (fc__clock_trylock(c)) {
+	if (fc__windup_trylock(c)) {
 		/* The bound as a hand's (windup.c): its half-width at the end of a life (KERNEL_BOUND_LIFE_NS), so
 		 * that readers that find the lock taken may use it until then */
 		const int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC), life = KERNEL_BOUND_LIFE_NS;
 		/* through the bound's seam (a process's first bounded read in auto mode reads nothing, the next opens
 		 * the sources: src/bounded.c); refreshes the NTP state */
-		fc__clock_bound_kernel_locked(c, &p, now, life);
+		fc__windup_bound_kernel_locked(c, &p, now, life);
 		/* for readers that find the lock taken: three relaxed stores, then (release) until when they hold; a
 		 * reader may pair fields of two refreshes, each a bound of its own until at least that time */
 		__atomic_store_n(&c->kernel_utc_err_ns, p.utc_err_ns, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->kernel_utc_corr_ns, p.utc_corr_ns, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->kernel_sync_status, p.sync_status, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->kernel_bound_until, now + life, __ATOMIC_RELEASE);
-		fc__clock_unlock(c);
+		fc__windup_unlock(c);
 	} else if (c->bound_lazy) {
 		/* The last refresh's bound, while it holds (another thread's refresh under way, or this thread's in a
 		 * signal handler): it was the bound at its end of life, and the source's bound only grows after it, so
@@ -135,7 +135,7 @@ static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int
 	int64_t v, raised;
 	if (b) { /* before the value's read, which is the call's last: the bound holds for KERNEL_BOUND_LIFE_NS after */
 		struct fc_hand p = {0};
-		if (fc__clock_bound_cached(c, &p, fc__kernel_ns(c, CLOCK_MONOTONIC), KERNEL_BOUND_LIFE_NS)) {
+		if (fc__windup_bound_cached(c, &p, fc__kernel_ns(c, CLOCK_MONOTONIC), KERNEL_BOUND_LIFE_NS)) {
 			b->utc_err_ns = p.utc_err_ns;
 			b->utc_corr_ns = p.utc_corr_ns;
 			b->sync_status = p.sync_status;
@@ -257,7 +257,7 @@ FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bou
 			/* Behind the anchor. A little (skew): clamp. More: the counter went back; re-anchor, or
 			 * clamp while another thread does. The bound adds the clamp's distance. */
 			uint64_t behind = h.mask - d + 1;
-			if (behind >= h.valid_ticks / SKEW_CLAMP_DIV && fc__clock_windup(c, th))
+			if (behind >= h.valid_ticks / SKEW_CLAMP_DIV && fc__windup(c, th))
 				continue;
 			if (b)
 				b->track_err_ns = fc__hand_at(h.mono_err_ns, behind, h.mult, 0) + 1;
@@ -270,7 +270,7 @@ FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bou
 			 * value. */
 			return kernel_past_hand(c, &h, how, b);
 		}
-		if (fc__clock_windup(c, th)) {
+		if (fc__windup(c, th)) {
 			wound = 1;
 			reader_reanchored(c);
 			continue;
@@ -327,9 +327,9 @@ FC__START_TEXT uint64_t fc__ticks_kernel(void)
 	 * does, convert.c). */
 	const int ready = fc__ensure_init();
 	/* before the trust step: kernel ns, told from counter ticks by value (start.c, "early captures") */
-	if (ready && fc__clock_capture_early(c, &t))
+	if (ready && fc__start_capture_early(c, &t))
 		;
-	else if (ready && fc__clock_capture_unit(c) == FC_CAPTURE_COUNTER)
+	else if (ready && fc__start_capture_unit(c) == FC_CAPTURE_COUNTER)
 		t = fc__counter_ordered();
 	else /* no clock (initialisation failed), or the kernel backend: kernel ns */
 		t = (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC);

@@ -9,7 +9,7 @@
  * counter hand is out, or the counter is not trusted: the kernel backend). Each step runs under the writer lock,
  * taken here (fc__start_step): the callers that find the clock starting (a reader's slow path, the keeper, fc_ticks,
  * fc_init) call this file, and it calls the writer (windup.c, below) only to publish the first counter hand
- * (fc__clock_first_hand_locked). Outside this file the start-up's state is asked only through fc__start_done.
+ * (fc__windup_first_hand_locked). Outside this file the start-up's state is asked only through fc__start_done.
  *
  * Early captures: the trust step (a sysfs read and one CPUID, tens of us in a fresh process) decides a capture's unit, counter ticks or kernel ns, and an untrusted counter's ticks must never be
  * converted. So that a process's first fc_ticks need not take it, captures before it are kernel CLOCK_MONOTONIC
@@ -77,8 +77,8 @@ static void early_fence(void)
 static void early_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 #endif
 
-FC__START_TEXT void fc__clock_start(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
-		    int want)
+FC__START_TEXT void fc__start_clock(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src,
+				    int64_t period_ns, int want)
 {
 	struct fc_hand p = {0};
 	c->pub = pub;
@@ -169,8 +169,8 @@ static void start_step(struct fc_clock *c)
 			}
 			c->start.early_c = cd;
 		}
-		/* seq_cst (release and more): pairs with fc__clock_capture_unit's and convert.c's acquire, which then
-		 * read start_anchor and early_c, and with fc__clock_capture_early's fenced re-load of the phase */
+		/* seq_cst (release and more): pairs with fc__start_capture_unit's and convert.c's acquire, which then
+		 * read start_anchor and early_c, and with fc__start_capture_early's fenced re-load of the phase */
 		__atomic_store_n(&c->start.phase, FC_START_RATE, __ATOMIC_SEQ_CST);
 		if (c->start.early_defer) {
 			early_fence(); /* the store before the kernel read */
@@ -194,7 +194,7 @@ static void start_step(struct fc_clock *c)
 		return;
 	}
 	c->start.retries = 0;
-	fc__clock_first_hand_locked(c, &c->start.rate_first, &s, hz);
+	fc__windup_first_hand_locked(c, &c->start.rate_first, &s, hz);
 	start_done(c);
 }
 
@@ -203,15 +203,15 @@ static void start_step(struct fc_clock *c)
  * replaced. Never waits. */
 static int step_try(struct fc_clock *c, const struct fc_hand *seen)
 {
-	if (!fc__clock_trylock(c))
+	if (!fc__windup_trylock(c))
 		return 0;
 	if (seen && __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED) != seen) {
-		fc__clock_unlock(c);
+		fc__windup_unlock(c);
 		return 0;
 	}
 	if (__atomic_load_n(&c->start.phase, __ATOMIC_RELAXED) != FC_START_DONE)
 		start_step(c);
-	fc__clock_unlock(c);
+	fc__windup_unlock(c);
 	return 1;
 }
 
@@ -222,7 +222,7 @@ FC__START_TEXT int fc__start_step(struct fc_clock *c, const struct fc_hand *seen
 	return step_try(c, seen);
 }
 
-void fc__clock_start_finish(struct fc_clock *c)
+void fc__start_finish(struct fc_clock *c)
 {
 	unsigned spins = 0;
 	while (__atomic_load_n(&c->start.phase, __ATOMIC_ACQUIRE) != FC_START_DONE) {
@@ -238,7 +238,7 @@ void fc__clock_start_finish(struct fc_clock *c)
 	}
 }
 
-FC__START_TEXT int fc__clock_capture_unit(struct fc_clock *c)
+FC__START_TEXT int fc__start_capture_unit(struct fc_clock *c)
 {
 	unsigned spins = 0;
 	int phase;
@@ -268,7 +268,7 @@ FC__START_TEXT int fc__clock_capture_unit(struct fc_clock *c)
 		       : FC_CAPTURE_COUNTER;
 }
 
-FC__START_TEXT int fc__clock_capture_early(struct fc_clock *c, uint64_t *t)
+FC__START_TEXT int fc__start_capture_early(struct fc_clock *c, uint64_t *t)
 {
 	int64_t k;
 	if (!c->start.early_defer || __atomic_load_n(&c->start.phase, __ATOMIC_ACQUIRE) != FC_START_TRUST)
@@ -284,7 +284,7 @@ FC__START_TEXT int fc__clock_capture_early(struct fc_clock *c, uint64_t *t)
 	return 1;
 }
 
-FC__START_TEXT int fc__clock_capture_is_early(struct fc_clock *c, uint64_t t)
+FC__START_TEXT int fc__start_capture_is_early(struct fc_clock *c, uint64_t t)
 {
 	int64_t end;
 	if (!c->start.early_defer)
@@ -337,7 +337,7 @@ int fc__start_convert(struct fc_clock *c, uint64_t ticks, int how, int64_t *v)
 {
 	/* The phase first: the first counter hand is current before the phase leaves RATE. */
 	const int starting = __atomic_load_n(&c->start.phase, __ATOMIC_ACQUIRE) == FC_START_RATE;
-	if (fc__clock_capture_is_early(c, ticks))
+	if (fc__start_capture_is_early(c, ticks))
 		return FC_START_CONV_KERNEL;
 	if (starting && (FC__LOAD(__atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE)->flags) & FC_HAND_KERNEL)) {
 		*v = convert_starting(c, ticks, how);

@@ -99,7 +99,7 @@ struct fc_clock {
 	struct fc_track track;
 	int lock;        /* writer try-lock: 0 free, 1 held */
 	int init_state;  /* init.c's g_state (atomic): on the page the first call writes anyway */
-	int hands_static; /* the hands are still as FC__HANDS_STATIC left them: fc__clock_start skips fc__hands_init */
+	int hands_static; /* the hands are still as FC__HANDS_STATIC left them: fc__start_clock skips fc__hands_init */
 	int backend;     /* enum fc_backend */
 	int64_t period_ns;
 	uint64_t counter_hz_initial;
@@ -180,7 +180,7 @@ int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id);
 void fc__coarse_raise(struct fc_pub *pub, int64_t *loc, int64_t mono, int64_t real_off);
 void fc__coarse_first(struct fc_pub *pub, int64_t *loc, int64_t mono, int64_t real_off);
 /* A value for the coarse clocks now, never waiting, never above a later precise read (state.c). */
-void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off);
+void fc__state_coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off);
 
 /* The kernel's coarse clock (CLOCK_MONOTONIC_COARSE, or CLOCK_REALTIME_COARSE for how & FC__REAL: its clock at
  * its last tick, never ahead of its own precise clock read after it); INT64_MIN if it cannot be read. */

@@ -185,12 +185,12 @@ static int wait_until(int *fd, int *wake, int64_t deadline)
  * (checked: a keeper without real-time priority). */
 static int64_t *coarse_loc(struct fc_clock *c, int checked) { return checked ? &c->coarse_kept : &c->pub->coarse_mono; }
 
-/* A fresh value into the coarse clocks (fc__coarse_sample: never waits, so a busy writer lock at a 1 us period
+/* A fresh value into the coarse clocks (fc__state_coarse_sample: never waits, so a busy writer lock at a 1 us period
  * cannot hold the keeper back; a wall-clock step is followed within one wake-up on every backend). */
 static void refresh_coarse(struct fc_clock *c)
 {
 	int64_t m, off;
-	fc__coarse_sample(c, &m, &off);
+	fc__state_coarse_sample(c, &m, &off);
 	fc__coarse_raise(c->pub, coarse_loc(c, __atomic_load_n(&u_checked, __ATOMIC_RELAXED)), m, off);
 }
 
@@ -201,7 +201,7 @@ static void refresh_coarse(struct fc_clock *c)
 static void coarse_first(struct fc_clock *c, int checked)
 {
 	int64_t m, off, k, was = __atomic_load_n(coarse_loc(c, !checked), __ATOMIC_RELAXED);
-	fc__coarse_sample(c, &m, &off);
+	fc__state_coarse_sample(c, &m, &off);
 	if (was > m)
 		m = was;
 	if (!checked && was != 0 && (k = fc__kernel_coarse(FC__MONO)) > m)
@@ -341,7 +341,7 @@ static void *updater_main(void *arg)
 		if (parked) {
 			/* Nobody read for IDLE_NS: the chores alone, and a look whether anyone reads again (a reader's
 			 * re-anchor, a coarse read), PARKED_WAKE_NS apart */
-			(void)fc__clock_chores(c);
+			(void)fc__windup_chores(c);
 			if (__atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED) == parked_slow &&
 			    !__atomic_load_n(&c->keeper.probe_seen, __ATOMIC_RELAXED) && may_park(c)) {
 				if (wait_until(&fd, &wake, mono_now() + PARKED_WAKE_NS))
@@ -394,10 +394,10 @@ static void *updater_main(void *arg)
 			(void)fc__start_step(c, cur, INT64_MAX); /* the start-up's next step, due or not (start.c) */
 			refresh_coarse(c);
 		} else if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL)) {
-			fc__clock_windup_chores(c, cur);
+			fc__windup_with_chores(c, cur);
 			refresh_coarse(c);
 		} else {
-			(void)fc__clock_chores(c); /* the kernel backend: the clocksource re-check */
+			(void)fc__windup_chores(c); /* the kernel backend: the clocksource re-check */
 		}
 		/* Next wake-up at 3/4 of the period after the last one, so the hand is replaced before readers
 		 * find it stale; after a late wake-up (preempted), from now: no burst to catch up. */

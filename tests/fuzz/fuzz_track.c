@@ -168,8 +168,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	src.mask = g_sim.mask;
 	src.hz_hint = sim_hz_hint;
 	fc__hands_init(&g_c.hands, &g_pub, gen_start);
-	g_c.hands_static = 1; /* fc__clock_start keeps these hands */
-	fc__clock_start(&g_c, &g_pub, &src, period_ns, 0);
+	g_c.hands_static = 1; /* fc__start_clock keeps these hands */
+	fc__start_clock(&g_c, &g_pub, &src, period_ns, 0);
 
 	while (n > 0 && step++ < 4096) {
 		unsigned op = (unsigned)take(&p, &n, 1);
@@ -194,7 +194,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 3: /* a forced re-anchor (the updater thread, or a reader that found its hand stale) */
 			g_sim.reads = 0;
-			fc__clock_windup(&g_c, NULL);
+			fc__windup(&g_c, NULL);
 			break;
 		case 4: /* the kernel's clock fails for the next few reads: the counter is given up */
 			g_sim.fail_kernel = (int)(op >> 4) % 8;

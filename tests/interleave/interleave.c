@@ -392,7 +392,7 @@ static void t_startup_switch(void)
 	memset(PUB, 0, sizeof(*PUB));
 	g_ticks = 10000000;
 	g_step = 100;
-	fc__clock_start(&C, PUB, &src, 1000000, 0);
+	fc__start_clock(&C, PUB, &src, 1000000, 0);
 	/* trust_every 0: no trust check (the simulated machine has no clocksource file). */
 	for (int i = 0; i < 200000 && __atomic_load_n(&C.start.phase, __ATOMIC_RELAXED) != FC_START_DONE; i++) {
 		retries = 0;
@@ -464,7 +464,7 @@ static void t_demotion_floor(void)
 	p.valid_ticks = 1125000;
 	fc__hands_publish(PUB, &p);
 	v1 = fc__read_slow(&C, FC__MONO, NULL);
-	fc__clock_set_kernel_locked(&C, "test: trust lost");
+	fc__windup_set_kernel_locked(&C, "test: trust lost");
 	v2 = fc__read_slow(&C, FC__MONO, NULL); /* same counter, same kernel time */
 	CHECK(v2 >= v1, "after the demotion a kernel read went back by %lld ns below the counter hand's value",
 	      (long long)(v1 - v2));

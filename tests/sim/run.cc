@@ -47,7 +47,7 @@ void Run::notify_step()
 	// updater.c: on a CANCEL_ON_SET wake-up the loop re-anchors at once, exactly like its periodic turn.
 	const fc_hand *cur = __atomic_load_n(&SIM_PUB.current, __ATOMIC_ACQUIRE);
 	if (SIM_CLOCK.backend == FC_BACKEND_COUNTER)
-		fc__clock_windup(&SIM_CLOCK, cur);
+		fc__windup(&SIM_CLOCK, cur);
 }
 
 void Run::exempt_real_until_seen()
@@ -69,7 +69,7 @@ void Run::demote(const char *why)
 		r_.failures.push_back("demote: writer lock busy");
 		return;
 	}
-	fc__clock_set_kernel_locked(&SIM_CLOCK, why);
+	fc__windup_set_kernel_locked(&SIM_CLOCK, why);
 	unlock_writer();
 }
 
@@ -335,8 +335,8 @@ Result Run::go()
 	// The shipped start-up (start.c) in simulated time: a kernel hand, then the readers' slow path takes its steps
 	// (no trust check: trust_every 0) and publishes the first counter hand. The run starts there.
 	fc__hands_init(&SIM_CLOCK.hands, &SIM_PUB, gen_start);
-	SIM_CLOCK.hands_static = 1; // fc__clock_start keeps these hands
-	fc__clock_start(&SIM_CLOCK, &SIM_PUB, &src, period_ns, 0);
+	SIM_CLOCK.hands_static = 1; // fc__start_clock keeps these hands
+	fc__start_clock(&SIM_CLOCK, &SIM_PUB, &src, period_ns, 0);
 	for (int i = 0; i < 100000 && !fc__start_done(&SIM_CLOCK); i++) {
 		M.t += START_GAP;
 		M.pump();

@@ -1,6 +1,6 @@
 // fastclock simulation harness: a deterministic simulated machine (counter, kernel clocks, NTP state) and a
-// runner that drives the library's real tracking code (fc__clock_start / fc__read_slow_ns / fc__clock_windup /
-// fc__clock_set_kernel_locked, fc__hand_read_ns, track.c, hands.c, sample.c) over it under scripted scenarios.
+// runner that drives the library's real tracking code (fc__start_clock / fc__read_slow_ns / fc__windup /
+// fc__windup_set_kernel_locked, fc__hand_read_ns, track.c, hands.c, sample.c) over it under scripted scenarios.
 //
 // Time model. The machine has a true time t (ns, long double). Everything is a function of t:
 //   counter   c(t): piecewise linear at `hz` x (1 + drift), may jump, stop, wrap at `mask`, lag (skew);
@@ -271,7 +271,7 @@ public:
 
 	// Actions other threads take (the updater's step notifier, a demotion, a stalled writer).
 	void notify_step();                     // what the updater does on a CANCEL_ON_SET wake-up
-	void demote(const char *why);           // the trust re-check fails: fc__clock_set_kernel_locked
+	void demote(const char *why);           // the trust re-check fails: fc__windup_set_kernel_locked
 	void stall_writer(long double stall_ns); // writer samples, then is descheduled before publishing
 
 private:

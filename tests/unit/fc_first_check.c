@@ -315,7 +315,7 @@ static int check_call(const char *name)
 		bad = 1;
 	}
 	/* A bounded read's first call in auto mode reads nothing of the bound's: no source opened, asked or looked
-	 * for, no adjtimex (src/windup.c fc__clock_bound_first_locked). The trust step's clocksource file may be
+	 * for, no adjtimex (src/bounded.c first_locked). The trust step's clocksource file may be
 	 * opened by a first call that ran past its due time. */
 	if (is_bounded(name) && bound_auto() && (n_bound_sys || n_socket || n_open != n_clocksource)) {
 		fprintf(stderr, "fc_first_check: %s's first call made %d of the bound's system calls, %d socket(s), %d "
@@ -324,7 +324,7 @@ static int check_call(const char *name)
 		bad = 1;
 	}
 	/* The second bounded read opens the sources and reads the kernel's NTP state once: the clock's refresh and
-	 * the kernel source share one adjtimex (ntp.c fc__clock_ntp_shared). Unless it published the first counter
+	 * the kernel source share one adjtimex (src/bounded.c ntp_shared). Unless it published the first counter
 	 * hand (a slow machine: that re-anchor reads the state again, for its tick). */
 	if (is_bounded(name) && bound_auto() && counted_sys() && !counter_hand_current()) {
 		struct fc_interval iv;
@@ -919,12 +919,12 @@ static int bound_cache(void)
 	t0 = kns(CLOCK_MONOTONIC);
 	while (kns(CLOCK_MONOTONIC) < t0 + B_GAP_NS)
 		usleep(10000);
-	fc__clock_lock(fc__global_clock()); /* as another thread's refresh holds it */
+	fc__windup_lock(fc__global_clock()); /* as another thread's refresh holds it */
 	tb = kns(CLOCK_MONOTONIC);
 	if (pthread_create(&th, NULL, b_reader, NULL) != 0 || pthread_join(th, NULL) != 0)
 		return 2;
 	te = kns(CLOCK_MONOTONIC);
-	fc__clock_unlock(fc__global_clock());
+	fc__windup_unlock(fc__global_clock());
 	fc_real_bounded(&c);
 	/* the segment's bound at the read's start is at least a's half-width grown by the drift since a */
 	need = (a.latest_ns - a.earliest_ns) / 2 + (tb - t0) / (1000000000LL / B_DRIFT_PPB);

@@ -104,7 +104,7 @@ static int unpark_coarse(void)
 	/* What the keeper's first store after parking is taken from (unpark: coarse_first): at least the kernel's
 	 * clock before it, which coarse reads returned while parked (precise reads past the last hand's window) */
 	k = kns(CLOCK_MONOTONIC);
-	fc__coarse_sample(c, &m, &off);
+	fc__state_coarse_sample(c, &m, &off);
 	printf("unpark-coarse: parked; a coarse sample %lld ns after the kernel's clock read before it\n",
 	       (long long)(m - k));
 	if (m < k) {

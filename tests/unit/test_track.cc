@@ -59,7 +59,7 @@ void start_clock(const fc_source &src, int64_t period_ns, uint64_t hz_hint)
 {
 	g_hint = hz_hint;
 	C = fc_clock{};
-	fc__clock_start(&C, &PUB, &src, period_ns, 0);
+	fc__start_clock(&C, &PUB, &src, period_ns, 0);
 	for (int i = 0; i < 100000 && !fc__start_done(&C); i++) {
 		M.t += 1000;
 		fc__read_slow_ns(&C, FC__MONO);
@@ -142,7 +142,7 @@ TEST(Track, forced_early_reanchors_never_step_back)
 	M.set_ppm(-300); // the kernel runs slow: each re-anchor wants a slower slope
 	for (int i = 0; i < 20000; i++) {
 		if (i % 3 == 0)
-			fc__clock_windup(&C, nullptr); // re-anchor long before the hand is stale
+			fc__windup(&C, nullptr); // re-anchor long before the hand is stale
 		int64_t v = sim_mono();
 		if (v < last)
 			back++;
@@ -374,7 +374,7 @@ struct Kernel {
 void err_and_bound(const fc_hand &h, const Kernel &k, uint64_t c, long double *err, long double *bound)
 {
 	const uint64_t d = c - h.base_ticks;
-	*err = (long double)(fc__hand_value_fx(&h, c) >> 32) - k.mono(c);
+	*err = (long double)(fc__track_value_fx(&h, c) >> 32) - k.mono(c);
 	*bound = (long double)h.mono_err_ns + (long double)((unsigned __int128)d * h.err_mult >> 32);
 }
 } // namespace
@@ -639,7 +639,7 @@ TEST(TrackBound, tick_back_to_nominal_after_a_plateau_is_covered)
 		ASSERT_EQ(fc__track_sync(&t, &h, &NTP_OK), FC_SYNC_SYNCHRONIZED);
 		k.c_end = h.base_ticks + 1;
 		for (uint64_t d = 0; d <= h.valid_ticks; d += h.valid_ticks / 16) {
-			const long double err = (long double)(fc__hand_value_fx(&h, h.base_ticks + d) >> 32) -
+			const long double err = (long double)(fc__track_value_fx(&h, h.base_ticks + d) >> 32) -
 						k.mono(h.base_ticks + d);
 			const long double bound =
 				(long double)h.mono_err_ns + (long double)((unsigned __int128)d * h.err_mult >> 32);
