@@ -111,7 +111,7 @@ FC__START_TEXT void fc__start_clock(struct fc_clock *c, struct fc_pub *pub, cons
 		__atomic_store_n(&c->start.early_end, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->start.early_void, 0, __ATOMIC_RELAXED);
 		c->start.early_defer = EARLY_ARCH && c->src.mask == ~(uint64_t)0 && k0 > 0 && c0 > (uint64_t)k0 &&
-				 c0 - (uint64_t)k0 >= (uint64_t)FC_EARLY_GAP_NS;
+				       c0 - (uint64_t)k0 >= (uint64_t)FC_EARLY_GAP_NS;
 		__atomic_store_n(&c->start.due, k0 + FC_START_DEFER_NS, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->start.phase, FC_START_TRUST, __ATOMIC_RELEASE);
 	}

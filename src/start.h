@@ -15,9 +15,10 @@ extern "C" {
 
 /* Start a clock over `src` without waiting: its first hand is a kernel hand; unless `want` is
  * FC_BACKEND_KERNEL, the next slow paths check the counter (trust.c; skipped when `want` forces the
- * counter or trust_every is 0), measure its rate over START_BASELINE and publish the first counter hand. */
-void fc__start_clock(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
-		     int want);
+ * counter or trust_every is 0), measure its rate over START_BASELINE and publish the first counter hand.
+ * The only way a clock starts, the simulations' and tests' too (their hands' first generation: fc__hands_init
+ * before, with c->hands_static set). */
+void fc__start_clock(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns, int want);
 /* The start-up is over: the first counter hand is out, or the clock stays on the kernel backend. The one test of
  * the start-up's state outside this file (acquire: what the phase's release store published is visible). */
 static inline int fc__start_done(const struct fc_clock *c)

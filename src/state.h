@@ -61,8 +61,9 @@ struct fc_start {
 	int phase;   /* FC_START_* (atomic; release stores: what a phase promises is written before it) */
 	int64_t due; /* the kernel CLOCK_MONOTONIC time at which the next step is due (atomic) */
 	struct fc_sample rate_first; /* the rate measurement's first sample */
-	struct fc_sample anchor; /* the trust step's sample, written once before phase becomes RATE (release):
-				  * converts captures taken before the first counter hand */
+	/* the trust step's sample, written once before phase becomes RATE (release): converts captures taken
+	 * before the first counter hand */
+	struct fc_sample anchor;
 	unsigned retries;
 	/* Early captures: before the trust step, fc_ticks returns kernel CLOCK_MONOTONIC ns, told from the counter
 	 * ticks captured after it by their value. early_defer: 1 when this clock does so; early_from: the kernel's
