@@ -5,10 +5,12 @@
  * The clock core, in floors: a file uses only the floors below it (docs/DESIGN.md, "Module map").
  *   1. state.c    the clock object and its globals, kernel-clock reads, the coarse store (this header)
  *   2. windup.c   the writer: sample -> track -> next hand -> publish; the switch to a kernel hand (windup.h)
- *   3. start.c    start-up: kernel hand -> trust check -> rate -> first counter hand (start.h)
+ *   3. start.c    start-up: kernel hand -> trust check -> rate -> first counter hand, each step taken by the
+ *                 callers that find the clock starting; the writer only publishes the first hand (start.h)
  *      init.c     lazy initialisation of the global clock and the process's fork handler (init.h)
  *   4. read.c (read.h), convert.c, dropin.c, status.c, truetime.c, updater.c: public entry points
- * Floor 1. Owns: struct fc_clock, FC_START_*, fc__in_writer, fc__lock_mine, fc__real_source, the coarse store.
+ * Floor 1. Owns: struct fc_clock (its parts struct fc_start and struct fc_keeper are start.c's and updater.c's
+ * to write), fc__in_writer, fc__lock_mine, fc__real_source, the coarse store.
  * May call: floor 0: sample.c, ntp.c.
  */
 #ifndef FASTCLOCK_STATE_H
