@@ -65,7 +65,7 @@ static void env_once(void)
 static int ntp_shared(void *ctx, struct fc_ntp *out)
 {
 	const struct fc_clock *c = ctx;
-	/* read at ntp_at, after the caller took its time (fc__clock_refresh_ntp_locked's now): as of that time it is
+	/* read at ntp_at, after the caller took its time (fc__windup_refresh_ntp_locked's now): as of that time it is
 	 * what a read of the source's own, also taken after it, would show, or less grown */
 	if (c->have_ntp && c->ntp_at == g.ntp_share_at) {
 		*out = c->ntp;
@@ -103,7 +103,8 @@ static void poll_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int6
 {
 	const struct fc_bound *b;
 	int64_t coarse = 0, real = 0;
-	fc__clock_refresh_ntp_locked(c, now); /* once a second: fc_status reports the kernel's state beside the source */
+	/* once a second: fc_status reports the kernel's state beside the source */
+	fc__windup_refresh_ntp_locked(c, now);
 	if (g.reopen) { /* first use, or a fork child: parse the environment, open */
 		struct fc_bound_config cfg;
 		char err[sizeof(c->config_error)] = "";
@@ -192,7 +193,7 @@ void fc__bound_install(struct fc_clock *c, int poll)
 		__atomic_store_n(&c->bound, &ops, __ATOMIC_RELEASE); /* the writer's acquire loads (windup.c) */
 	/* hands stamped before it: a re-anchor with the chores polls the source and stamps the next one */
 	if (poll && unasked(c))
-		(void)fc__clock_windup_chores(c, NULL);
+		(void)fc__windup_with_chores(c, NULL);
 }
 
 /* The bounded reads' slow path: the inline readers' out == NULL, a hand they may not use, or an unasked hand. */
@@ -218,11 +219,11 @@ FC__START_TEXT int fc__slow_bounded(struct fc_interval *out, int how)
 		const int saved = errno;
 		struct fc_hand p = {0};
 		int first = 0;
-		if (fc__clock_trylock(c)) {
+		if (fc__windup_trylock(c)) {
 			first = ops.first(c, &p);
-			fc__clock_unlock(c);
+			fc__windup_unlock(c);
 		}
-		if (!first && fc__clock_windup_chores(c, NULL))
+		if (!first && fc__windup_with_chores(c, NULL))
 			v = fc__read_global(how, &b);
 		errno = saved;
 		if (b.sync_status == FC_SYNC_UNASKED) {
@@ -247,7 +248,7 @@ void fc__bound_status(struct fc_clock *c, struct fc_status *out)
 	int64_t now;
 	out->bound_error_age_ns = -1;
 	fc__bound_install(c, 1);
-	fc__clock_lock(c);
+	fc__windup_lock(c);
 	now = fc__kernel_ns(c, CLOCK_MONOTONIC);
 	/* A process whose first bounded read read nothing (auto mode), or that has had no bound yet (the kernel
 	 * backend): its sources are opened now, as its next bound would. */
@@ -267,7 +268,7 @@ void fc__bound_status(struct fc_clock *c, struct fc_status *out)
 	out->leap = cur->leap;
 	if (cur->last_error[0])
 		out->bound_error_age_ns = now - cur->last_error_at;
-	fc__clock_unlock(c);
+	fc__windup_unlock(c);
 	fc_real_bounded(&iv);
 	out->sync_status = iv.status;
 }

@@ -60,37 +60,13 @@ static int64_t convert_fresh(const struct fc_clock *c, uint64_t ticks, uint64_t 
 	return (int64_t)(v >> 32) + ((how & FC__REAL) ? s.off_lo + (s.off_hi - s.off_lo) / 2 : 0);
 }
 
-/* A counter capture taken while the start-up measures the rate (the counter trusted, no counter hand yet):
- * interpolated between the trust step's sample (start_anchor, before every such capture) and a fresh one,
- * with the rate of those two. The capture lies between them, so the error is about the two brackets' width,
- * however short the baseline; no wait for the 1 ms measurement. One division: this runs only
- * for captures of a process's first millisecond, converted before the first counter hand. */
-static int64_t convert_starting(const struct fc_clock *c, uint64_t ticks, int how)
-{
-	const struct fc_sample *a = &c->start_anchor; /* written once before start_phase became RATE (acquired) */
-	struct fc_sample s;
-	uint64_t dc, d;
-	int64_t dm, v;
-	__int128 sd;
-	if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0)
-		return fc__kernel_ns(c, (how & FC__REAL) ? CLOCK_REALTIME : CLOCK_MONOTONIC);
-	dc = (s.c_mid - a->c_mid) & c->src.mask;
-	dm = s.mono - a->mono;
-	d = (ticks - a->c_mid) & c->src.mask;
-	sd = d > (c->src.mask >> 1) ? -(__int128)((c->src.mask - d) + 1) : (__int128)d;
-	if (dc == 0 || dc > (c->src.mask >> 1) || dm <= 0)
-		v = s.mono; /* the counter did not move between the two (or went back): the capture is now */
-	else
-		v = a->mono + (int64_t)(sd * dm / (__int128)dc);
-	return v + ((how & FC__REAL) ? s.off_lo + (s.off_hi - s.off_lo) / 2 : 0);
-}
-
 static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 {
 	int reanchored = 0;
 	for (;;) {
-		/* The phase first: the first counter hand is current before the phase leaves RATE. */
-		const int starting = __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) == FC_START_RATE;
+		/* A capture of the start-up first (start.c), then the current hand */
+		int64_t sv = 0;
+		const int st = fc__start_convert(c, ticks, how, &sv);
 		const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_ACQUIRE);
 		const struct fc_hand *th, *best = cur, *h = cur;
 		uint64_t best_dist = UINT64_MAX;
@@ -99,20 +75,18 @@ static int64_t convert(struct fc_clock *c, uint64_t ticks, int how)
 		uint64_t mult, d;
 		__int128 v, sd;
 
-		if (fc__clock_capture_is_early(c, ticks)) /* kernel ns taken before the trust step (start.c) */
+		if (st == FC_START_CONV_DONE) /* a counter capture (fc__start_capture_unit), no counter hand yet */
+			return sv;
+		/* kernel ns: taken before the trust step (start.c), or on the kernel backend */
+		if (st == FC_START_CONV_KERNEL || (FC__LOAD(cur->flags) & FC_HAND_KERNEL))
 			return (int64_t)ticks + ((how & FC__REAL) ? kernel_offset(c) : 0);
-		if (FC__LOAD(cur->flags) & FC_HAND_KERNEL) {
-			if (starting) /* a counter capture (fc__clock_capture_unit), no counter hand yet */
-				return convert_starting(c, ticks, how);
-			return (int64_t)ticks + ((how & FC__REAL) ? kernel_offset(c) : 0);
-		}
 		d = (ticks - FC__LOAD(cur->base_ticks)) & FC__LOAD(cur->mask);
 		/* a probe hand (updater.c) is fresh within its window: its stale point only sends reads to read.c */
 		if (d >= ((FC__LOAD(cur->flags) & FC_HAND_PROBE) ? FC__LOAD(cur->valid_ticks) : FC__LOAD(cur->stale_ticks)) &&
 		    d <= (FC__LOAD(cur->mask) >> 1)) {
 			if (!reanchored && !fc__in_writer) {
 				reanchored = 1;
-				if (fc__clock_windup(c, cur))
+				if (fc__windup(c, cur))
 					continue;
 			}
 			if (d >= FC__LOAD(cur->valid_ticks)) {

@@ -91,7 +91,7 @@ FC__START_TEXT static void global_init(void)
 	c->forced = cfg.backend != 0;
 	c->trust_every = TRUST_EVERY;
 	c->chores_max_age_ns = CHORES_MAX_AGE_NS;
-	fc__clock_start(c, &fc__pub, &fc__real_source, cfg.period_ns, cfg.backend);
+	fc__start_clock(c, &fc__pub, &fc__real_source, cfg.period_ns, cfg.backend);
 }
 
 /* In the child after fork(): only the forking thread exists. A writer lock held by another thread would
@@ -189,7 +189,7 @@ int fc_init(void)
 		 * first call's costs, include/fastclock.h) */
 		if (fc__bound_install)
 			fc__bound_install(fc__global_clock(), 0);
-		fc__clock_start_finish(fc__global_clock()); /* the counter checked and calibrated (~1 ms) */
+		fc__start_finish(fc__global_clock()); /* the counter checked and calibrated (~1 ms) */
 		if (fc__bound_install)
 			fc__bound_install(fc__global_clock(), 1); /* a start-up already finished: the poll, for the next hands */
 	}

@@ -1,7 +1,7 @@
 /*
  * fastclock — the kernel's NTP state (adjtimex, modes = 0: a read, unprivileged) and how it is classified.
  * The rules are documented with fc_real_bounded in include/fastclock.h. Pure but for the one adjtimex read: the
- * clock's cached copy is the writer's (windup.c, fc__clock_refresh_ntp_locked).
+ * clock's cached copy is the writer's (windup.c, fc__windup_refresh_ntp_locked).
  */
 #include <sys/timex.h>
 

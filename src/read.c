@@ -7,7 +7,7 @@
  * each value for bounded reads (fc__read_global; the bounded entry point is src/bounded.c's).
  *
  * Owns: the slow path's rules past a hand's stale point, the kernel backend's read rule.
- * May call: state.c, windup.c, start.c (a capture's unit), ntp.c (the cached NTP state), init.c.
+ * May call: state.c, windup.c, start.c (a capture's unit, the start-up's steps), ntp.c (the NTP state), init.c.
  * Async-signal-safe: clock_gettime, adjtimex and what windup.c calls; errno is preserved.
  */
 #include <errno.h>
@@ -83,20 +83,20 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
 	b->track_err_ns = (how & FC__REAL) ? 0 : clamp;
 	/* windup.c's try-lock, which marks this thread as the writer: a signal handler landing in the refresh
 	 * below reads without waiting for it. */
-	if (fc__clock_trylock(c)) {
+	if (fc__windup_trylock(c)) {
 		/* The bound as a hand's (windup.c): its half-width at the end of a life (KERNEL_BOUND_LIFE_NS), so
 		 * that readers that find the lock taken may use it until then */
 		const int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC), life = KERNEL_BOUND_LIFE_NS;
 		/* through the bound's seam (a process's first bounded read in auto mode reads nothing, the next opens
 		 * the sources: src/bounded.c); refreshes the NTP state */
-		fc__clock_bound_kernel_locked(c, &p, now, life);
+		fc__windup_bound_kernel_locked(c, &p, now, life);
 		/* for readers that find the lock taken: three relaxed stores, then (release) until when they hold; a
 		 * reader may pair fields of two refreshes, each a bound of its own until at least that time */
 		__atomic_store_n(&c->kernel_utc_err_ns, p.utc_err_ns, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->kernel_utc_corr_ns, p.utc_corr_ns, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->kernel_sync_status, p.sync_status, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->kernel_bound_until, now + life, __ATOMIC_RELEASE);
-		fc__clock_unlock(c);
+		fc__windup_unlock(c);
 	} else if (c->bound_lazy) {
 		/* The last refresh's bound, while it holds (another thread's refresh under way, or this thread's in a
 		 * signal handler): it was the bound at its end of life, and the source's bound only grows after it, so
@@ -135,7 +135,7 @@ static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int
 	int64_t v, raised;
 	if (b) { /* before the value's read, which is the call's last: the bound holds for KERNEL_BOUND_LIFE_NS after */
 		struct fc_hand p = {0};
-		if (fc__clock_bound_cached(c, &p, fc__kernel_ns(c, CLOCK_MONOTONIC), KERNEL_BOUND_LIFE_NS)) {
+		if (fc__windup_bound_cached(c, &p, fc__kernel_ns(c, CLOCK_MONOTONIC), KERNEL_BOUND_LIFE_NS)) {
 			b->utc_err_ns = p.utc_err_ns;
 			b->utc_corr_ns = p.utc_corr_ns;
 			b->sync_status = p.sync_status;
@@ -191,11 +191,12 @@ static int keeper_due(const struct fc_clock *c, int64_t *first_at)
  * program); it parks while nobody reads (updater.c). A parked keeper sees the re-anchor by itself. */
 static void reader_reanchored(struct fc_clock *c)
 {
-	if (c != fc__global_clock() || !c->updater_auto || __atomic_load_n(&c->upd_no_auto, __ATOMIC_RELAXED) ||
-	    __atomic_load_n(&c->upd_running, __ATOMIC_RELAXED) || fc__keeper_starting_here() || fc__in_writer)
+	if (c != fc__global_clock() || !c->updater_auto || __atomic_load_n(&c->keeper.no_auto, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&c->keeper.running, __ATOMIC_RELAXED) || fc__keeper_starting_here() || fc__in_writer)
 		return;
-	if (keeper_due(c, &c->upd_first_reanchor) && fc__keeper_auto_start(c, 3) < 0)
-		__atomic_store_n(&c->upd_first_reanchor, fc__kernel_ns(c, CLOCK_MONOTONIC) + KEEPER_RETRY_NS - KEEPER_DEFER_NS,
+	if (keeper_due(c, &c->keeper.first_reanchor) && fc__keeper_auto_start(c, 3) < 0)
+		__atomic_store_n(&c->keeper.first_reanchor,
+				 fc__kernel_ns(c, CLOCK_MONOTONIC) + KEEPER_RETRY_NS - KEEPER_DEFER_NS,
 				 __ATOMIC_RELAXED);
 }
 
@@ -217,12 +218,9 @@ FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bou
 			v = kernel_read(c, how, &h, &clamp);
 			if (b)
 				kernel_bound(c, how, clamp, b);
-			/* Starting: the next step (trust check, rate samples) is due; one reader takes it. */
-			if (FC__UNLIKELY(__atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) &&
-			    !fc__in_writer &&
-			    ((how & FC__REAL) ? fc__kernel_ns(c, CLOCK_MONOTONIC) : v) >=
-				    __atomic_load_n(&c->start_due, __ATOMIC_RELAXED))
-				fc__clock_windup(c, th);
+			/* Starting: the next step (trust check, rate samples) when due; one reader takes it */
+			if (FC__UNLIKELY(!fc__start_done(c)) && !fc__in_writer)
+				(void)fc__start_step(c, th, (how & FC__REAL) ? fc__kernel_ns(c, CLOCK_MONOTONIC) : v);
 			return v;
 		}
 		if (b) {
@@ -236,7 +234,7 @@ FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bou
 			/* The kernel's wall clock stepped forward past this hand (a resume with the counter stopped, a
 			 * settimeofday): a bounded read never answers from it. Re-anchor; where this thread may not (the
 			 * writer lock is taken, or held by this thread under a signal handler), the kernel's clock. */
-			if (!fc__in_writer && fc__clock_windup(c, th)) {
+			if (!fc__in_writer && fc__windup(c, th)) {
 				wound = 1;
 				continue;
 			}
@@ -247,14 +245,14 @@ FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bou
 			 * window. Past it the keeper is parked (or late): it re-anchors when it sees this read, and
 			 * this read pays one kernel read, raised to the hand's largest value (the keeper's next hand
 			 * starts above the kernel's, windup.c). With no keeper any more, re-anchor as ever. */
-			if (!__atomic_load_n(&c->probe_seen, __ATOMIC_RELAXED))
-				__atomic_store_n(&c->probe_seen, 1, __ATOMIC_RELAXED);
+			if (!__atomic_load_n(&c->keeper.probe_seen, __ATOMIC_RELAXED))
+				__atomic_store_n(&c->keeper.probe_seen, 1, __ATOMIC_RELAXED);
 			if (d < h.valid_ticks) {
 				if (b)
 					b->track_err_ns = hand_err(&h, d);
 				return hand_value(&h, d, how);
 			}
-			if (__atomic_load_n(&c->upd_running, __ATOMIC_RELAXED) && !wound)
+			if (__atomic_load_n(&c->keeper.running, __ATOMIC_RELAXED) && !wound)
 				return kernel_past_hand(c, &h, how, b);
 		}
 		if (d < h.stale_ticks) { /* another thread re-anchored meanwhile */
@@ -281,7 +279,7 @@ FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bou
 			/* Behind the anchor. A little (skew): clamp. More: the counter went back; re-anchor, or
 			 * clamp while another thread does. The bound adds the clamp's distance. */
 			uint64_t behind = h.mask - d + 1;
-			if (behind >= h.valid_ticks / SKEW_CLAMP_DIV && fc__clock_windup(c, th))
+			if (behind >= h.valid_ticks / SKEW_CLAMP_DIV && fc__windup(c, th))
 				continue;
 			if (b)
 				b->track_err_ns = fc__hand_at(h.mono_err_ns, behind, h.mult, 0) + 1;
@@ -294,7 +292,7 @@ FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bou
 			 * value. */
 			return kernel_past_hand(c, &h, how, b);
 		}
-		if (fc__clock_windup(c, th)) {
+		if (fc__windup(c, th)) {
 			wound = 1;
 			reader_reanchored(c);
 			continue;
@@ -351,9 +349,9 @@ FC__START_TEXT uint64_t fc__ticks_kernel(void)
 	 * does, convert.c). */
 	const int ready = fc__ensure_init();
 	/* before the trust step: kernel ns, told from counter ticks by value (start.c, "early captures") */
-	if (ready && fc__clock_capture_early(c, &t))
+	if (ready && fc__start_capture_early(c, &t))
 		;
-	else if (ready && fc__clock_capture_unit(c) == FC_CAPTURE_COUNTER)
+	else if (ready && fc__start_capture_unit(c) == FC_CAPTURE_COUNTER)
 		t = fc__counter_ordered();
 	else /* no clock (initialisation failed), or the kernel backend: kernel ns */
 		t = (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC);
@@ -379,12 +377,14 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
 {
 	int64_t v;
 	unsigned spins = 0;
-	if (fc__ensure_init() && c->updater_auto && !__atomic_load_n(&c->upd_no_auto, __ATOMIC_RELAXED)) {
-		if (__atomic_load_n(&c->upd_running, __ATOMIC_RELAXED))
-			__atomic_store_n(&c->upd_coarse_wanted, 1, __ATOMIC_RELAXED); /* a parked keeper keeps them again */
-		else if (!fc__keeper_starting_here() && keeper_due(c, &c->upd_first_coarse) &&
+	if (fc__ensure_init() && c->updater_auto && !__atomic_load_n(&c->keeper.no_auto, __ATOMIC_RELAXED)) {
+		if (__atomic_load_n(&c->keeper.running, __ATOMIC_RELAXED))
+			/* a parked keeper keeps them again */
+			__atomic_store_n(&c->keeper.coarse_wanted, 1, __ATOMIC_RELAXED);
+		else if (!fc__keeper_starting_here() && keeper_due(c, &c->keeper.first_coarse) &&
 			 fc__keeper_auto_start(c, 2) < 0) /* due again KEEPER_RETRY_NS from now (keeper_due) */
-			__atomic_store_n(&c->upd_first_coarse, fc__kernel_ns(c, CLOCK_MONOTONIC) + KEEPER_RETRY_NS - KEEPER_DEFER_NS,
+			__atomic_store_n(&c->keeper.first_coarse,
+					 fc__kernel_ns(c, CLOCK_MONOTONIC) + KEEPER_RETRY_NS - KEEPER_DEFER_NS,
 					 __ATOMIC_RELAXED);
 	}
 	for (;;) {
@@ -399,7 +399,7 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
 		 * handler: never wait.) After 16 yields, sleep: a SCHED_FIFO reader on the starter's CPU would yield
 		 * only to its own priority, and the starter (an ordinary thread) would run only when real-time
 		 * throttling let it, up to 0.95 s of every second (sched_rt_runtime_us). */
-		if (!fc__keeper_starting_here() && __atomic_load_n(&c->upd_starting, __ATOMIC_ACQUIRE)) {
+		if (!fc__keeper_starting_here() && __atomic_load_n(&c->keeper.starting, __ATOMIC_ACQUIRE)) {
 			if (++spins % 64 == 0) {
 				if (spins <= 16 * 64) {
 					sched_yield();
@@ -416,15 +416,17 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
 		 * coarse clocks has a read in flight across it return a precise value that the keeper's first value may be
 		 * below by the length of that read, once. */
 		p = (how & FC__REAL) ? fc_real_ns() : fc_mono_ns();
-		if (fc__keeper_starting_here() || !c->updater_auto || __atomic_load_n(&c->upd_no_auto, __ATOMIC_RELAXED))
+		if (fc__keeper_starting_here() || !c->updater_auto ||
+		    __atomic_load_n(&c->keeper.no_auto, __ATOMIC_RELAXED))
 			return p;
 		/* A keeper may be starting now (a coarse read starts it): if its start began after this read, its
 		 * first value was taken after p, so p is never above it; if before, p is dropped and the loop takes
 		 * the keeper's value. Orders: the counter read again waits for p's to complete (lfence / isb before
-		 * it), the fence puts p before c->upd_starting's load in the order of start_locked's seq_cst store. */
+		 * it), the fence puts p before c->keeper.starting's load in the order of start_locked's seq_cst
+		 * store. */
 		(void)fc__counter_ordered();
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!__atomic_load_n(&c->upd_starting, __ATOMIC_RELAXED) &&
+		if (!__atomic_load_n(&c->keeper.starting, __ATOMIC_RELAXED) &&
 		    !__atomic_load_n(&c->pub->coarse_mono, __ATOMIC_RELAXED) &&
 		    !__atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED))
 			return p;

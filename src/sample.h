@@ -25,6 +25,9 @@ struct fc_source {
 	int (*ntp)(void *ctx, struct fc_ntp *out);            /* NTP state; NULL: unknown */
 	void *ctx;
 	uint64_t mask; /* counter width mask (~0 for a 64-bit counter) */
+	/* The counter's nominal rate in Hz that the start-up checks its measurement against (start.c), 0: none.
+	 * NULL: the CPU's own figure (counter/freq.c) for a 64-bit counter, none for a narrower one. */
+	uint64_t (*hz_hint)(void *ctx);
 };
 
 /* ---- sample.c: bracketed counter-kernel-counter sampling -------------------------------------------- */

@@ -33,7 +33,7 @@ FC__START_TEXT static int real_kernel(void *ctx, clockid_t id, int64_t *ns)
 	return 0;
 }
 
-const struct fc_source fc__real_source = {real_counter, real_kernel, fc__ntp_read, NULL, ~(uint64_t)0};
+const struct fc_source fc__real_source = {real_counter, real_kernel, fc__ntp_read, NULL, ~(uint64_t)0, NULL};
 
 /* ---- the global clock ------------------------------------------------------------------------------- */
 struct fc_clock fc__clock_global = {
@@ -97,7 +97,7 @@ void fc__coarse_first(struct fc_pub *pub, int64_t *loc, int64_t mono, int64_t re
 /* A value for the coarse clocks now, without ever waiting: the current hand's value at the counter, clamped to
  * its validity window (never above what any later precise read returns: later hands dominate it), or on a
  * kernel hand the kernel's clock raised to the hand's floor. *real_off gets the matching wall offset. */
-void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off)
+void fc__state_coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off)
 {
 	struct fc_hand h;
 	uint64_t t;

@@ -5,10 +5,12 @@
  * The clock core, in floors: a file uses only the floors below it (docs/DESIGN.md, "Module map").
  *   1. state.c    the clock object and its globals, kernel-clock reads, the coarse store (this header)
  *   2. windup.c   the writer: sample -> track -> next hand -> publish; the switch to a kernel hand (windup.h)
- *   3. start.c    start-up: kernel hand -> trust check -> rate -> first counter hand (start.h)
+ *   3. start.c    start-up: kernel hand -> trust check -> rate -> first counter hand, each step taken by the
+ *                 callers that find the clock starting; the writer only publishes the first hand (start.h)
  *      init.c     lazy initialisation of the global clock and the process's fork handler (init.h)
  *   4. read.c (read.h), convert.c, dropin.c, status.c, truetime.c, updater.c: public entry points
- * Floor 1. Owns: struct fc_clock, FC_START_*, fc__in_writer, fc__lock_mine, fc__real_source, the coarse store.
+ * Floor 1. Owns: struct fc_clock (its parts struct fc_start and struct fc_keeper are start.c's and updater.c's
+ * to write), fc__in_writer, fc__lock_mine, fc__real_source, the coarse store.
  * May call: floor 0: sample.c, ntp.c.
  */
 #ifndef FASTCLOCK_STATE_H
@@ -53,6 +55,46 @@ struct fc_bound_ops {
 	void (*forked)(struct fc_clock *c);
 };
 
+/* Start-up without a wait (start.c, its only writer and reader: others ask fc__start_done, start.h): the first
+ * hand is a kernel hand; the slow path then checks the counter's trust and measures its rate against the kernel
+ * over START_BASELINE, and publishes the first counter hand. */
+enum { FC_START_DONE = 0, FC_START_TRUST = 1, FC_START_RATE = 2 };
+struct fc_start {
+	int phase;   /* FC_START_* (atomic; release stores: what a phase promises is written before it) */
+	int64_t due; /* the kernel CLOCK_MONOTONIC time at which the next step is due (atomic) */
+	struct fc_sample rate_first; /* the rate measurement's first sample */
+	/* the trust step's sample, written once before phase becomes RATE (release): converts captures taken
+	 * before the first counter hand */
+	struct fc_sample anchor;
+	unsigned retries;
+	/* Early captures: before the trust step, fc_ticks returns kernel CLOCK_MONOTONIC ns, told from the counter
+	 * ticks captured after it by their value. early_defer: 1 when this clock does so; early_from: the kernel's
+	 * CLOCK_MONOTONIC at start (every early capture is >= it); early_c: the counter read before phase left TRUST
+	 * (every later counter capture is >= it; published by that store); early_end (atomic, 0 until read):
+	 * CLOCK_MONOTONIC read after that store (every early capture is <= it); early_void (atomic): the counter was
+	 * found below early_c (it went back), so values no longer tell. */
+	int early_defer;
+	int early_void;
+	int64_t early_from;
+	int64_t early_end;
+	uint64_t early_c;
+};
+
+/* The keeper's own state (updater.c), on the page the first call writes anyway, not in .bss (a first coarse
+ * read's page faults); the fields others touch say who. */
+struct fc_keeper {
+	int running, no_auto, starting, checked; /* updater.c's u_running, u_no_auto, u_starting, u_checked */
+	int64_t first_coarse;
+	int64_t first_reanchor; /* CLOCK_MONOTONIC of the first reader's re-anchor (read.c); 0: none */
+	int coarse_wanted;      /* a coarse read found no value kept: the keeper keeps them, and never parks */
+	/* The keeper's probe: while probing, the writer publishes probe hands (FC_HAND_PROBE, windup.c), and a read
+	 * of one sets probe_seen (read.c; relaxed atomics, slow path only) */
+	int probing, probe_seen;
+	int parked; /* the keeper is parked (relaxed, for tests) */
+	int step_notifier;
+	uint64_t step_notifications;
+};
+
 struct fc_clock {
 	struct fc_pub *pub;
 	struct fc_hands hands;
@@ -60,7 +102,7 @@ struct fc_clock {
 	struct fc_track track;
 	int lock;        /* writer try-lock: 0 free, 1 held */
 	int init_state;  /* init.c's g_state (atomic): on the page the first call writes anyway */
-	int hands_static; /* the hands are still as FC__HANDS_STATIC left them: fc__clock_start skips fc__hands_init */
+	int hands_static; /* the hands are still as FC__HANDS_STATIC left them: fc__start_clock skips fc__hands_init */
 	int backend;     /* enum fc_backend */
 	int64_t period_ns;
 	uint64_t counter_hz_initial;
@@ -92,28 +134,8 @@ struct fc_clock {
 	int have_ntp;
 	/* counters (relaxed atomics; slow path only) */
 	uint64_t reanchors, slow_paths, waits, trust_checks;
-	/* Start-up without a wait (windup.c): the first hand is a kernel hand; the slow path then checks the
-	 * counter's trust and measures its rate against the kernel over START_BASELINE, and publishes the first
-	 * counter hand. start_phase (atomic) is FC_START_*; start_due (atomic) the kernel CLOCK_MONOTONIC time
-	 * at which the next step is due; start_rate_first the rate measurement's first sample. */
-	int start_phase;
-	int64_t start_due;
-	void (*start_step)(struct fc_clock *c); /* start.c's state machine, called by the writer while starting */
-	struct fc_sample start_rate_first;
-	struct fc_sample start_anchor; /* the trust step's sample, written once before start_phase becomes RATE
-					* (release): converts captures taken before the first counter hand */
-	unsigned start_retries;
-	/* Early captures (start.c): before the trust step, fc_ticks returns kernel CLOCK_MONOTONIC ns,
-	 * told from the counter ticks captured after it by their value. early_defer: 1 when this clock does so;
-	 * early_from: the kernel's CLOCK_MONOTONIC at start (every early capture is >= it); early_c: the counter
-	 * read before start_phase left TRUST (every later counter capture is >= it; published by that store);
-	 * early_end (atomic, 0 until read): CLOCK_MONOTONIC read after that store (every early capture is <= it);
-	 * early_void (atomic): the counter was found below early_c (it went back), so values no longer tell. */
-	int early_defer;
-	int early_void;
-	int64_t early_from;
-	int64_t early_end;
-	uint64_t early_c;
+	/* The start-up's state (start.c's alone; struct fc_start above). */
+	struct fc_start start;
 	/* The kernel's rate against the counter over a long baseline (>= LONG_RATE_MIN_NS between two samples;
 	 * windup.c), 32.32 ns per tick, 0 until known; published for conversions of captures in no hand's window,
 	 * which a hand's steering slope (up to 1/16 off at short periods) or the tracker's 8-period rate (0.5 %
@@ -125,24 +147,13 @@ struct fc_clock {
 	int updater_auto;     /* the first coarse read may start the updater (FASTCLOCK_UPDATER) */
 	int updater_rt;       /* the updater may ask for SCHED_FIFO (FASTCLOCK_UPDATER_RT) */
 	int updater_running;
-	/* updater.c's own (its u_running, u_no_auto, u_starting, u_first_coarse, u_checked): on the page the first
-	 * call writes anyway, not in .bss (a first coarse read's page faults) */
-	int upd_running, upd_no_auto, upd_starting, upd_checked;
-	int64_t upd_first_coarse;
-	int64_t upd_first_reanchor; /* CLOCK_MONOTONIC of the first reader's re-anchor (read.c); 0: none */
-	int upd_coarse_wanted;      /* a coarse read found no value kept: the keeper keeps them, and never parks */
-	/* The keeper's probe (updater.c): while probing, the writer publishes probe hands (FC_HAND_PROBE), and a read
-	 * of one sets probe_seen (read.c; relaxed atomics, slow path only) */
-	int probing, probe_seen;
-	int upd_parked; /* the keeper is parked (updater.c; relaxed, for tests) */
+	/* The keeper's own state (updater.c; struct fc_keeper above), and what the writer and readers share with it. */
+	struct fc_keeper keeper;
 	/* The coarse clocks' value kept by a keeper without real-time priority ("checked": updater.c), 0 otherwise:
 	 * fc__pub.coarse_mono then stays 0, so every coarse read comes to fc__coarse_init, which returns the larger
 	 * of this and the kernel's coarse clock (atomic; only grows, as coarse_mono) */
 	int64_t coarse_kept;
-	int step_notifier;
-	uint64_t step_notifications;
 };
-enum { FC_START_DONE = 0, FC_START_TRUST = 1, FC_START_RATE = 2 };
 
 /* The library's own clock and the thread's writer mark: non-zero while this thread holds (or is taking) the
  * writer lock, so a signal handler that reads the clock on the same thread never waits on it. */
@@ -172,7 +183,7 @@ int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id);
 void fc__coarse_raise(struct fc_pub *pub, int64_t *loc, int64_t mono, int64_t real_off);
 void fc__coarse_first(struct fc_pub *pub, int64_t *loc, int64_t mono, int64_t real_off);
 /* A value for the coarse clocks now, never waiting, never above a later precise read (state.c). */
-void fc__coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off);
+void fc__state_coarse_sample(const struct fc_clock *c, int64_t *mono, int64_t *real_off);
 
 /* The kernel's coarse clock (CLOCK_MONOTONIC_COARSE, or CLOCK_REALTIME_COARSE for how & FC__REAL: its clock at
  * its last tick, never ahead of its own precise clock read after it); INT64_MIN if it cannot be read. */

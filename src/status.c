@@ -25,9 +25,9 @@ int fc_set_period_ns(int64_t period_ns)
 		return -1;
 	}
 	fc__ensure_init();
-	fc__clock_lock(c);
-	fc__clock_set_period_locked(c, period_ns);
-	fc__clock_unlock(c);
+	fc__windup_lock(c);
+	fc__windup_set_period_locked(c, period_ns);
+	fc__windup_unlock(c);
 	return 0;
 }
 
@@ -81,7 +81,7 @@ int fc_status(struct fc_status *out)
 	fc_init(); /* a settled answer: the start-up's trust check and calibration done */
 	memset(out, 0, sizeof(*out));
 	/* Take the writer lock for a consistent copy of the tracker (a reader never waits on it). */
-	fc__clock_lock(c);
+	fc__windup_lock(c);
 	out->backend = c->backend;
 	fc__copy_str(out->reason, sizeof(out->reason), c->reason);
 	fc__copy_str(out->counter, sizeof(out->counter), FC_COUNTER_NAME);
@@ -103,7 +103,7 @@ int fc_status(struct fc_status *out)
 	out->ntp_maxerror_ns = c->have_ntp && c->ntp.sync != FC_SYNC_UNKNOWN ? c->ntp.maxerror_ns : -1;
 	out->ntp_esterror_ns = c->ntp.esterror_ns;
 	out->ntp_status = c->ntp.status;
-	fc__clock_unlock(c);
+	fc__windup_unlock(c);
 	out->reanchors = __atomic_load_n(&c->reanchors, __ATOMIC_RELAXED);
 	out->slow_paths = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
 	out->waits = __atomic_load_n(&c->waits, __ATOMIC_RELAXED);
@@ -119,7 +119,7 @@ int fc_status(struct fc_status *out)
 		out->sync_status = FC_SYNC_UNKNOWN;
 	}
 	out->updater_running = __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED) != 0;
-	out->step_notifier = __atomic_load_n(&c->step_notifier, __ATOMIC_RELAXED);
-	out->step_notifications = __atomic_load_n(&c->step_notifications, __ATOMIC_RELAXED);
+	out->step_notifier = __atomic_load_n(&c->keeper.step_notifier, __ATOMIC_RELAXED);
+	out->step_notifications = __atomic_load_n(&c->keeper.step_notifications, __ATOMIC_RELAXED);
 	return 0;
 }

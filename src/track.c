@@ -153,7 +153,7 @@ static i128 kernel_at(const struct fc_sample *s, uint64_t t, uint64_t mult, uint
 	return fx(s->mono) + (i128)sdelta(t, s->c_mid, mask) * (i128)mult;
 }
 
-i128 fc__hand_value_fx(const struct fc_hand *h, uint64_t t)
+i128 fc__track_value_fx(const struct fc_hand *h, uint64_t t)
 {
 	const uint64_t d = fc__hand_window_delta(h, t); /* clamped as the coarse sample clamps (src/state.c) */
 	return fx(h->mono_ns) + (i128)h->frac + (i128)((unsigned __int128)d * h->mult);
@@ -412,7 +412,7 @@ static i128 expired_floor(const struct fc_hand *old, uint64_t swing, i128 K_hi, 
 		return end_val;
 	if (!behind && (i128)od - reach <= (i128)old->valid_ticks)
 		return end_val; /* a jump of less than the window may have landed inside it */
-	return fc__hand_value_fx(old, old->base_ticks + (uint64_t)reach);
+	return fc__track_value_fx(old, old->base_ticks + (uint64_t)reach);
 }
 
 /* The allowance for an unseen kernel rate change, 32.32 ns per tick: KERNEL_SWING_PPM (or KERNEL_SWING_PLL_PPM
@@ -581,11 +581,11 @@ void fc__track_update(struct fc_track *t, const struct fc_hand *old, const struc
 			V = fx(old->floor_ns);
 	} else {
 		uint64_t od = (t_anchor - old->base_ticks) & old->mask;
-		end_val = fc__hand_value_fx(old, old->base_ticks + old->valid_ticks);
+		end_val = fc__track_value_fx(old, old->base_ticks + old->valid_ticks);
 		if (od < old->valid_ticks) {
 			in_valid = 1;
 			rem = old->valid_ticks - od;
-			V = fc__hand_value_fx(old, t_anchor); /* continuity */
+			V = fc__track_value_fx(old, t_anchor); /* continuity */
 			t->last_err_ns = fx_floor(V - K);
 			/* The old hand's line was within its own bound of the kernel's here (the sample's half bracket
 			 * allowed for): its bound is honest again, whatever the size of the error. */

@@ -1,6 +1,6 @@
 /*
  * fastclock — track.c: samples in, next hand's parameters out (pure: no I/O, no globals).
- * Floor 0. Owns: struct fc_track, FC_TRACK_HIST, fc__hand_value_fx. May call: nothing of the library (uses the
+ * Floor 0. Owns: struct fc_track, FC_TRACK_HIST, fc__track_value_fx. May call: nothing of the library (uses the
  * types of sample.h and ntp.h, and the hand layout of fc_hand.h).
  */
 #ifndef FASTCLOCK_TRACK_H
@@ -90,7 +90,7 @@ int fc__track_sync(const struct fc_track *t, const struct fc_hand *h, const stru
 
 /* The value of a hand at counter t, in 32.32 fixed point (exactly what readers compute, before the shift),
  * with deltas clamped to the hand's validity window [0, valid_ticks]. Shared by track.c and windup.c. */
-__int128 fc__hand_value_fx(const struct fc_hand *h, uint64_t t);
+__int128 fc__track_value_fx(const struct fc_hand *h, uint64_t t);
 
 #ifdef __cplusplus
 }

@@ -49,6 +49,7 @@
 #include "section.h"
 #include "config.h"
 #include "init.h"
+#include "start.h"
 #include "state.h"
 #include "units.h"
 #include "updater.h"
@@ -65,11 +66,11 @@ static pthread_t u_thread;
 /* What a coarse read's slow path (fc__coarse_init) reads or writes live in the global clock, on the page every
  * first call writes anyway: here, in .bss, they cost a process's first coarse read two page faults (the zero
  * page read, then the write; ~1-2 us each on the VM of docs/PERFORMANCE.md). */
-#define u_running (fc__global_clock()->upd_running)           /* guarded by u_mu; published as updater_running */
-#define u_no_auto (fc__global_clock()->upd_no_auto)           /* fc_updater_stop() was called: no auto start */
-#define u_starting (fc__global_clock()->upd_starting)         /* a coarse read is starting the thread */
-#define u_first_coarse (fc__global_clock()->upd_first_coarse) /* CLOCK_MONOTONIC of the first coarse read; 0: none */
-#define u_checked (fc__global_clock()->upd_checked)           /* the keeper runs without real-time priority */
+#define u_running (fc__global_clock()->keeper.running)           /* guarded by u_mu; published as updater_running */
+#define u_no_auto (fc__global_clock()->keeper.no_auto)           /* fc_updater_stop() was called: no auto start */
+#define u_starting (fc__global_clock()->keeper.starting)         /* a coarse read is starting the thread */
+#define u_first_coarse (fc__global_clock()->keeper.first_coarse) /* CLOCK_MONOTONIC of the first coarse read; 0: none */
+#define u_checked (fc__global_clock()->keeper.checked)           /* the keeper runs without real-time priority */
 static int u_stop;         /* set under u_mu, read relaxed by the thread */
 static int64_t u_period_ns;
 static int u_test_fd = -1; /* set by tests before fc_updater_start */
@@ -178,7 +179,7 @@ static int wait_until(int *fd, int *wake, int64_t deadline)
 		return 0;
 	if (!step_fd_ours(*fd)) {
 		*fd = -1;
-		__atomic_store_n(&fc__global_clock()->step_notifier, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&fc__global_clock()->keeper.step_notifier, 0, __ATOMIC_RELAXED);
 		return 0;
 	}
 	if (!(pfd[1].revents & POLLIN))
@@ -195,12 +196,12 @@ static int wait_until(int *fd, int *wake, int64_t deadline)
  * (checked: a keeper without real-time priority). */
 static int64_t *coarse_loc(struct fc_clock *c, int checked) { return checked ? &c->coarse_kept : &c->pub->coarse_mono; }
 
-/* A fresh value into the coarse clocks (fc__coarse_sample: never waits, so a busy writer lock at a 1 us period
+/* A fresh value into the coarse clocks (fc__state_coarse_sample: never waits, so a busy writer lock at a 1 us period
  * cannot hold the keeper back; a wall-clock step is followed within one wake-up on every backend). */
 static void refresh_coarse(struct fc_clock *c)
 {
 	int64_t m, off;
-	fc__coarse_sample(c, &m, &off);
+	fc__state_coarse_sample(c, &m, &off);
 	fc__coarse_raise(c->pub, coarse_loc(c, __atomic_load_n(&u_checked, __ATOMIC_RELAXED)), m, off);
 }
 
@@ -211,7 +212,7 @@ static void refresh_coarse(struct fc_clock *c)
 static void coarse_first(struct fc_clock *c, int checked)
 {
 	int64_t m, off, k, was = __atomic_load_n(coarse_loc(c, !checked), __ATOMIC_RELAXED);
-	fc__coarse_sample(c, &m, &off);
+	fc__state_coarse_sample(c, &m, &off);
 	if (was > m)
 		m = was;
 	if (!checked && was != 0 && (k = fc__kernel_coarse(FC__MONO)) > m)
@@ -299,11 +300,11 @@ static void keeper_priority(void)
 static int may_park(const struct fc_clock *c)
 {
 	return __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED) == 3 &&
-	       !__atomic_load_n(&c->upd_coarse_wanted, __ATOMIC_RELAXED);
+	       !__atomic_load_n(&c->keeper.coarse_wanted, __ATOMIC_RELAXED);
 }
 
 /* Parked, nobody keeps the coarse clocks: 0 sends coarse reads to the slow path (precise values, read.c), which
- * asks for the keeper again (upd_coarse_wanted). */
+ * asks for the keeper again (keeper.coarse_wanted). */
 static void park(struct fc_clock *c)
 {
 	__atomic_store_n(&c->pub->coarse_mono, 0, __ATOMIC_RELAXED);
@@ -340,7 +341,7 @@ static void *updater_main(void *arg)
 	coarse_first(c, __atomic_load_n(&u_checked, __ATOMIC_RELAXED));
 	__atomic_store_n(&u_starting, 0, __ATOMIC_RELEASE);
 	t_starting = 0;
-	__atomic_store_n(&c->step_notifier, fd >= 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->keeper.step_notifier, fd >= 0, __ATOMIC_RELAXED);
 	run_since = next;
 	while (!__atomic_load_n(&u_stop, __ATOMIC_RELAXED)) {
 		const int64_t up = __atomic_load_n(&u_period_ns, __ATOMIC_RELAXED);
@@ -351,16 +352,16 @@ static void *updater_main(void *arg)
 		if (parked) {
 			/* Nobody read for IDLE_NS: the chores alone, and a look whether anyone reads again (a reader's
 			 * re-anchor, a coarse read), PARKED_WAKE_NS apart */
-			(void)fc__clock_chores(c);
+			(void)fc__windup_chores(c);
 			if (__atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED) == parked_slow &&
-			    !__atomic_load_n(&c->probe_seen, __ATOMIC_RELAXED) && may_park(c)) {
+			    !__atomic_load_n(&c->keeper.probe_seen, __ATOMIC_RELAXED) && may_park(c)) {
 				if (wait_until(&fd, &wake, mono_now() + PARKED_WAKE_NS))
-					__atomic_fetch_add(&c->step_notifications, 1, __ATOMIC_RELAXED);
+					__atomic_fetch_add(&c->keeper.step_notifications, 1, __ATOMIC_RELAXED);
 				continue;
 			}
 			unpark(c); /* a reader re-anchored, a coarse read or fc_updater_start() wants it */
 			parked = 0;
-			__atomic_store_n(&c->upd_parked, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&c->keeper.parked, 0, __ATOMIC_RELAXED);
 			next = run_since = mono_now();
 			own_at = 0;
 			continue;
@@ -378,40 +379,46 @@ static void *updater_main(void *arg)
 		if (may_park(c)) {
 			/* Is anyone still reading? Every PROBE_EVERY_NS, the hands say "tell me" (FC_HAND_PROBE) until a
 			 * read does (read.c), or for IDLE_NS: then nobody reads, and the keeper parks */
-			if (!__atomic_load_n(&c->probing, __ATOMIC_RELAXED) && now - run_since >= PROBE_EVERY_NS) {
-				__atomic_store_n(&c->probe_seen, 0, __ATOMIC_RELAXED);
-				__atomic_store_n(&c->probing, 1, __ATOMIC_RELAXED);
+			if (!__atomic_load_n(&c->keeper.probing, __ATOMIC_RELAXED) &&
+			    now - run_since >= PROBE_EVERY_NS) {
+				__atomic_store_n(&c->keeper.probe_seen, 0, __ATOMIC_RELAXED);
+				__atomic_store_n(&c->keeper.probing, 1, __ATOMIC_RELAXED);
 				probe_from = now;
-			} else if (__atomic_load_n(&c->probing, __ATOMIC_RELAXED) &&
-				   __atomic_load_n(&c->probe_seen, __ATOMIC_RELAXED)) {
-				__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
+			} else if (__atomic_load_n(&c->keeper.probing, __ATOMIC_RELAXED) &&
+				   __atomic_load_n(&c->keeper.probe_seen, __ATOMIC_RELAXED)) {
+				__atomic_store_n(&c->keeper.probing, 0, __ATOMIC_RELAXED);
 				run_since = now;
-			} else if (__atomic_load_n(&c->probing, __ATOMIC_RELAXED) && now - probe_from >= IDLE_NS) {
+			} else if (__atomic_load_n(&c->keeper.probing, __ATOMIC_RELAXED) &&
+				   now - probe_from >= IDLE_NS) {
 				/* The current hand, the last re-anchor's, is a probe hand: a read past its window gets
 				 * the kernel's clock and sets probe_seen (read.c), which brings the keeper back */
-				__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
+				__atomic_store_n(&c->keeper.probing, 0, __ATOMIC_RELAXED);
 				park(c);
 				parked = 1;
-				__atomic_store_n(&c->upd_parked, 1, __ATOMIC_RELAXED);
+				__atomic_store_n(&c->keeper.parked, 1, __ATOMIC_RELAXED);
 				parked_slow = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
 				continue;
 			}
-		} else if (__atomic_load_n(&c->probing, __ATOMIC_RELAXED)) {
-			__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
+		} else if (__atomic_load_n(&c->keeper.probing, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&c->keeper.probing, 0, __ATOMIC_RELAXED);
 		}
-		if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL) ||
-		    __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE) {
+		if (!fc__start_done(c)) {
+			(void)fc__start_step(c, cur, INT64_MAX); /* the start-up's next step, due or not (start.c) */
+			refresh_coarse(c);
+			own_at = 0;
+			now = mono_now();
+		} else if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL)) {
 			/* A turn on time never finds its last hand (anchored by own_at) stale: the schedule below
 			 * leaves P/8 (tests count both: fc__updater_test_turns) */
 			if (own_at && now - own_at >= p && now <= next + p / 8)
 				__atomic_fetch_add(&u_turns_stale, 1, __ATOMIC_RELAXED);
-			fc__clock_windup_chores(c, cur);
+			fc__windup_with_chores(c, cur);
 			refresh_coarse(c);
 			own_at = now = mono_now(); /* after the new hand's sample, or another thread's re-anchor */
 			if (own_at > next + p / 8)
 				__atomic_fetch_add(&u_turns_late, 1, __ATOMIC_RELAXED);
 		} else {
-			(void)fc__clock_chores(c); /* the kernel backend: the clocksource re-check */
+			(void)fc__windup_chores(c); /* the kernel backend: the clocksource re-check */
 			own_at = 0;
 			now = mono_now();
 		}
@@ -425,13 +432,13 @@ static void *updater_main(void *arg)
 				next = now + step;
 		}
 		if (wait_until(&fd, &wake, next)) {
-			__atomic_fetch_add(&c->step_notifications, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&c->keeper.step_notifications, 1, __ATOMIC_RELAXED);
 			next = mono_now(); /* re-anchor at once */
 		}
 	}
-	__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->upd_parked, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->step_notifier, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->keeper.probing, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->keeper.parked, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->keeper.step_notifier, 0, __ATOMIC_RELAXED);
 	if (fd >= 0 && fd != u_test_fd && step_fd_ours(fd))
 		close(fd);
 	return NULL;
@@ -526,8 +533,8 @@ static void atfork_child(void)
 	t_starting = 0;
 	__atomic_store_n(&u_starting, 0, __ATOMIC_RELAXED);
 	/* the child's keeper starts unparked, not asking (a probe of the parent's keeper has no deadline here) */
-	__atomic_store_n(&c->upd_parked, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->keeper.parked, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->keeper.probing, 0, __ATOMIC_RELAXED);
 	if (u_running) {
 		/* who started it (1 the program, 2 a coarse read, 3 a reader's re-anchor) stays: a keeper reads
 		 * started parks while nobody reads in the child too, and fc_updater_start() there takes it over */

@@ -1,7 +1,7 @@
 /*
  * fastclock — updater.c: the keeper thread (fc_updater_start/stop, and its start by the library itself).
  * Floor 4, above read.c. Owns: the keeper's thread, its start, parking and fork handler.
- * May call: state.c, windup.c, init.c, config.c.
+ * May call: state.c, windup.c, start.c (the start-up's steps), init.c, config.c.
  */
 #ifndef FASTCLOCK_UPDATER_H
 #define FASTCLOCK_UPDATER_H

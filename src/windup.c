@@ -3,14 +3,15 @@
  * next hand -> publish, under the clock's try-lock; and the switch to a kernel hand when the counter is no
  * longer trusted.
  *
- * Flow of one re-anchor: a reader finds its hand stale -> fc__clock_windup() takes the try-lock -> bracketed
+ * Flow of one re-anchor: a reader finds its hand stale -> fc__windup() takes the try-lock -> bracketed
  * kernel samples (sample.c) -> tracker (track.c, pure) -> next hand's parameters -> publish (hands.c) ->
  * unlock. No thread is needed: the first reader past the period does it. The optional updater thread
  * (updater.c) calls the same function.
  *
- * Owns: the writer lock's protocol, the first counter hand (fc__clock_setup; fc__clock_first_hand_locked for
- * start.c), the periodic trust re-check. While the clock starts, a re-anchor is a step of start.c's state
- * machine, called through c->start_step (start.c is above this file and calls it).
+ * Owns: the writer lock's protocol, the first counter hand's publication (fc__windup_first_hand_locked: start.c,
+ * above this file, calls it with the rate it measured), the periodic trust re-check. Nothing here knows the
+ * start-up: while the clock starts its hand is a kernel hand, and the callers that find it starting step it
+ * through start.c.
  * May call: state.c, hands.c, track.c, sample.c, trust.c, ntp.c (through the source). The UTC bound only through
  * c->bound (state.h's struct fc_bound_ops, installed by src/bounded.c on the first bounded read).
  */
@@ -42,7 +43,7 @@
 #define NTP_EVERY_NS 1000000000LL
 
 /* ---- the clock's cached copy of the kernel's NTP state ---------------------------------------------------- */
-void fc__clock_refresh_ntp_locked(struct fc_clock *c, int64_t now)
+void fc__windup_refresh_ntp_locked(struct fc_clock *c, int64_t now)
 {
 	if (c->have_ntp && now - c->ntp_at < NTP_EVERY_NS)
 		return;
@@ -70,7 +71,7 @@ static uint64_t period_ticks(const struct fc_clock *c)
 /* The writer mark is raised before the compare-and-swap and lowered after the release: a signal that lands
  * between the two (the lock held, the mark not yet set) would otherwise wait for its own thread. A counter,
  * not a flag, so a handler's own attempt nested inside restores it exactly. */
-FC__START_TEXT int fc__clock_trylock(struct fc_clock *c)
+FC__START_TEXT int fc__windup_trylock(struct fc_clock *c)
 {
 	int expect = 0;
 	fc__in_writer++;
@@ -85,18 +86,18 @@ FC__START_TEXT int fc__clock_trylock(struct fc_clock *c)
 	return 1;
 }
 
-FC__START_TEXT void fc__clock_unlock(struct fc_clock *c)
+FC__START_TEXT void fc__windup_unlock(struct fc_clock *c)
 {
 	fc__lock_mine = 0; /* before the release: a fork child then sees the lock free or frees it itself */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); /* pairs with fc__clock_trylock's acquire */
+	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); /* pairs with fc__windup_trylock's acquire */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);         /* and only then the mark is lowered */
 	fc__in_writer--;
 }
 
-void fc__clock_lock(struct fc_clock *c)
+void fc__windup_lock(struct fc_clock *c)
 {
-	while (!fc__clock_trylock(c))
+	while (!fc__windup_trylock(c))
 		sched_yield();
 }
 
@@ -105,7 +106,7 @@ void fc__clock_lock(struct fc_clock *c)
 static void bound_from_ntp(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns, int poll)
 {
 	if (poll)
-		fc__clock_refresh_ntp_locked(c, now);
+		fc__windup_refresh_ntp_locked(c, now);
 	p->utc_err_ns = c->ntp.maxerror_ns ? c->ntp.maxerror_ns + (now - c->ntp_at + life_ns) / NTP_GROWTH_DIV : 0;
 	p->utc_corr_ns = 0;
 	p->sync_status = c->ntp.sync;
@@ -131,22 +132,23 @@ static void bound_fields(struct fc_clock *c, struct fc_hand *p, int64_t now, int
 		bound_from_ntp(c, p, now, life_ns, poll);
 }
 
-void fc__clock_bound_kernel_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
+void fc__windup_bound_kernel_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
 {
 	const struct fc_bound_ops *ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
 	if (!ops || !ops->first(c, p))
 		bound_fields(c, p, now, life_ns, 1);
 }
 
-int fc__clock_bound_cached(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
+int fc__windup_bound_cached(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns)
 {
 	const struct fc_bound_ops *ops;
 	int ok;
-	if (!fc__clock_trylock(c))
+	if (!fc__windup_trylock(c))
 		return 0;
 	ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
-	/* nothing polled yet: the start-up not done, or no bound asked for on the global clock */
-	ok = __atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_DONE && (ops || !c->bound_lazy);
+	/* nothing polled yet: no counter hand yet (its first stamp reads the NTP state), or no bound asked for on the
+	 * global clock; a source's own last poll is ops->cached's to judge */
+	ok = ops || (!c->bound_lazy && c->have_ntp);
 	if (ok) {
 		p->real_ns = fc__kernel_ns(c, CLOCK_REALTIME); /* for a leap second's window (near_midnight) */
 		if (ops)
@@ -154,7 +156,7 @@ int fc__clock_bound_cached(struct fc_clock *c, struct fc_hand *p, int64_t now, i
 		else
 			bound_from_ntp(c, p, now, life_ns, 0);
 	}
-	fc__clock_unlock(c);
+	fc__windup_unlock(c);
 	return ok;
 }
 
@@ -203,7 +205,7 @@ static void long_rate_update(struct fc_clock *c, const struct fc_sample *s)
 }
 
 /* ---- hands ------------------------------------------------------------------------------------------------ */
-void fc__clock_set_kernel_locked(struct fc_clock *c, const char *why)
+void fc__windup_set_kernel_locked(struct fc_clock *c, const char *why)
 {
 	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
 	struct fc_hand p = {0};
@@ -221,7 +223,7 @@ void fc__clock_set_kernel_locked(struct fc_clock *c, const char *why)
 	if (cur->flags & FC_HAND_KERNEL)
 		p.floor_ns = cur->floor_ns;
 	else
-		p.floor_ns = (int64_t)(fc__hand_value_fx(cur, cur->base_ticks + cur->valid_ticks) >> 32) + 1;
+		p.floor_ns = (int64_t)(fc__track_value_fx(cur, cur->base_ticks + cur->valid_ticks) >> 32) + 1;
 	p.flags = FC_HAND_KERNEL;
 	p.stale_ticks = 0; /* every read takes the slow path */
 	fc__hands_publish(c->pub, &p);
@@ -233,8 +235,8 @@ void fc__clock_set_kernel_locked(struct fc_clock *c, const char *why)
 }
 
 /* ---- the first counter hand ---------------------------------------------------------------------------- */
-void fc__clock_first_hand_locked(struct fc_clock *c, const struct fc_sample *s0, const struct fc_sample *s,
-				 uint64_t hz)
+void fc__windup_first_hand_locked(struct fc_clock *c, const struct fc_sample *s0, const struct fc_sample *s,
+				  uint64_t hz)
 {
 	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
 	struct fc_hand p;
@@ -275,14 +277,14 @@ static int chores_locked(struct fc_clock *c, int64_t now)
 		__atomic_fetch_add(&c->trust_checks, 1, __ATOMIC_RELAXED);
 		fc__copy_str(c->clocksource, sizeof(c->clocksource), cs);
 		if (!ok && !c->forced && c->backend == FC_BACKEND_COUNTER) {
-			fc__clock_set_kernel_locked(c, why);
+			fc__windup_set_kernel_locked(c, why);
 			return 0;
 		}
 	}
 	/* The NTP state at every chore, at most every NTP_TICK_EVERY_NS (adjtimex, modes 0: a read). */
 	if (c->have_ntp && now - c->ntp_at >= NTP_TICK_EVERY_NS)
 		c->have_ntp = 0;
-	fc__clock_refresh_ntp_locked(c, now);
+	fc__windup_refresh_ntp_locked(c, now);
 	__atomic_store_n(&c->chores_at, now, __ATOMIC_RELAXED);
 	return 1;
 }
@@ -298,10 +300,6 @@ static void windup_locked(struct fc_clock *c, int chores)
 	struct fc_sample s;
 	struct fc_hand p, kview;
 
-	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE) {
-		c->start_step(c); /* start.c's state machine (set with the phase by fc__clock_start) */
-		return;
-	}
 	if (c->backend != FC_BACKEND_COUNTER) {
 		if (chores) /* the clocksource re-check (a kernel hand's way back is fc_status's, status.c) */
 			(void)chores_locked(c, fc__kernel_ns(c, CLOCK_MONOTONIC_COARSE));
@@ -309,7 +307,7 @@ static void windup_locked(struct fc_clock *c, int chores)
 	}
 	/* The one kernel sample: the only system call (none, through the vDSO) a reader's re-anchor makes */
 	if (fc__sample_take(&c->src, FC_SAMPLE_TRIES, &s) != 0) {
-		fc__clock_set_kernel_locked(c, "the kernel's clock could not be sampled against the counter");
+		fc__windup_set_kernel_locked(c, "the kernel's clock could not be sampled against the counter");
 		return;
 	}
 	chores = chores || chores_due(c, s.mono);
@@ -324,7 +322,7 @@ static void windup_locked(struct fc_clock *c, int chores)
 	if ((cur->flags & FC_HAND_PROBE) && ((s.c_mid - cur->base_ticks) & cur->mask) >= cur->valid_ticks) {
 		kview = *cur;
 		kview.flags = FC_HAND_KERNEL;
-		kview.floor_ns = (int64_t)(fc__hand_value_fx(cur, cur->base_ticks + cur->valid_ticks) >> 32) + 1;
+		kview.floor_ns = (int64_t)(fc__track_value_fx(cur, cur->base_ticks + cur->valid_ticks) >> 32) + 1;
 		cur = &kview;
 	}
 	/* Anchor at the sample itself, not at a later counter read: nothing between the two is observed, and a
@@ -332,7 +330,8 @@ static void windup_locked(struct fc_clock *c, int chores)
 	fc__track_update(&c->track, cur, &s, s.c_mid, &p);
 	long_rate_update(c, &s);
 	stamp_utc_bound(c, &p, s.mono, chores);
-	if (__atomic_load_n(&c->probing, __ATOMIC_RELAXED)) { /* the keeper asks whether anyone reads (updater.c) */
+	/* the keeper asks whether anyone reads (updater.c) */
+	if (__atomic_load_n(&c->keeper.probing, __ATOMIC_RELAXED)) {
 		p.flags |= FC_HAND_PROBE;
 		p.stale_ticks = 1;
 	}
@@ -343,87 +342,39 @@ static void windup_locked(struct fc_clock *c, int chores)
 static int windup(struct fc_clock *c, const struct fc_hand *seen, int chores)
 {
 	/* Never wait: a reader that loses just uses its hand. */
-	if (!fc__clock_trylock(c))
+	if (!fc__windup_trylock(c))
 		return 0;
 	if (seen && __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED) != seen) {
-		fc__clock_unlock(c);
+		fc__windup_unlock(c);
 		return 0;
 	}
 	windup_locked(c, chores);
-	fc__clock_unlock(c);
+	fc__windup_unlock(c);
 	return 1;
 }
 
-int fc__clock_windup(struct fc_clock *c, const struct fc_hand *seen) { return windup(c, seen, 0); }
+int fc__windup(struct fc_clock *c, const struct fc_hand *seen) { return windup(c, seen, 0); }
 
-int fc__clock_windup_chores(struct fc_clock *c, const struct fc_hand *seen) { return windup(c, seen, 1); }
+int fc__windup_with_chores(struct fc_clock *c, const struct fc_hand *seen) { return windup(c, seen, 1); }
 
-int fc__clock_chores(struct fc_clock *c)
+int fc__windup_chores(struct fc_clock *c)
 {
-	if (!fc__clock_trylock(c))
+	if (!fc__windup_trylock(c))
 		return 0;
-	if (__atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) == FC_START_DONE) {
+	{
 		const int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC);
 		struct fc_hand p = {0};
 		const struct fc_bound_ops *ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
 		if (chores_locked(c, now) && ops && c->backend == FC_BACKEND_COUNTER)
 			ops->stamp(c, &p, now, 0, 1); /* the poll, for the next hands' stamps */
 	}
-	fc__clock_unlock(c);
+	fc__windup_unlock(c);
 	return 1;
 }
 
-void fc__clock_set_period_locked(struct fc_clock *c, int64_t period_ns)
+void fc__windup_set_period_locked(struct fc_clock *c, int64_t period_ns)
 {
 	__atomic_store_n(&c->period_ns, period_ns, __ATOMIC_RELAXED); /* the updater reads it unlocked */
 	if (c->backend == FC_BACKEND_COUNTER)
 		fc__track_set_period(&c->track, period_ticks(c));
-}
-
-int fc__clock_setup(struct fc_clock *c, struct fc_pub *pub, const struct fc_source *src, int64_t period_ns,
-		   uint64_t counter_hz, uint32_t gen_start)
-{
-	struct fc_sample s, s2;
-	struct fc_hand p;
-	uint64_t t_a;
-	int measured = 0;
-
-	c->pub = pub;
-	c->src = *src;
-	c->period_ns = period_ns;
-	c->backend = FC_BACKEND_COUNTER;
-	c->lock = 0;
-	fc__hands_init(&c->hands, pub, gen_start);
-	if (counter_hz == 0) {
-		/* No hint: measure for 200 us against CLOCK_MONOTONIC (bracket noise ~40 ns -> ~200 ppm,
-		 * inside the tracker's 1000 ppm continuity tolerance; it refines from there). */
-		int64_t start;
-		if (fc__sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
-			return -1;
-		start = s.mono;
-		do {
-			if (fc__sample_take(src, FC_SAMPLE_TRIES, &s2) != 0)
-				return -1;
-		} while (s2.mono - start < 200000);
-		counter_hz = (uint64_t)((unsigned __int128)((s2.c_mid - s.c_mid) & src->mask) * NS_PER_SEC /
-					(uint64_t)(s2.mono - s.mono));
-		c->freq_source = FC_FREQ_MEASURED;
-		measured = 1;
-	}
-	if (counter_hz == 0)
-		return -1;
-	c->counter_hz_initial = counter_hz;
-	fc__track_init(&c->track, src->mask, 1, mult_from_hz(counter_hz));
-	if (measured)
-		fc__track_hint_measured(&c->track, &s, &s2); /* the hint's noise is known: the tracker's, not ours */
-	fc__track_set_period(&c->track, period_ticks(c));
-	if (fc__sample_take(src, FC_SAMPLE_TRIES, &s) != 0)
-		return -1;
-	t_a = s.c_mid; /* as in windup_locked */
-	fc__track_update(&c->track, NULL, &s, t_a, &p);
-	c->have_ntp = 0;
-	stamp_utc_bound(c, &p, s.mono, 1);
-	fc__hands_publish(pub, &p);
-	c->reanchors = 1;
-	return 0;
 }

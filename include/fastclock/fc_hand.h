@@ -234,7 +234,7 @@ FC__ALWAYS_INLINE int64_t fc__hand_at(int64_t anchor, uint64_t delta, uint64_t m
 
 /* The distance of counter value t from h's anchor, modulo the counter's width, held inside the hand's window:
  * 0 behind the anchor (cross-core skew: the anchor's value, as the vDSO clamps), at most valid_ticks past it.
- * For a copy of a hand (src/state.c's coarse sample) or the writer's own (src/track.c's fc__hand_value_fx). */
+ * For a copy of a hand (src/state.c's coarse sample) or the writer's own (src/track.c's fc__track_value_fx). */
 static inline uint64_t fc__hand_window_delta(const struct fc_hand *h, uint64_t t)
 {
 	const uint64_t d = (t - h->base_ticks) & h->mask;

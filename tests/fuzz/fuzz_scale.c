@@ -4,9 +4,9 @@
  *   2. fc__hand_read_bounded() over a hand with arbitrary stale, base, mask, mult, frac, mono, offset and error
  *      fields at an arbitrary counter value: the slow-path decisions (kernel hand, delta >= stale) and the
  *      returned mono and error bound; the other read forms' real, timespec and timeval values;
- *   3. fc__hand_value_fx() (the writer's value of a hand, track.c) at an arbitrary counter value, including
+ *   3. fc__track_value_fx() (the writer's value of a hand, track.c) at an arbitrary counter value, including
  *      the clamps to the anchor and to valid_ticks; and, where both apply, that the reader's result is
- *      exactly floor(fc__hand_value_fx() / 2^32): readers compute what the writer computes.
+ *      exactly floor(fc__track_value_fx() / 2^32): readers compute what the writer computes.
  * Domain: results that do not fit the library's types (an int64 nanosecond value, an __int128 fixed-point
  * value) cannot come from a hand the tracker publishes (a hand covers at most valid_ticks ~ 1.1 periods);
  * they are skipped, not compared. Any mismatch aborts.
@@ -170,10 +170,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			d = h.valid_ticks;
 		want = bn_add(bn_add(bn_shl32(bn_i64(h.mono_ns)), bn_u64(h.frac)), bn_mul_u64(d, h.mult));
 		if (bn_fits_signed(want, 128)) {
-			__int128 got = fc__hand_value_fx(&h, t);
+			__int128 got = fc__track_value_fx(&h, t);
 			bn_low128(want, &lo, &hi);
 			CHECK((uint64_t)got == lo && (uint64_t)((unsigned __int128)got >> 64) == hi,
-			      "fc__hand_value_fx at d %llu", (unsigned long long)d);
+			      "fc__track_value_fx at d %llu", (unsigned long long)d);
 			/* the reader at the same count, where it does not clamp: floor(value / 2^32) exactly */
 			if (in_domain && h.stale_ticks && delta < h.stale_ticks && delta <= (h.mask >> 1) &&
 			    delta <= h.valid_ticks) {

@@ -4,7 +4,7 @@
 # weakened barrier from the real one (TSO), so this checks the compiled code keeps exactly the barriers
 # include/fastclock/fc_hand.h and src/hands.c name, in order:
 #   reader fc__hand_read_ns:        ldar (R1) ldar (R2) dmb ishld (R3)
-#   slow reader fc__coarse_sample (src/state.c, through fc__hand_snapshot): the same, the same protocol copy
+#   slow reader fc__state_coarse_sample (src/state.c, through fc__hand_snapshot): the same, the same protocol copy
 #   writer fc__hands_publish:   dmb ish (W1's release fence) stlr (W3) stlr (W4)
 # The model (tests/model, variants RELAXED_R2, NO_R3_FENCE, NO_W1_FENCE, RELAXED_W3) shows why each is needed.
 # Usage: barriers.sh <source root>. Exit 77 (skip) without the arm64 cross compiler (scripts/setup.sh installs it).
@@ -33,6 +33,6 @@ check() { # what, object, function, expected
   if [[ $got == "$4" ]]; then echo "ok $1: $got"; else echo "FAIL $1: expected '$4', got '$got'"; fail=1; fi
 }
 check "reader (R1 R2 R3)" "$tmp/reader.o" reader "ldar ldar dmb ishld"
-check "slow reader (R1 R2 R3)" "$tmp/state.o" fc__coarse_sample "ldar ldar dmb ishld"
+check "slow reader (R1 R2 R3)" "$tmp/state.o" fc__state_coarse_sample "ldar ldar dmb ishld"
 check "writer (W1 W3 W4)" "$tmp/hands.o" fc__hands_publish "dmb ish stlr stlr"
 exit $fail

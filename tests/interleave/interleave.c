@@ -203,7 +203,7 @@ static void reset(int initial, uint64_t t)
 	memset(&C, 0, sizeof(C));
 	memset(PUB, 0, sizeof(*PUB));
 	C.pub = PUB;
-	C.src = (struct fc_source){sim_counter_ctx, sim_kernel, NULL, NULL, ~(uint64_t)0};
+	C.src = (struct fc_source){sim_counter_ctx, sim_kernel, NULL, NULL, ~(uint64_t)0, NULL};
 	C.backend = FC_BACKEND_COUNTER;
 	C.period_ns = 1000000;
 	fc__hands_init(&C.hands, PUB, 0);
@@ -384,7 +384,7 @@ static int early_kernel(void *ctx, clockid_t id, int64_t *ns)
 static void t_startup_switch(void)
 {
 	const char *name = "startup_first_counter_value_not_below_an_earlier_kernel_read";
-	const struct fc_source src = {stepping_counter, early_kernel, NULL, NULL, ~(uint64_t)0};
+	const struct fc_source src = {stepping_counter, early_kernel, NULL, NULL, ~(uint64_t)0, NULL};
 	int64_t k, v, last = INT64_MIN;
 	if (!wanted(name))
 		return;
@@ -392,15 +392,15 @@ static void t_startup_switch(void)
 	memset(PUB, 0, sizeof(*PUB));
 	g_ticks = 10000000;
 	g_step = 100;
-	fc__clock_start(&C, PUB, &src, 1000000, 0);
+	fc__start_clock(&C, PUB, &src, 1000000, 0);
 	/* trust_every 0: no trust check (the simulated machine has no clocksource file). */
-	for (int i = 0; i < 200000 && __atomic_load_n(&C.start_phase, __ATOMIC_RELAXED) != FC_START_DONE; i++) {
+	for (int i = 0; i < 200000 && __atomic_load_n(&C.start.phase, __ATOMIC_RELAXED) != FC_START_DONE; i++) {
 		retries = 0;
 		k = fc__read_slow(&C, FC__MONO, NULL);
 		CHECK(k >= last, "start-up: time went back by %lld ns on the kernel hand", (long long)(last - k));
 		last = k;
 	}
-	CHECK(__atomic_load_n(&C.start_phase, __ATOMIC_RELAXED) == FC_START_DONE, "start-up never finished");
+	CHECK(__atomic_load_n(&C.start.phase, __ATOMIC_RELAXED) == FC_START_DONE, "start-up never finished");
 	g_step = 0; /* time frozen: a kernel read and a counter read at the same instant */
 	k = (int64_t)g_ticks;
 	v = fc__read_slow(&C, FC__MONO, NULL);
@@ -464,7 +464,7 @@ static void t_demotion_floor(void)
 	p.valid_ticks = 1125000;
 	fc__hands_publish(PUB, &p);
 	v1 = fc__read_slow(&C, FC__MONO, NULL);
-	fc__clock_set_kernel_locked(&C, "test: trust lost");
+	fc__windup_set_kernel_locked(&C, "test: trust lost");
 	v2 = fc__read_slow(&C, FC__MONO, NULL); /* same counter, same kernel time */
 	CHECK(v2 >= v1, "after the demotion a kernel read went back by %lld ns below the counter hand's value",
 	      (long long)(v1 - v2));

@@ -1,7 +1,7 @@
 /*
  * fastclock — the timehands publication protocol, modelled in Promela under C11 release/acquire/relaxed
  * semantics. Writer: src/hands.c fc__hands_publish() (steps W1..W4) under the try-lock of
- * src/windup.c fc__clock_windup(). Reader: the one reader protocol of include/fastclock/fc_hand.h (steps R1..R5
+ * src/windup.c fc__windup(). Reader: the one reader protocol of include/fastclock/fc_hand.h (steps R1..R5
  * in fc__hand_current, fc__hand_begin, fc__hand_changed and fc__hand_moved), which every reader runs (the inline
  * read forms fc__hand_read_ns .. fc__hand_read_tv, the slow paths' fc__hand_snapshot, the conversions of
  * src/convert.c). tests/model/check_steps.py checks that this file and the C code name the same steps at the
@@ -38,7 +38,7 @@
  *      writer stores, and it never loads what readers store (readers store nothing shared), so no LB cycle
  *      through this protocol exists;
  *   A2 the try-lock is one location read and written by atomic read-modify-writes (they read the newest
- *      message): acquire on success, release on unlock, as in fc__clock_windup();
+ *      message): acquire on success, release on unlock, as in fc__windup();
  *   A3 eventual visibility, collapsed: once every writer has stopped (finished, or stalled for good), loads
  *      return the newest message. C11 asks stores to become visible "within a reasonable amount of time"
  *      (7.17.3); without this no reader of any protocol could be shown to make progress;
@@ -300,7 +300,7 @@ proctype writer(byte t)
 		MAY_STALL;
 #ifndef NO_LOCK
 		atomic {
-			/* fc__clock_windup(): try-lock, acquire on success (A2); a writer that loses skips this
+			/* fc__windup(): try-lock, acquire on success (A2); a writer that loses skips this
 			 * re-anchor (its reader uses its hand) */
 			if
 			:: locked -> k++; goto next
@@ -370,7 +370,7 @@ proctype writer(byte t)
 			printf("MSC: writer %d W4 hand %d update %d: current\n", t, th, u);
 #endif
 #ifndef NO_LOCK
-			/* fc__clock_windup(): unlock, release */
+			/* fc__windup(): unlock, release */
 			lock_release(t);
 #endif
 			k++; h = 0; th = 0; g = 0; u = 0

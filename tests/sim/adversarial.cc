@@ -231,9 +231,9 @@ std::vector<Scenario> make()
 			    }
 			    r.duration = (p + 10) * per(r);
 		    });
-		// The process starts on the plateau (fc__clock_setup measures the rate: SYNCHRONIZED from the first
+		// The process starts on the plateau (the start-up measures the rate: SYNCHRONIZED from the first
 		// hand, no adjtimex read yet), and the tick is back at nominal when the first re-anchor reads it: every
-		// rate in the history is the plateau's.
+		// rate in the history is the plateau's. The run starts at the first counter hand.
 		add(v, sign > 0 ? "adv_tick_start_down" : "adv_tick_start_up",
 		    sign > 0 ? "the process starts at +4900 ppm (tick 10049); nominal when the first re-anchor reads "
 			       "the tick"
@@ -242,9 +242,9 @@ std::vector<Scenario> make()
 		    [sign](Run &r) {
 			    r.hint_measure = true;
 			    M.set_kernel_ppm(4900 * sign);
-			    const long double p0 = std::ceil(200 * US / per(r)); // the measurement (adv_hint_measured)
-			    // half a period after the first hand (the measurement's 200 us), before the next re-anchor
-			    r.at(200 * US + std::max(per(r) / 2, 5 * US), "the tick back to nominal, then a re-anchor",
+			    const long double p0 = 0; // the run starts at the first counter hand, after the measurement
+			    // half a period after the first hand, before the next re-anchor
+			    r.at(std::max(per(r) / 2, 5 * US), "the tick back to nominal, then a re-anchor",
 				 [](Run &r2) {
 					 M.set_kernel_ppm(0);
 					 r2.notify_step();
@@ -387,11 +387,12 @@ std::vector<Scenario> make()
 	    });
 	static const long double hint_ppm[] = {0, 100, -1100, 3000, -20000, 20000};
 	for (long double h : hint_ppm) {
-		char name[48], what[200];
+		char name[48], what[260];
 		snprintf(name, sizeof name, "adv_hint_%s%.0f", h < 0 ? "m" : "", std::fabs((double)h));
 		snprintf(what, sizeof what,
-			 "start-up frequency hint %+.0f ppm off the kernel's rate (a process started during a slew); "
-			 "the kernel slews +-500 ppm from period 10",
+			 "the counter's nominal rate (CPUID's) %+.0f ppm off its rate against the kernel (a process "
+			 "started during a slew): the start-up keeps its 1 ms measurement, or past 1/64 measures 3 "
+			 "more times first; the kernel slews +-500 ppm from period 10",
 			 (double)h);
 		add(v, keep(name), keep(what), [h](Run &r) {
 			r.hint_hz = (uint64_t)llroundl(M.hz * (1 + h * 1e-6L));
@@ -400,14 +401,14 @@ std::vector<Scenario> make()
 		});
 	}
 	add(v, "adv_hint_measured",
-	    "no hint: fc__clock_setup measures the rate over 200 us while the kernel slews at +500 ppm and reverses "
+	    "no hint: the start-up measures the rate over 1 ms while the kernel slews at +500 ppm and reverses "
 	    "to -500 ppm 100 us in",
 	    [](Run &r) {
 		    r.hint_measure = true;
 		    M.set_kernel_ppm(500);
 		    M.async.push_back(Machine::Async{M.t + 100 * US, [] { M.set_kernel_ppm(-500); }});
-		    // The measurement takes 200 us of true time: events and the run are counted after it.
-		    const long double p0 = std::ceil(200 * US / per(r));
+		    // The measurement is over before the run starts (at the first counter hand).
+		    const long double p0 = 0;
 		    slew_flips(r, p0 + 10, 20, 0, 500);
 		    r.duration = (p0 + 120) * per(r);
 	    });

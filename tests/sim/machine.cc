@@ -151,6 +151,6 @@ static int src_ntp(void *, fc_ntp *out)
 	return out->sync;
 }
 
-const fc_source source_template = {src_counter, src_kernel, src_ntp, nullptr, ~0ull};
+const fc_source source_template = {src_counter, src_kernel, src_ntp, nullptr, ~0ull, nullptr};
 
 } // namespace sim

@@ -27,6 +27,11 @@ bool lock_writer()
 	return __atomic_compare_exchange_n(&SIM_CLOCK.lock, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 void unlock_writer() { __atomic_store_n(&SIM_CLOCK.lock, 0, __ATOMIC_RELEASE); }
+
+uint64_t g_hint_hz; // the counter's nominal rate as the source gives it (CPUID's figure on a real machine)
+uint64_t sim_hz_hint(void *) { return g_hint_hz; }
+// The start-up's reads: a reader every START_GAP of true time drives its steps (the 50 us trust step, the 1 ms rate)
+constexpr long double START_GAP = 10000;
 } // namespace
 
 Run::Run(const Scenario &s, const Variant &v) : sc(s), var(v)
@@ -42,7 +47,7 @@ void Run::notify_step()
 	// updater.c: on a CANCEL_ON_SET wake-up the loop re-anchors at once, exactly like its periodic turn.
 	const fc_hand *cur = __atomic_load_n(&SIM_PUB.current, __ATOMIC_ACQUIRE);
 	if (SIM_CLOCK.backend == FC_BACKEND_COUNTER)
-		fc__clock_windup(&SIM_CLOCK, cur);
+		fc__windup(&SIM_CLOCK, cur);
 }
 
 void Run::exempt_real_until_seen()
@@ -64,7 +69,7 @@ void Run::demote(const char *why)
 		r_.failures.push_back("demote: writer lock busy");
 		return;
 	}
-	fc__clock_set_kernel_locked(&SIM_CLOCK, why);
+	fc__windup_set_kernel_locked(&SIM_CLOCK, why);
 	unlock_writer();
 }
 
@@ -335,12 +340,23 @@ Result Run::go()
 	SIM_PUB = fc_pub{};
 	fc_source src = source_template;
 	src.mask = M.mask;
-	t_start = M.t;
-	const uint64_t hz = hint_measure ? 0 : hint_hz ? hint_hz : (uint64_t)M.hz;
-	if (fc__clock_setup(&SIM_CLOCK, &SIM_PUB, &src, period_ns, hz, gen_start) != 0) {
-		r_.failures.push_back("fc__clock_setup failed");
+	src.hz_hint = sim_hz_hint;
+	g_hint_hz = hint_measure ? 0 : hint_hz ? hint_hz : (uint64_t)M.hz;
+	// The shipped start-up (start.c) in simulated time: a kernel hand, then the readers' slow path takes its steps
+	// (no trust check: trust_every 0) and publishes the first counter hand. The run starts there.
+	fc__hands_init(&SIM_CLOCK.hands, &SIM_PUB, gen_start);
+	SIM_CLOCK.hands_static = 1; // fc__start_clock keeps these hands
+	fc__start_clock(&SIM_CLOCK, &SIM_PUB, &src, period_ns, 0);
+	for (int i = 0; i < 100000 && !fc__start_done(&SIM_CLOCK); i++) {
+		M.t += START_GAP;
+		M.pump();
+		(void)fc__read_slow_ns(&SIM_CLOCK, FC__MONO);
+	}
+	if (!fc__start_done(&SIM_CLOCK) || SIM_CLOCK.backend != FC_BACKEND_COUNTER) {
+		r_.failures.push_back(std::string("the start-up did not reach the counter: ") + SIM_CLOCK.reason);
 		return r_;
 	}
+	t_start = M.t;
 	// Sparse readers re-anchor as the shipped library's do with no keeper: the chores (the NTP state's tick, the
 	// bound's poll) at most once a second, the hands between stamped from their last results (windup.c)
 	if (var.sparse)

@@ -361,8 +361,8 @@ std::vector<Scenario> make()
 		t.first_read = P + P / 8;
 		t.first_read_real = 1000;
 		v.push_back({"kernel_fallback",
-			     "the kernel stops trusting the counter mid-period: fc__clock_set_kernel_locked, then every read "
-			     "is the kernel's clock, held at the last counter hand's largest value until the kernel passes it",
+			     "the kernel stops trusting the counter mid-period: fc__windup_set_kernel_locked, then every "
+			     "read is the kernel's clock, held at the last counter hand's largest value until the kernel passes it",
 			     [](Run &r) {
 				     long double u = unit(r);
 				     r.at(30 * u + 0.2L * P, "clocksource demoted",
@@ -413,9 +413,9 @@ std::vector<Scenario> make()
 		static const long double idle[] = {20 * US, 300 * US, 3 * MS, 10 * MS, 30 * MS, 300 * MS, 1200 * MS};
 		auto set_period = [](int64_t p) {
 			return [p](Run &) {
-				fc__clock_lock(&SIM_CLOCK);
-				fc__clock_set_period_locked(&SIM_CLOCK, p);
-				fc__clock_unlock(&SIM_CLOCK);
+				fc__windup_lock(&SIM_CLOCK);
+				fc__windup_set_period_locked(&SIM_CLOCK, p);
+				fc__windup_unlock(&SIM_CLOCK);
 			};
 		};
 		// Noisier brackets than the default machine's: the kernel reads its clock anywhere in its call.

@@ -1,6 +1,6 @@
 // fastclock simulation harness: a deterministic simulated machine (counter, kernel clocks, NTP state) and a
-// runner that drives the library's real tracking code (fc__clock_setup / fc__read_slow_ns / fc__clock_windup /
-// fc__clock_set_kernel_locked, fc__hand_read_ns, track.c, hands.c, sample.c) over it under scripted scenarios.
+// runner that drives the library's real tracking code (fc__start_clock / fc__read_slow_ns / fc__windup /
+// fc__windup_set_kernel_locked, fc__hand_read_ns, track.c, hands.c, sample.c) over it under scripted scenarios.
 //
 // Time model. The machine has a true time t (ns, long double). Everything is a function of t:
 //   counter   c(t): piecewise linear at `hz` x (1 + drift), may jump, stop, wrap at `mask`, lag (skew);
@@ -23,7 +23,9 @@
 #include <vector>
 
 #include "read.h"
+#include "hands.h"
 #include "sample.h"
+#include "start.h"
 #include "state.h"
 #include "windup.h"
 
@@ -285,12 +287,12 @@ public:
 	// A suspend with the counter running: reads of the hand in use at the resume, until the next re-anchor,
 	// are not judged (they read the counter alone: nothing they see says time stood still; physics).
 	void exempt_until_reanchor();
-	uint64_t hint_hz = 0;     // the counter frequency given to fc__clock_setup (0: the true nominal one)
-	bool hint_measure = false; // give none: fc__clock_setup measures it
+	uint64_t hint_hz = 0;     // the counter frequency the source gives the start-up (0: the true nominal one)
+	bool hint_measure = false; // give none: the start-up keeps its measurement unchecked
 
 	// Actions other threads take (the updater's step notifier, a demotion, a stalled writer).
 	void notify_step();                     // what the updater does on a CANCEL_ON_SET wake-up
-	void demote(const char *why);           // the trust re-check fails: fc__clock_set_kernel_locked
+	void demote(const char *why);           // the trust re-check fails: fc__windup_set_kernel_locked
 	void stall_writer(long double stall_ns); // writer samples, then is descheduled before publishing
 
 private:

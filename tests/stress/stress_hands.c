@@ -31,7 +31,7 @@ static void *forcer(void *arg)
 	(void)arg;
 	while (!__atomic_load_n(&g_stop, __ATOMIC_RELAXED)) {
 		int64_t until = fc_mono_ns_relaxed() + g_force_us * 1000LL;
-		fc__clock_windup(c, NULL);
+		fc__windup(c, NULL);
 		/* Yield while waiting: with more spinning threads than cores (2-core CI, TSan) a pure spin would
 		 * hold a core the readers need for whole scheduler slices. */
 		while (fc_mono_ns_relaxed() < until && !__atomic_load_n(&g_stop, __ATOMIC_RELAXED))

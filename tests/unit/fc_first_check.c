@@ -291,7 +291,7 @@ static int check_call(const char *name)
 	after = kns(CLOCK_MONOTONIC);
 	if (tasks() > tasks_before && n_thread == 0)
 		n_thread = tasks() - tasks_before; /* a thread the wrapper did not see (a sanitized build) */
-	phase = __atomic_load_n(&fc__global_clock()->start_phase, __ATOMIC_ACQUIRE);
+	phase = __atomic_load_n(&fc__global_clock()->start.phase, __ATOMIC_ACQUIRE);
 	printf("%s: %d open(s)", name, n_open);
 	for (int i = 0; i < n_open && i < (int)(sizeof(opened) / sizeof(opened[0])); i++)
 		printf("%s %s", i ? "," : ":", opened[i]);
@@ -315,7 +315,7 @@ static int check_call(const char *name)
 		bad = 1;
 	}
 	/* A bounded read's first call in auto mode reads nothing of the bound's: no source opened, asked or looked
-	 * for, no adjtimex (src/windup.c fc__clock_bound_first_locked). The trust step's clocksource file may be
+	 * for, no adjtimex (src/bounded.c first_locked). The trust step's clocksource file may be
 	 * opened by a first call that ran past its due time. */
 	if (is_bounded(name) && bound_auto() && (n_bound_sys || n_socket || n_open != n_clocksource)) {
 		fprintf(stderr, "fc_first_check: %s's first call made %d of the bound's system calls, %d socket(s), %d "
@@ -324,7 +324,7 @@ static int check_call(const char *name)
 		bad = 1;
 	}
 	/* The second bounded read opens the sources and reads the kernel's NTP state once: the clock's refresh and
-	 * the kernel source share one adjtimex (ntp.c fc__clock_ntp_shared). Unless it published the first counter
+	 * the kernel source share one adjtimex (src/bounded.c ntp_shared). Unless it published the first counter
 	 * hand (a slow machine: that re-anchor reads the state again, for its tick). */
 	if (is_bounded(name) && bound_auto() && counted_sys() && !counter_hand_current()) {
 		struct fc_interval iv;
@@ -351,7 +351,7 @@ static int check_call(const char *name)
 	/* Unless the call itself ran past the step's due time (FC_START_DEFER_NS after the library's start:
 	 * preempted on a busy machine), when taking it is right. */
 	if (!strncmp(name, "fc_ticks", 8) && early && (phase != FC_START_TRUST || n_open) &&
-	    after < fc__global_clock()->early_from + FC_START_DEFER_NS) {
+	    after < fc__global_clock()->start.early_from + FC_START_DEFER_NS) {
 		fprintf(stderr, "fc_first_check: %s took the trust step (phase %d, %d open(s)): its capture should be an "
 			"early one (kernel ns)\n", name, phase, n_open);
 		bad = 1;
@@ -388,7 +388,7 @@ static int ticks_early(void)
 		t[i] = fc_ticks();
 		k2[i] = kns(CLOCK_MONOTONIC);
 		if (i == 0)
-			phase_after_first = __atomic_load_n(&fc__global_clock()->start_phase, __ATOMIC_ACQUIRE);
+			phase_after_first = __atomic_load_n(&fc__global_clock()->start.phase, __ATOMIC_ACQUIRE);
 		now_m[i] = fc_ticks_to_mono_ns(t[i]);
 		now_r[i] = fc_ticks_to_real_ns(t[i]) - (kns(CLOCK_REALTIME) - kns(CLOCK_MONOTONIC));
 	}
@@ -919,12 +919,12 @@ static int bound_cache(void)
 	t0 = kns(CLOCK_MONOTONIC);
 	while (kns(CLOCK_MONOTONIC) < t0 + B_GAP_NS)
 		usleep(10000);
-	fc__clock_lock(fc__global_clock()); /* as another thread's refresh holds it */
+	fc__windup_lock(fc__global_clock()); /* as another thread's refresh holds it */
 	tb = kns(CLOCK_MONOTONIC);
 	if (pthread_create(&th, NULL, b_reader, NULL) != 0 || pthread_join(th, NULL) != 0)
 		return 2;
 	te = kns(CLOCK_MONOTONIC);
-	fc__clock_unlock(fc__global_clock());
+	fc__windup_unlock(fc__global_clock());
 	fc_real_bounded(&c);
 	/* the segment's bound at the read's start is at least a's half-width grown by the drift since a */
 	need = (a.latest_ns - a.earliest_ns) / 2 + (tb - t0) / (1000000000LL / B_DRIFT_PPB);

@@ -85,7 +85,7 @@ static int wait_parked(void)
 {
 	struct fc_clock *c = fc__global_clock();
 	const int64_t until = kns(CLOCK_MONOTONIC) + (int64_t)WAIT_PARK_S * 1000000000;
-	while (!__atomic_load_n(&c->upd_parked, __ATOMIC_RELAXED)) {
+	while (!__atomic_load_n(&c->keeper.parked, __ATOMIC_RELAXED)) {
 		if (kns(CLOCK_MONOTONIC) > until)
 			return 0;
 		sleep_ns(50000000);
@@ -107,7 +107,7 @@ static int unpark_coarse(void)
 	/* What the keeper's first store after parking is taken from (unpark: coarse_first): at least the kernel's
 	 * clock before it, which coarse reads returned while parked (precise reads past the last hand's window) */
 	k = kns(CLOCK_MONOTONIC);
-	fc__coarse_sample(c, &m, &off);
+	fc__state_coarse_sample(c, &m, &off);
 	printf("unpark-coarse: parked; a coarse sample %lld ns after the kernel's clock read before it\n",
 	       (long long)(m - k));
 	if (m < k) {
@@ -127,7 +127,7 @@ static int unpark_coarse(void)
 		}
 		if (v > prev)
 			prev = v;
-		if (!until && !__atomic_load_n(&c->upd_parked, __ATOMIC_RELAXED))
+		if (!until && !__atomic_load_n(&c->keeper.parked, __ATOMIC_RELAXED))
 			until = reads + 2000000; /* back: as many reads again as its own first values take */
 		if (until && reads >= until)
 			break;
@@ -237,7 +237,8 @@ static int idle(void)
 	allowed = (long)((t1 - t0) * IDLE_WAKES_PER_S / 1000000000) + IDLE_MARGIN;
 	printf("idle: %.2f s asleep: the parked keeper switched %ld times (at most %ld), %llu re-anchors\n",
 	       (double)(t1 - t0) / 1e9, s1 - s0, allowed, (unsigned long long)(r1 - r0));
-	if (s0 < 0 || s1 < 0 || s1 - s0 > allowed || r1 != r0 || !__atomic_load_n(&c->upd_parked, __ATOMIC_RELAXED)) {
+	if (s0 < 0 || s1 < 0 || s1 - s0 > allowed || r1 != r0 ||
+	    !__atomic_load_n(&c->keeper.parked, __ATOMIC_RELAXED)) {
 		fprintf(stderr, "fc_keeper_check: the parked keeper woke more than %d times a second, or re-anchored\n",
 			IDLE_WAKES_PER_S);
 		return 1;
@@ -341,13 +342,13 @@ static int seccomp_reanchors(void)
 	}
 	/* started: the first calls done, the counter hand current (its rate measured: 1 ms), a bound read once */
 	(void)fc_real_ns();
-	for (i = 0; i < 2000 && __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE; i++) {
+	for (i = 0; i < 2000 && __atomic_load_n(&c->start.phase, __ATOMIC_ACQUIRE) != FC_START_DONE; i++) {
 		sleep_ns(1000000);
 		(void)fc_mono_ns();
 	}
 	ref = kns(CLOCK_MONOTONIC); /* at or after the chores' last round (the first counter hand's) */
 	if (__atomic_load_n(&c->backend, __ATOMIC_RELAXED) != FC_BACKEND_COUNTER ||
-	    __atomic_load_n(&c->start_phase, __ATOMIC_RELAXED) != FC_START_DONE) {
+	    __atomic_load_n(&c->start.phase, __ATOMIC_RELAXED) != FC_START_DONE) {
 		printf("seccomp: the counter backend is not in use here: nothing to check (skip)\n");
 		return 77;
 	}
@@ -459,7 +460,7 @@ static int cached_status(const char *dir)
 	setenv("FASTCLOCK_BOUND_SOURCE", "clockbound", 1);
 	setenv("FASTCLOCK_CLOCKBOUND_PATH", path, 1);
 	fc_real_bounded(&iv);
-	for (i = 0; i < 2000 && __atomic_load_n(&c->start_phase, __ATOMIC_ACQUIRE) != FC_START_DONE; i++) {
+	for (i = 0; i < 2000 && __atomic_load_n(&c->start.phase, __ATOMIC_ACQUIRE) != FC_START_DONE; i++) {
 		sleep_ns(1000000);
 		fc_real_bounded(&iv);
 	}
@@ -512,7 +513,7 @@ static int turns(void)
 	}
 	fc__updater_test_turns(&late0, &stale0);
 	slow0 = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
-	notes0 = __atomic_load_n(&c->step_notifications, __ATOMIC_RELAXED);
+	notes0 = __atomic_load_n(&c->keeper.step_notifications, __ATOMIC_RELAXED);
 	r0 = __atomic_load_n(&c->reanchors, __ATOMIC_RELAXED);
 	t0 = kns(CLOCK_MONOTONIC);
 	do {
@@ -522,7 +523,7 @@ static int turns(void)
 	t1 = kns(CLOCK_MONOTONIC);
 	fc__updater_test_turns(&late1, &stale1);
 	slow1 = __atomic_load_n(&c->slow_paths, __ATOMIC_RELAXED);
-	notes1 = __atomic_load_n(&c->step_notifications, __ATOMIC_RELAXED);
+	notes1 = __atomic_load_n(&c->keeper.step_notifications, __ATOMIC_RELAXED);
 	printf("turns: %llu re-anchors in %.2f s, %llu late turns, %llu on-time turns finding their hand stale, %llu "
 	       "reader slow paths (%.2f/s), %llu step notifications\n",
 	       (unsigned long long)(__atomic_load_n(&c->reanchors, __ATOMIC_RELAXED) - r0), (double)(t1 - t0) / 1e9,

@@ -73,7 +73,7 @@ TEST(Arith, hand_value_fx_matches_reader_arithmetic)
 		uint64_t lim = h.valid_ticks < (h.mask >> 1) ? h.valid_ticks : (h.mask >> 1);
 		uint64_t d = rng() % (lim + 1);
 		uint64_t t = (h.base_ticks + d) & h.mask;
-		__int128 fx = fc__hand_value_fx(&h, t);
+		__int128 fx = fc__track_value_fx(&h, t);
 		int64_t reader = h.mono_ns + (int64_t)fc__scale(d, h.mult, h.frac);
 		ASSERT_EQ((int64_t)(fx >> 32), reader);
 	}
@@ -87,7 +87,7 @@ TEST(Arith, narrow_counter_delta_wraps_modulo_mask)
 	h.mult = 1ull << 32; // 1 ns per tick
 	h.valid_ticks = 1000;
 	// 0x20 ticks later the 32-bit counter has wrapped to 0x10.
-	EXPECT_EQ((int64_t)(fc__hand_value_fx(&h, 0x10) >> 32), 0x20);
+	EXPECT_EQ((int64_t)(fc__track_value_fx(&h, 0x10) >> 32), 0x20);
 }
 
 } // namespace

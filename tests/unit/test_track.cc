@@ -13,6 +13,7 @@
 #include "ntp.h"
 #include "read.h"
 #include "sample.h"
+#include "start.h"
 #include "state.h"
 #include "track.h"
 #include "windup.h"
@@ -49,13 +50,28 @@ int sim_kernel(void *, clockid_t id, int64_t *ns)
 
 fc_clock C;
 fc_pub PUB;
+uint64_t g_hint; // the counter's nominal rate as the source gives it (CPUID's figure on a real machine)
+uint64_t sim_hint(void *) { return g_hint; }
+
+// The shipped start-up (start.c) over the machine: a kernel hand, then the slow path's steps (no trust check:
+// trust_every 0), the rate measured over 1 ms of simulated time and checked against the hint.
+void start_clock(const fc_source &src, int64_t period_ns, uint64_t hz_hint)
+{
+	g_hint = hz_hint;
+	C = fc_clock{};
+	fc__start_clock(&C, &PUB, &src, period_ns, 0);
+	for (int i = 0; i < 100000 && !fc__start_done(&C); i++) {
+		M.t += 1000;
+		fc__read_slow_ns(&C, FC__MONO);
+	}
+	ASSERT_TRUE(fc__start_done(&C));
+	ASSERT_EQ(C.backend, FC_BACKEND_COUNTER) << C.reason;
+}
 
 void setup(uint64_t hz_hint)
 {
 	M = Machine{};
-	fc_source src{sim_counter_ctx, sim_kernel, nullptr, nullptr, ~0ull};
-	C = fc_clock{};
-	ASSERT_EQ(fc__clock_setup(&C, &PUB, &src, 1000000, hz_hint, 0), 0);
+	start_clock(fc_source{sim_counter_ctx, sim_kernel, nullptr, nullptr, ~0ull, sim_hint}, 1000000, hz_hint);
 }
 
 // fc_mono_ns over the simulated machine: the same two steps as include/fastclock.h.
@@ -90,7 +106,7 @@ int64_t run(long double dur, long double gap, int64_t *last, int *back, long dou
 
 TEST(Track, converges_from_a_rough_frequency_hint_and_stays_within_a_bracket)
 {
-	setup(3000000000ull + 3000000ull); // hint 1000 ppm off
+	setup(3000000000ull + 3000000ull); // hint 1000 ppm off: inside 1/64, the start-up keeps its 1 ms measurement
 	int64_t last = INT64_MIN;
 	int back = 0;
 	run(20e6, 1000, &last, &back);                  // 20 ms to converge
@@ -126,7 +142,7 @@ TEST(Track, forced_early_reanchors_never_step_back)
 	M.set_ppm(-300); // the kernel runs slow: each re-anchor wants a slower slope
 	for (int i = 0; i < 20000; i++) {
 		if (i % 3 == 0)
-			fc__clock_windup(&C, nullptr); // re-anchor long before the hand is stale
+			fc__windup(&C, nullptr); // re-anchor long before the hand is stale
 		int64_t v = sim_mono();
 		if (v < last)
 			back++;
@@ -255,9 +271,8 @@ void setup_ntp(int64_t period_ns, long double ticks_per_ns)
 	M.ticks_per_ns = ticks_per_ns;
 	ntp_read_at = -1;
 	ntp_stall = 0;
-	fc_source src{sim_counter_ctx, sim_kernel, sim_ntp, nullptr, ~0ull};
-	C = fc_clock{};
-	ASSERT_EQ(fc__clock_setup(&C, &PUB, &src, period_ns, (uint64_t)(ticks_per_ns * 1e9L), 0), 0);
+	start_clock(fc_source{sim_counter_ctx, sim_kernel, sim_ntp, nullptr, ~0ull, sim_hint}, period_ns,
+		    (uint64_t)(ticks_per_ns * 1e9L));
 	const long double gap = std::max(1.05L * (long double)period_ns, 1.05L * 8 / ticks_per_ns);
 	for (int i = 0; i < 12; i++) {
 		M.t += gap;
@@ -359,7 +374,7 @@ struct Kernel {
 void err_and_bound(const fc_hand &h, const Kernel &k, uint64_t c, long double *err, long double *bound)
 {
 	const uint64_t d = c - h.base_ticks;
-	*err = (long double)(fc__hand_value_fx(&h, c) >> 32) - k.mono(c);
+	*err = (long double)(fc__track_value_fx(&h, c) >> 32) - k.mono(c);
 	*bound = (long double)h.mono_err_ns + (long double)((unsigned __int128)d * h.err_mult >> 32);
 }
 } // namespace
@@ -624,7 +639,7 @@ TEST(TrackBound, tick_back_to_nominal_after_a_plateau_is_covered)
 		ASSERT_EQ(fc__track_sync(&t, &h, &NTP_OK), FC_SYNC_SYNCHRONIZED);
 		k.c_end = h.base_ticks + 1;
 		for (uint64_t d = 0; d <= h.valid_ticks; d += h.valid_ticks / 16) {
-			const long double err = (long double)(fc__hand_value_fx(&h, h.base_ticks + d) >> 32) -
+			const long double err = (long double)(fc__track_value_fx(&h, h.base_ticks + d) >> 32) -
 						k.mono(h.base_ticks + d);
 			const long double bound =
 				(long double)h.mono_err_ns + (long double)((unsigned __int128)d * h.err_mult >> 32);
