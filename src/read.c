@@ -162,7 +162,7 @@ static int wall_moved(const struct fc_clock *c, int64_t v, int64_t err)
 	int64_t w;
 	if (c->src.kernel(c->src.ctx, CLOCK_REALTIME_COARSE, &w) != 0)
 		return 0;
-	return w > (int64_t)((uint64_t)v + (uint64_t)err);
+	return !fc__wall_within(w, v, err);
 }
 
 /* The first coarse read of a process does not start the keeper: creating a thread costs tens of us, and a
