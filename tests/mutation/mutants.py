@@ -99,6 +99,12 @@ M = [
          old="			return kernel_past_hand(c, &h, how, b);\n		}\n		if ((h.flags & FC_HAND_PROBE)",
          new="		}\n		if ((h.flags & FC_HAND_PROBE)",
          targets=["fc_sim"], tests=r"^sim_adv_suspend_stopped"),
+    dict(name="bounded real slow path: wall unchecked after the reader's own re-anchor", set="protocol",
+         guards="a forward wall step between a reader's re-anchor and its counter read is never SYNCHRONIZED",
+         file="src/read.c",
+         old="		if (b && (how & FC__REAL) && d <= (h.mask >> 1) && d < h.valid_ticks &&",
+         new="		if (b && (how & FC__REAL) && !wound && d <= (h.mask >> 1) && d < h.valid_ticks &&",
+         targets=["fastclock_unit_tests"], tests=r"PeriodPromise\.a_wall_step_right_after_the_readers_own_reanchor"),
     # ---- the slow path's own rules (src/read.c) -------------------------------------------------------------
     dict(name="slow path counter-wrap mask dropped", set="protocol", guards="deltas across the counter's wrap",
          file="src/read.c",
