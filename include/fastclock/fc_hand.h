@@ -384,7 +384,9 @@ FC__ALWAYS_INLINE int fc__hand_read_real_bounded(const struct fc_pub *pub, fc__h
 {
 	if (FC__UNLIKELY(!fc__hand_read_bounded(pub, ticks, 1, ns, b)))
 		return 0;
-	return FC__LIKELY(fc__wall_within(wall(), *ns, b->track_err_ns));
+	if (FC__UNLIKELY(!fc__wall_within(wall(), *ns, b->track_err_ns)))
+		return 0; /* not FC__LIKELY's value: a long, which -Wconversion flags returned as int */
+	return 1;
 }
 
 /* CLOCK_MONOTONIC or (real) CLOCK_REALTIME as a timespec's seconds and nanoseconds (in [0, 10^9)), from the
