@@ -162,7 +162,7 @@ static int wall_moved(const struct fc_clock *c, int64_t v, int64_t err)
 	int64_t w;
 	if (c->src.kernel(c->src.ctx, CLOCK_REALTIME_COARSE, &w) != 0)
 		return 0;
-	return w > (int64_t)((uint64_t)v + (uint64_t)err);
+	return !fc__wall_within(w, v, err);
 }
 
 /* The first coarse read of a process does not start the keeper: creating a thread costs tens of us, and a
@@ -229,12 +229,13 @@ FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bou
 			b->sync_status = h.sync_status;
 		}
 		d = (t - h.base_ticks) & h.mask;
-		if (b && (how & FC__REAL) && !wound && d <= (h.mask >> 1) && d < h.valid_ticks &&
+		if (b && (how & FC__REAL) && d <= (h.mask >> 1) && d < h.valid_ticks &&
 		    wall_moved(c, hand_value(&h, d, how), hand_err(&h, d))) {
 			/* The kernel's wall clock stepped forward past this hand (a resume with the counter stopped, a
 			 * settimeofday): a bounded read never answers from it. Re-anchor; where this thread may not (the
-			 * writer lock is taken, or held by this thread under a signal handler), the kernel's clock. */
-			if (!fc__in_writer && fc__windup(c, th)) {
+			 * writer lock is taken, or held by this thread under a signal handler), or did already (a step
+			 * right after its own re-anchor's sample: checked again, never looped), the kernel's clock. */
+			if (!wound && !fc__in_writer && fc__windup(c, th)) {
 				wound = 1;
 				continue;
 			}

@@ -82,9 +82,15 @@ static uint64_t u_events;  /* waits a descriptor's event ended (relaxed; tests: 
 /* The keeper's turns, for tests (relaxed): late ones (its re-anchor done more than P/8 past its deadline: the
  * machine held it back), and on-time ones that found its own last hand already stale (its schedule's fault) */
 static uint64_t u_turns_late, u_turns_stale;
+/* ... and those whose next wait MIN_WAKE_NS lengthened past 3/4 of the period (below 4/3 of it): the schedule then
+ * leaves no P/8, a stale hand on time is the floor's, not a defect */
+static uint64_t u_turns_floored;
+static uint64_t u_turns; /* ... and all of its turns that re-anchored, counted once each is judged */
 
 void fc__updater_test_step_fd(int fd) { u_test_fd = fd; }
 uint64_t fc__updater_test_events(void) { return __atomic_load_n(&u_events, __ATOMIC_RELAXED); }
+uint64_t fc__updater_test_floored(void) { return __atomic_load_n(&u_turns_floored, __ATOMIC_RELAXED); }
+uint64_t fc__updater_test_turns_done(void) { return __atomic_load_n(&u_turns, __ATOMIC_ACQUIRE); }
 void fc__updater_test_turns(uint64_t *late, uint64_t *stale)
 {
 	*late = __atomic_load_n(&u_turns_late, __ATOMIC_RELAXED);
@@ -410,13 +416,14 @@ static void *updater_main(void *arg)
 		} else if (!(FC__LOAD(cur->flags) & FC_HAND_KERNEL)) {
 			/* A turn on time never finds its last hand (anchored by own_at) stale: the schedule below
 			 * leaves P/8 (tests count both: fc__updater_test_turns) */
-			if (own_at && now - own_at >= p && now <= next + p / 8)
+			if (own_at && p * 3 / 4 >= MIN_WAKE_NS && now - own_at >= p && now <= next + p / 8)
 				__atomic_fetch_add(&u_turns_stale, 1, __ATOMIC_RELAXED);
 			fc__windup_with_chores(c, cur);
 			refresh_coarse(c);
 			own_at = now = mono_now(); /* after the new hand's sample, or another thread's re-anchor */
 			if (own_at > next + p / 8)
 				__atomic_fetch_add(&u_turns_late, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&u_turns, 1, __ATOMIC_RELEASE); /* after its late count */
 		} else {
 			(void)fc__windup_chores(c); /* the kernel backend: the clocksource re-check */
 			own_at = 0;
@@ -428,6 +435,8 @@ static void *updater_main(void *arg)
 		{
 			const int64_t step = p * 3 / 4 > MIN_WAKE_NS ? p * 3 / 4 : MIN_WAKE_NS;
 			next += step;
+			if (p * 3 / 4 < MIN_WAKE_NS)
+				__atomic_fetch_add(&u_turns_floored, 1, __ATOMIC_RELAXED);
 			if (next <= now)
 				next = now + step;
 		}

@@ -363,6 +363,14 @@ FC__ALWAYS_INLINE int fc__hand_read_bounded(const struct fc_pub *pub, fc__hand_t
  * (fastclock.h's, or a simulation's), so inlined. */
 typedef int64_t (*fc__wall_fn)(void);
 
+/* w <= v + err, exactly for any operands (no wrap): the sum may leave int64 for a corrupt or fuzzed hand, and a
+ * wrapped sum would pass a wall value past it. A negative error (no hand the tracker publishes has one) is
+ * never within: fail closed. The common case, a coarse value below the hand's, is one compare. */
+FC__ALWAYS_INLINE int fc__wall_within(int64_t w, int64_t v, int64_t err)
+{
+	return err >= 0 && (w <= v || (uint64_t)w - (uint64_t)v <= (uint64_t)err);
+}
+
 /* fc__hand_read_bounded for CLOCK_REALTIME, then 0 (the slow path, which re-anchors) when the kernel's wall clock
  * is past what the hand knows. A hand sees a wall step only when re-anchored: a settimeofday, or a resume whose
  * counter stood still while CLOCK_REALTIME moved on, would be followed up to a period late, every read meanwhile
@@ -376,8 +384,9 @@ FC__ALWAYS_INLINE int fc__hand_read_real_bounded(const struct fc_pub *pub, fc__h
 {
 	if (FC__UNLIKELY(!fc__hand_read_bounded(pub, ticks, 1, ns, b)))
 		return 0;
-	/* added unsigned, as fc__hand_at: a fuzzer's hand may take the sum past INT64_MAX */
-	return FC__LIKELY(wall() <= (int64_t)((uint64_t)*ns + (uint64_t)b->track_err_ns));
+	if (FC__UNLIKELY(!fc__wall_within(wall(), *ns, b->track_err_ns)))
+		return 0; /* not FC__LIKELY's value: a long, which -Wconversion flags returned as int */
+	return 1;
 }
 
 /* CLOCK_MONOTONIC or (real) CLOCK_REALTIME as a timespec's seconds and nanoseconds (in [0, 10^9)), from the

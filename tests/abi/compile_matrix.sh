@@ -2,14 +2,15 @@
 # The public headers compile without a warning everywhere an application may build them: consumer_tu.c as C
 # (c99 c11 c17 strict, strict + _POSIX_C_SOURCE, gnu99 gnu11 gnu17) and as C++ (c++11 c++14 c++17 c++20),
 # with gcc and clang, for x86_64, aarch64 and armv7 (32-bit: no __int128, no user counter), each with
-# -Wall -Wextra -Wpedantic -Werror (-Wold-style-cast for C++). Compile only (-fsyntax-only): the target
-# libraries need not exist. The cross compilers come from scripts/setup.sh; a missing one fails the test.
+# -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Werror (-Wold-style-cast for C++): an
+# application's strictest usual set. Compile only (-fsyntax-only): the target libraries need not exist. The
+# cross compilers come from scripts/setup.sh; a missing one fails the test.
 #   compile_matrix.sh INCLUDE_DIR TU
 # Prints one line per failing combination with its compiler output; exit 0 when all compile, else 1.
 set -u
 inc=$1 tu=$2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-W="-Wall -Wextra -Wpedantic -Werror -Wshadow"
+W="-Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion -Wsign-conversion"
 # compilers: "C-compiler C++-compiler [target flag]" per target and family
 compilers="gcc g++
 clang clang++

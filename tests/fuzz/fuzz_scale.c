@@ -6,7 +6,10 @@
  *      returned mono and error bound; the other read forms' real, timespec and timeval values;
  *   3. fc__track_value_fx() (the writer's value of a hand, track.c) at an arbitrary counter value, including
  *      the clamps to the anchor and to valid_ticks; and, where both apply, that the reader's result is
- *      exactly floor(fc__track_value_fx() / 2^32): readers compute what the writer computes.
+ *      exactly floor(fc__track_value_fx() / 2^32): readers compute what the writer computes;
+ *   4. fc__hand_read_real_bounded() over the same hand against an arbitrary kernel wall value: 1 only where
+ *      fc__hand_read_bounded() (real) says 1 and the wall value is at most value + error, exactly (no wrap);
+ *      0 where the bounded read said 1 and the wall value is past that sum (a forward step the hand missed).
  * Domain: results that do not fit the library's types (an int64 nanosecond value, an __int128 fixed-point
  * value) cannot come from a hand the tracker publishes (a hand covers at most valid_ticks ~ 1.1 periods);
  * they are skipped, not compared. Any mismatch aborts.
@@ -22,6 +25,9 @@
 static uint64_t g_counter;
 static uint64_t fuzz_counter(void) { return g_counter; }
 static uint64_t fuzz_ticks(const struct fc_hand *th) { return fc__hand_ticks_masked(th, fuzz_counter()); }
+
+static int64_t g_wall;
+static int64_t fuzz_wall(void) { return g_wall; }
 
 static uint64_t take(const uint8_t **p, size_t *n)
 {
@@ -158,6 +164,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(ns2 >= 0 && ns2 < 1000000 && (__int128)s2 * 1000000 + ns2 == want_us,
 		      "tv real %lld.%06lld want mono %lld + off %lld", (long long)s2, (long long)ns2, (long long)want_m,
 		      (long long)h.real_off_ns);
+	}
+
+	/* 4: the bounded real read's wall check, at an arbitrary wall value (after the hand's own fields) */
+	g_wall = (int64_t)take(&p, &n);
+	{
+		int64_t v1 = 0, v2 = 0;
+		struct fc__bound b1, b2;
+		if (in_domain) { /* outside it the read's own arithmetic may leave int64 (2) */
+			const int r1 = fc__hand_read_bounded(&pub, fuzz_ticks, 1, &v1, &b1);
+			const int r2 = fc__hand_read_real_bounded(&pub, fuzz_ticks, fuzz_wall, &v2, &b2);
+			const __int128 top = (__int128)v1 + b1.track_err_ns;
+			CHECK(!r2 || (r1 && (__int128)g_wall <= top), "passed: wall %lld value %lld err %lld",
+			      (long long)g_wall, (long long)v1, (long long)b1.track_err_ns);
+			/* a real hand's error is never negative, and its value + error far below INT64_MAX: where either
+			 * fails the read may refuse (the slow path) */
+			CHECK(!r1 || r2 || (__int128)g_wall > top || b1.track_err_ns < 0 || top > INT64_MAX, "refused: wall %lld value %lld err %lld",
+			      (long long)g_wall, (long long)v1, (long long)b1.track_err_ns);
+		}
 	}
 
 	/* 3: the writer's value of the hand at t, clamped as readers clamp */

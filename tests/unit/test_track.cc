@@ -38,17 +38,29 @@ struct Machine {
 	}
 } M;
 
-uint64_t sim_counter() { M.t += 10; return (uint64_t)(M.t * M.ticks_per_ns + M.ctr_off); }
+// A wall step armed for the first counter read after the re-anchor count passes step_after (once): between a
+// reader's own re-anchor and its next look at the hand.
+uint64_t step_after = UINT64_MAX;
+int64_t step_by = 0;
+fc_clock C;
+uint64_t sim_counter()
+{
+	if (step_after != UINT64_MAX && C.reanchors > step_after) {
+		M.wall_off += step_by;
+		step_after = UINT64_MAX;
+	}
+	M.t += 10;
+	return (uint64_t)(M.t * M.ticks_per_ns + M.ctr_off);
+}
 uint64_t sim_counter_ctx(void *) { return sim_counter(); }
 uint64_t sim_ticks(const fc_hand *th) { return fc__hand_ticks_masked(th, sim_counter()); }
 int sim_kernel(void *, clockid_t id, int64_t *ns)
 {
 	M.t += 25;
-	*ns = (int64_t)M.kernel_mono() + (id == CLOCK_REALTIME ? M.wall_off : 0);
+	*ns = (int64_t)M.kernel_mono() + (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE ? M.wall_off : 0);
 	return 0;
 }
 
-fc_clock C;
 fc_pub PUB;
 uint64_t g_hint; // the counter's nominal rate as the source gives it (CPUID's figure on a real machine)
 uint64_t sim_hint(void *) { return g_hint; }
@@ -299,6 +311,27 @@ TEST_P(PeriodPromise, a_read_past_its_own_reanchors_window_gets_the_bound_of_its
 	ASSERT_EQ(ntp_stall, 0) << "the read re-anchored, and the writer was preempted after its NTP read";
 	ASSERT_EQ(b.sync_status, FC_SYNC_SYNCHRONIZED);
 	EXPECT_GE(b.utc_err_ns, ntp_claim(k - 1000)) << "period " << P;
+}
+
+// A bounded real read that re-anchors (its hand expired) and then finds its new hand: a settimeofday forward
+// between that hand's sample and the read's counter read is past the hand. The read checks the kernel's coarse
+// wall clock after its own re-anchor too (read.c): it never answers SYNCHRONIZED a second off.
+TEST_P(PeriodPromise, a_wall_step_right_after_the_readers_own_reanchor_is_seen)
+{
+	const int64_t P = GetParam();
+	setup_ntp(P, 3);
+	M.t += 1.2L * (long double)P + 200000; // the hand is stale: this read re-anchors
+	step_after = C.reanchors;
+	step_by = 1000000000; // 1 s forward, far past a tick
+	fc__bound b;
+	const int64_t v = fc__read_slow(&C, FC__REAL, &b);
+	const long double truth = M.kernel_mono() + (long double)M.wall_off;
+	ASSERT_EQ(step_after, UINT64_MAX) << "the step came";
+	if (b.sync_status == FC_SYNC_SYNCHRONIZED || b.sync_status == FC_SYNC_FREE_RUNNING) {
+		EXPECT_GE((long double)v + (long double)b.track_err_ns + 1000, truth)
+			<< "period " << P << ": a read " << (double)((truth - (long double)v) / 1e9L) << " s behind, status "
+			<< b.sync_status;
+	}
 }
 
 // A hand's UTC half-width is stamped for the end of its life (windup.c): that life is the hand's window, however
