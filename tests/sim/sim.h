@@ -78,6 +78,10 @@ struct Machine {
 	// counter read).
 	long double tick_ns = 4e6L;
 	long double coarse_cost = 6;
+	// A sched_yield (a reader waiting for a writer past its spins, read.c) is a system call and a switch to the
+	// writer when it is runnable: it costs yield_cost ns of true time (the simulation's own sched_yield, which
+	// makes no system call: a wait through a writer stalled for a 1 s period took tens of seconds of real ones).
+	long double yield_cost = 1000;
 
 	// --- state ---
 	long double t = 1e9L;   // true time (ns)
