@@ -44,10 +44,17 @@ Run::Run(const Scenario &s, const Variant &v) : sc(s), var(v)
 // ---- actions of other threads ---------------------------------------------------------------------------
 void Run::notify_step()
 {
-	// updater.c: on a CANCEL_ON_SET wake-up the loop re-anchors at once, exactly like its periodic turn.
+	// updater.c: the loop's periodic turn re-anchors (fc__windup_with_chores; the chores are not simulated).
 	const fc_hand *cur = __atomic_load_n(&SIM_PUB.current, __ATOMIC_ACQUIRE);
 	if (SIM_CLOCK.backend == FC_BACKEND_COUNTER)
 		fc__windup(&SIM_CLOCK, cur);
+}
+
+void Run::step_notifier()
+{
+	// updater.c: on a CANCEL_ON_SET wake-up the loop re-anchors at once, unless the current hand saw the step.
+	if (SIM_CLOCK.backend == FC_BACKEND_COUNTER && !fc__windup_saw_wall(&SIM_CLOCK))
+		notify_step();
 }
 
 void Run::exempt_real_until_seen()

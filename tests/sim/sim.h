@@ -295,7 +295,8 @@ public:
 	bool hint_measure = false; // give none: the start-up keeps its measurement unchecked
 
 	// Actions other threads take (the updater's step notifier, a demotion, a stalled writer).
-	void notify_step();                     // what the updater does on a CANCEL_ON_SET wake-up
+	void notify_step();                     // a re-anchor, as the updater's periodic turn
+	void step_notifier();                   // what the updater does on a CANCEL_ON_SET wake-up
 	void demote(const char *why);           // the trust re-check fails: fc__windup_set_kernel_locked
 	void stall_writer(long double stall_ns); // writer samples, then is descheduled before publishing
 
