@@ -442,7 +442,10 @@ static void *updater_main(void *arg)
 		}
 		if (wait_until(&fd, &wake, next)) {
 			__atomic_fetch_add(&c->keeper.step_notifications, 1, __ATOMIC_RELAXED);
-			next = mono_now(); /* re-anchor at once */
+			/* re-anchor at once, unless the current hand saw the step (a reader re-anchored after it): a
+			 * second re-anchor moments after the first restarts the rate history on that short baseline */
+			if (!fc__windup_saw_wall(c))
+				next = mono_now();
 		}
 	}
 	__atomic_store_n(&c->keeper.probing, 0, __ATOMIC_RELAXED);

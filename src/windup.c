@@ -357,6 +357,25 @@ int fc__windup(struct fc_clock *c, const struct fc_hand *seen) { return windup(c
 
 int fc__windup_with_chores(struct fc_clock *c, const struct fc_hand *seen) { return windup(c, seen, 1); }
 
+int fc__windup_saw_wall(struct fc_clock *c)
+{
+	struct fc_hand h;
+	uint64_t t, d;
+	int64_t k0, k1, v, err;
+	if (c->src.kernel(c->src.ctx, CLOCK_REALTIME, &k0) != 0)
+		return 0;
+	(void)fc__hand_snapshot(c->pub, c->src.counter, c->src.ctx, &h, &t);
+	if (c->src.kernel(c->src.ctx, CLOCK_REALTIME, &k1) != 0 || (h.flags & FC_HAND_KERNEL))
+		return 0;
+	d = (t - h.base_ticks) & h.mask;
+	if (d >= h.valid_ticks)
+		return 0;
+	v = fc__hand_at(h.mono_ns, d, h.mult, h.frac) + h.real_off_ns;
+	err = fc__hand_at(h.mono_err_ns, d, h.err_mult, 0);
+	/* every kernel value of the bracket within the bound: a step the hand missed by more than its bound fails */
+	return v - err <= k0 && k1 <= v + err;
+}
+
 int fc__windup_chores(struct fc_clock *c)
 {
 	if (!fc__windup_trylock(c))

@@ -33,6 +33,11 @@ int fc__windup_with_chores(struct fc_clock *c, const struct fc_hand *seen);
 /* The bound vs UTC at `now` + life_ns from the source's last poll, as a re-anchor without chores stamps its hand: no
  * system call (a read past a hand's window, read.c). 0 if the writer lock was taken or nothing was polled yet. */
 int fc__windup_bound_cached(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);
+/* 1 if the current hand is a counter hand inside its window whose CLOCK_REALTIME is within its tracking bound of
+ * the kernel's, read before and after its counter: it was anchored after the wall clock's last step, and the
+ * keeper's step notification needs no re-anchor (a reader re-anchored since: fc_real_bounded sees a forward step
+ * in the kernel's coarse clock). A step between the two kernel reads wakes the keeper again. No lock. */
+int fc__windup_saw_wall(struct fc_clock *c);
 /* The chores alone, without a re-anchor (a keeper with nothing to re-anchor for). 0 if the lock was taken. */
 int fc__windup_chores(struct fc_clock *c);
 /* Switch to the kernel backend (trust lost) or back, without a backward step. Caller holds the lock. */

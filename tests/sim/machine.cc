@@ -154,3 +154,11 @@ static int src_ntp(void *, fc_ntp *out)
 const fc_source source_template = {src_counter, src_kernel, src_ntp, nullptr, ~0ull, nullptr};
 
 } // namespace sim
+
+// The library's sched_yield (read.c's wait for a writer): the simulation's, so a wait costs true time, not real
+// system calls. The simulation has one thread: the writer it waits for is an asynchronous action (Machine::async).
+extern "C" int sched_yield(void)
+{
+	sim::M.t += sim::M.yield_cost;
+	return 0;
+}

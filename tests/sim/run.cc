@@ -44,10 +44,17 @@ Run::Run(const Scenario &s, const Variant &v) : sc(s), var(v)
 // ---- actions of other threads ---------------------------------------------------------------------------
 void Run::notify_step()
 {
-	// updater.c: on a CANCEL_ON_SET wake-up the loop re-anchors at once, exactly like its periodic turn.
+	// updater.c: the loop's periodic turn re-anchors (fc__windup_with_chores; the chores are not simulated).
 	const fc_hand *cur = __atomic_load_n(&SIM_PUB.current, __ATOMIC_ACQUIRE);
 	if (SIM_CLOCK.backend == FC_BACKEND_COUNTER)
 		fc__windup(&SIM_CLOCK, cur);
+}
+
+void Run::step_notifier()
+{
+	// updater.c: on a CANCEL_ON_SET wake-up the loop re-anchors at once, unless the current hand saw the step.
+	if (SIM_CLOCK.backend == FC_BACKEND_COUNTER && !fc__windup_saw_wall(&SIM_CLOCK))
+		notify_step();
 }
 
 void Run::exempt_real_until_seen()
@@ -203,13 +210,23 @@ void Run::sample()
 			d = 0;
 		return (int64_t)(((unsigned __int128)d * SIM_CLOCK.track.swing_mult) >> 32);
 	};
+	// The exemption after a resume (exempt_until_reanchor) covers the reads of the hand in use at the resume: it
+	// ends at the first re-anchor, for the reads from then on, also when that re-anchor comes inside this sample
+	// (an earlier read of the sample was the old hand's).
+	auto still_exempt = [&] {
+		if (all_exempt_ && SIM_CLOCK.reanchors != exempt_reanchors_)
+			all_exempt_ = false;
+		return all_exempt_;
+	};
 	const int st_m = timed([&] { return bounded(FC__MONO, &v, &te, &ne, &inst); });
+	const bool exempt_m = still_exempt();
 	mono_seen(v);
 	err[2] = v - M.kmono_floor(inst);
 	int64_t bound_m = te;
 	const int64_t swing_m = swing_part(inst);
 	M.t += read_spacing;
 	const int st_r = timed([&] { return bounded(FC__REAL, &v, &te, &ne, &inst); });
+	const bool exempt_r = still_exempt();
 	int64_t kr = M.kmono_floor(inst) + M.wall_off;
 	err[3] = v - kr;
 	int64_t bound_r = te;
@@ -222,7 +239,7 @@ void Run::sample()
 		r_.utc_miss_blind += blind_r;
 		// a promise (fc_real_after / fc_real_before act on both)
 		const bool promise = st_r == FC_SYNC_SYNCHRONIZED || st_r == FC_SYNC_FREE_RUNNING;
-		r_.utc_miss_seen += promise && !in_window(t0, true, false, true) && !real_exempt_ && !all_exempt_;
+		r_.utc_miss_seen += promise && !in_window(t0, true, false, true) && !real_exempt_ && !exempt_r;
 	}
 	if (sc.targets.off_max >= 0)
 		r_.off_reads += (std::llabs(err[0]) > sc.targets.off_max && !blind_m) +
@@ -253,10 +270,8 @@ void Run::sample()
 	// counter running, until the next re-anchor (both physics: nothing the read sees has changed).
 	if (real_exempt_ && SIM_CLOCK.track.real_steps > real_steps_at_)
 		real_exempt_ = false;
-	if (all_exempt_ && SIM_CLOCK.reanchors != exempt_reanchors_)
-		all_exempt_ = false;
 	r_.disrupted_n += (st_m == FC_SYNC_DISRUPTED) + (st_r == FC_SYNC_DISRUPTED);
-	if (st_m != FC_SYNC_DISRUPTED && all_exempt_) {
+	if (st_m != FC_SYNC_DISRUPTED && exempt_m) {
 		r_.exempt_n++;
 	} else if (st_m != FC_SYNC_DISRUPTED) {
 		r_.sync_n++;
@@ -267,7 +282,7 @@ void Run::sample()
 				std::max(r_.sync_worst_ratio, (double)std::llabs(err[2]) / (double)bound_m);
 		r_.sync_widths.push_back((float)bound_m);
 	}
-	if (st_r != FC_SYNC_DISRUPTED && (real_exempt_ || all_exempt_)) {
+	if (st_r != FC_SYNC_DISRUPTED && (real_exempt_ || exempt_r)) {
 		r_.exempt_n++;
 	} else if (st_r != FC_SYNC_DISRUPTED) {
 		r_.sync_n++;

@@ -100,7 +100,7 @@ std::vector<Scenario> make()
 			// forward, and more than a tick: fc_real_bounded sees it in the kernel's coarse clock at once
 			r.last().bounded_sees = d > M.tick_ns;
 			if (notify) // the updater's CANCEL_ON_SET timerfd wakes it ~30 us later
-				r.at(at + 30 * US, "step notifier", [](Run &r2) { r2.notify_step(); }, false);
+				r.at(at + 30 * US, "step notifier", [](Run &r2) { r2.step_notifier(); }, false);
 		}
 		r.duration = 100 * u;
 	};
@@ -195,7 +195,7 @@ std::vector<Scenario> make()
 			r.last().bounded_sees = true;
 			if (notify) { // CANCEL_ON_SET fires on the resume: the updater wakes ~30 us later
 				r.updater = true;
-				r.at(at + d + 30 * US, "step notifier", [](Run &r2) { r2.notify_step(); }, false);
+				r.at(at + d + 30 * US, "step notifier", [](Run &r2) { r2.step_notifier(); }, false);
 			}
 			r.duration = 60 * u + d;
 		};

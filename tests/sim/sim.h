@@ -78,6 +78,10 @@ struct Machine {
 	// counter read).
 	long double tick_ns = 4e6L;
 	long double coarse_cost = 6;
+	// A sched_yield (a reader waiting for a writer past its spins, read.c) is a system call and a switch to the
+	// writer when it is runnable: it costs yield_cost ns of true time (the simulation's own sched_yield, which
+	// makes no system call: a wait through a writer stalled for a 1 s period took tens of seconds of real ones).
+	long double yield_cost = 1000;
 
 	// --- state ---
 	long double t = 1e9L;   // true time (ns)
@@ -291,7 +295,8 @@ public:
 	bool hint_measure = false; // give none: the start-up keeps its measurement unchecked
 
 	// Actions other threads take (the updater's step notifier, a demotion, a stalled writer).
-	void notify_step();                     // what the updater does on a CANCEL_ON_SET wake-up
+	void notify_step();                     // a re-anchor, as the updater's periodic turn
+	void step_notifier();                   // what the updater does on a CANCEL_ON_SET wake-up
 	void demote(const char *why);           // the trust re-check fails: fc__windup_set_kernel_locked
 	void stall_writer(long double stall_ns); // writer samples, then is descheduled before publishing
 
