@@ -11,7 +11,9 @@ With SOURCE_ROOT it also reads the floor table of SOURCE_ROOT/docs/DESIGN.md (th
   - a call that does not go down the table: A may call B only if B's row is above A's (a lower floor, or the
     same floor and an earlier row);
   - an include that does not go down the table: a file under src/ (a .c at its row, a header at the first row
-    that names it) may include a src/ header only from its own row or a row above (INCLUDE_EXCEPTIONS aside).
+    that names it) may include a src/ header only from its own row or a row above (INCLUDE_EXCEPTIONS aside);
+  - a module's own state used outside it (OWNED_STATE): the start-up's (struct fc_start, c->start) is start.c's,
+    asked elsewhere only through start.h's fc__start_done.
 Usage: check_layering.py OBJECT_DIR [SOURCE_ROOT]   (e.g. build/dev/CMakeFiles/fastclock_obj.dir .): with
 SOURCE_ROOT, objects whose source no longer exists (a stale build directory) are left out. Standard library only.
 """
@@ -72,10 +74,32 @@ def check_includes(src, rows):
     return bad
 
 
+# State that one module owns: (the pattern of its use, the files that may use it).
+OWNED_STATE = [
+    (re.compile(r"\bstart\s*\.\s*(phase|due|rate_first|anchor|retries|early_\w+)\b"), ("src/start.c", "src/start.h")),
+]
+
+
+def check_owned_state(src):
+    """Problems (strings): a module's own state used by another file under src/."""
+    bad = []
+    for path in sorted(glob.glob(os.path.join(src, "src", "**", "*.[ch]"), recursive=True)):
+        f = os.path.relpath(path, src)
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        for pattern, owners in OWNED_STATE:
+            if f in owners:
+                continue
+            for m in pattern.finditer(text):
+                line = text.count("\n", 0, m.start()) + 1
+                bad.append(f"{f}:{line} uses {m.group(0)}, state owned by {owners[0]}")
+    return bad
+
+
 def check_floors(src, graph):
     """Problems (strings) with the graph and the includes against the floor table."""
     rows = floor_table(src)
-    bad = check_includes(src, rows)
+    bad = check_includes(src, rows) + check_owned_state(src)
     pos = {}
     for i, (fl, f, h) in enumerate(rows):
         if f in pos:

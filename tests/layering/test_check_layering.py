@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """check_layering.py fails on each kind of floor-table violation (issue 24): it is run over the real objects
 against copies of docs/DESIGN.md with one defect each (a call up the table, a header with no row, floors going
-up, an object with no row, an include up the table), and must exit 1 naming the defect; the unchanged table must pass.
+up, an object with no row, an include up the table; and a copy of src/ whose read.c uses the start-up's state),
+and must exit 1 naming the defect; the unchanged table must pass.
 Usage: test_check_layering.py OBJECT_DIR SOURCE_ROOT. Standard library only.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -12,11 +14,17 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run(objdir, src, design):
-    """check_layering over objdir with a source root whose docs/DESIGN.md is `design`: (rc, stderr)."""
+def run(objdir, src, design, edit=None):
+    """check_layering over objdir with a source root whose docs/DESIGN.md is `design`: (rc, stderr). edit: a
+    (file under src/, text appended to it) made in a copy of src/."""
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("src", "include"):
-            os.symlink(os.path.join(src, name), os.path.join(tmp, name))
+            if name == "src" and edit is not None:
+                shutil.copytree(os.path.join(src, name), os.path.join(tmp, name))
+                with open(os.path.join(tmp, edit[0]), "a", encoding="utf-8") as f:
+                    f.write(edit[1])
+            else:
+                os.symlink(os.path.join(src, name), os.path.join(tmp, name))
         os.mkdir(os.path.join(tmp, "docs"))
         with open(os.path.join(tmp, "docs", "DESIGN.md"), "w", encoding="utf-8") as f:
             f.write(design)
@@ -63,10 +71,14 @@ def main():
         rc, err = run(objdir, src, text)
         if rc != 1 or want not in err:
             failures.append(f"{name}: exit {rc}, expected 1 naming '{want}'; stderr: {err.strip()}")
+    # read.c asks the start-up's phase itself instead of through fc__start_done
+    rc, err = run(objdir, src, design, ("src/read.c", "\nstatic int phase_of(struct fc_clock *c) { return c->start.phase; }\n"))
+    if rc != 1 or "src/read.c:" not in err or "owned by src/start.c" not in err:
+        failures.append(f"the start-up's state used outside start.c: exit {rc}, expected 1; stderr: {err.strip()}")
     for f in failures:
         print("test_check_layering: " + f, file=sys.stderr)
     if not failures:
-        print(f"test_check_layering: the real table passes; {len(cases)} defects, each caught")
+        print(f"test_check_layering: the real table passes; {len(cases) + 1} defects, each caught")
     return 1 if failures else 0
 
 
