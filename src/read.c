@@ -154,14 +154,24 @@ static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int
 	return v + raised;
 }
 
-/* A bounded CLOCK_REALTIME read of a counter hand at value v, tracking bound err: 1 when the kernel's wall clock
- * as of its last tick is past v + err, a forward step the hand was anchored before (fc_hand.h's
- * fc__hand_read_real_bounded, the inline read's same check, which sent it here). Read after the counter. */
-static int wall_moved(const struct fc_clock *c, int64_t v, int64_t err)
+/* A bounded CLOCK_REALTIME read of counter hand h at distance d: 1 when the kernel's wall clock as of its last tick
+ * is past the hand's value and tracking bound, a forward step the hand was anchored before (fc_hand.h's
+ * fc__hand_read_real_bounded, the inline read's same check, which sent it here). Read after the counter; when it is
+ * past, judged again at a counter read after it: that wall value is never ahead of the kernel's clock there, so a
+ * preemption between the first counter read and the wall's never makes a right hand look passed (a process's
+ * first bounded read re-anchored for one, ran the chores and opened the sources). Past the window at the second
+ * read: 1 (the caller re-anchors). */
+static int wall_moved(const struct fc_clock *c, const struct fc_hand *h, uint64_t d, int how)
 {
 	int64_t w;
 	if (c->src.kernel(c->src.ctx, CLOCK_REALTIME_COARSE, &w) != 0)
 		return 0;
+	if (fc__wall_within(w, hand_value(h, d, how), hand_err(h, d)))
+		return 0;
+	d = (c->src.counter(c->src.ctx) - h->base_ticks) & h->mask;
+	if (d > (h->mask >> 1) || d >= h->valid_ticks)
+		return 1;
+	const int64_t v = hand_value(h, d, how), err = hand_err(h, d);
 	return !fc__wall_within(w, v, err);
 }
 
@@ -230,7 +240,7 @@ FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bou
 		}
 		d = (t - h.base_ticks) & h.mask;
 		if (b && (how & FC__REAL) && d <= (h.mask >> 1) && d < h.valid_ticks &&
-		    wall_moved(c, hand_value(&h, d, how), hand_err(&h, d))) {
+		    wall_moved(c, &h, d, how)) {
 			/* The kernel's wall clock stepped forward past this hand (a resume with the counter stopped, a
 			 * settimeofday): a bounded read never answers from it. Re-anchor; where this thread may not (the
 			 * writer lock is taken, or held by this thread under a signal handler), or did already (a step
