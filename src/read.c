@@ -239,8 +239,7 @@ FC__START_TEXT int64_t fc__read_slow(struct fc_clock *c, int how, struct fc__bou
 			b->sync_status = h.sync_status;
 		}
 		d = (t - h.base_ticks) & h.mask;
-		if (b && (how & FC__REAL) && d <= (h.mask >> 1) && d < h.valid_ticks &&
-		    wall_moved(c, &h, d, how)) {
+		if (b && (how & FC__REAL) && d <= (h.mask >> 1) && d < h.valid_ticks && wall_moved(c, &h, d, how)) {
 			/* The kernel's wall clock stepped forward past this hand (a resume with the counter stopped, a
 			 * settimeofday): a bounded read never answers from it. Re-anchor; where this thread may not (the
 			 * writer lock is taken, or held by this thread under a signal handler), or did already (a step
