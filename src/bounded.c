@@ -82,11 +82,17 @@ static int near_midnight(int64_t real_from, int64_t real_to)
 	return real_from < prev + FC_LEAP_WINDOW_NS || real_to > next - FC_LEAP_WINDOW_NS;
 }
 
+/* Auto mode, and no bounded read has been served nor fc_init or fc_status asked: the process's first bound is due. */
+static int first_due(void)
+{
+	env_once();
+	return g.reopen == REOPEN_FIRST && fc__bound_config_is_auto(g.env[E_BOUND_SOURCE]);
+}
+
 static int first_locked(struct fc_clock *c, struct fc_hand *p)
 {
 	(void)c;
-	env_once();
-	if (g.reopen != REOPEN_FIRST || !fc__bound_config_is_auto(g.env[E_BOUND_SOURCE]))
+	if (!first_due())
 		return 0;
 	/* What it could read cheaply, the kernel's NTP state (one adjtimex), could not say SYNCHRONIZED before the
 	 * sources are looked for: it leaves out chronyd's correction still being slewed (src/bound/kernel.c,
@@ -157,6 +163,14 @@ static void from_last(struct fc_hand *p, int64_t now, int64_t life_ns)
 
 static void stamp_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns, int poll)
 {
+	if (first_due()) {
+		/* a re-anchor (the keeper's) between the seam's installation and the first bounded read's turn at the
+		 * lock: that read is still the process's first bound, so the hand stays unasked and nothing is opened */
+		p->utc_err_ns = FC_BOUND_NOTHING;
+		p->utc_corr_ns = 0;
+		p->sync_status = FC_SYNC_UNASKED;
+		return;
+	}
 	if (poll || g.reopen || !g.polled)
 		poll_locked(c, p, now, life_ns);
 	else
@@ -187,10 +201,31 @@ static int unasked(const struct fc_clock *c)
 	return h && __atomic_load_n(&h->sync_status, __ATOMIC_RELAXED) == FC_SYNC_UNASKED;
 }
 
-void fc__bound_install(struct fc_clock *c, int poll)
+static void install_seam(struct fc_clock *c)
 {
 	if (!__atomic_load_n(&c->bound, __ATOMIC_ACQUIRE))
 		__atomic_store_n(&c->bound, &ops, __ATOMIC_RELEASE); /* the writer's acquire loads (windup.c) */
+}
+
+/* The writer lock, waited for while another thread holds it; never by a signal handler on a thread inside the
+ * writer (fc__in_writer), which would wait for itself: it only tries. */
+static int lock_unless_mine(struct fc_clock *c)
+{
+	if (fc__in_writer)
+		return fc__windup_trylock(c);
+	fc__windup_lock(c);
+	return 1;
+}
+
+void fc__bound_install(struct fc_clock *c, int poll)
+{
+	install_seam(c);
+	/* asked for by name (fc_init, fc_status): no first bound that reads nothing, the next stamp opens the sources */
+	if (lock_unless_mine(c)) {
+		if (g.reopen == REOPEN_FIRST)
+			g.reopen = REOPEN_LOOK;
+		fc__windup_unlock(c);
+	}
 	/* hands stamped before it: a re-anchor with the chores polls the source and stamps the next one */
 	if (poll && unasked(c))
 		(void)fc__windup_with_chores(c, NULL);
@@ -208,23 +243,25 @@ FC__START_TEXT int fc__slow_bounded(struct fc_interval *out, int how)
 		return -1;
 	}
 	if (fc__ensure_init())
-		fc__bound_install(c, 0);
+		install_seam(c);
 	/* The slow path reports the bound of the very hand (or kernel read) that produced the value. */
 	v = fc__read_global(how, &b);
 	if (b.sync_status == FC_SYNC_UNASKED) {
-		/* A hand stamped before the bound was asked for. The process's first bound (auto mode): nothing read,
-		 * UNKNOWN. Else a re-anchor with the chores opens and polls the source, and the value is read again from
-		 * its hand; a writer already at work (another thread, or this one's interrupted by a signal handler)
-		 * is never waited for: this read promises nothing. */
+		/* A hand stamped before the bound was asked for. Under the writer lock (another thread's writer waited
+		 * for: this happens once a process, and its stamp is what this read reports): the process's first bound
+		 * (auto mode) reads nothing, UNKNOWN; else, unless another writer stamped the current hand meanwhile, a
+		 * re-anchor with the chores opens and polls the source; the value is then read again from the hand. A
+		 * signal handler on a thread inside the writer never waits: its read promises nothing. */
 		const int saved = errno;
 		struct fc_hand p = {0};
-		int first = 0;
-		if (fc__windup_trylock(c)) {
-			first = ops.first(c, &p);
+		if (lock_unless_mine(c)) {
+			const int first = ops.first(c, &p);
+			if (!first && unasked(c))
+				fc__windup_with_chores_locked(c);
 			fc__windup_unlock(c);
+			if (!first)
+				v = fc__read_global(how, &b);
 		}
-		if (!first && fc__windup_with_chores(c, NULL))
-			v = fc__read_global(how, &b);
 		errno = saved;
 		if (b.sync_status == FC_SYNC_UNASKED) {
 			b.utc_err_ns = FC_BOUND_NOTHING;

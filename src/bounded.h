@@ -16,8 +16,9 @@
 extern "C" {
 #endif
 
-/* Install the seam (idempotent; never waits); poll: and, when the current hand was stamped before it, a re-anchor
- * with the chores, which polls (opens) the source for the next hands (fc_init). */
+/* The bound asked for by name (fc_init, fc_status): install the seam (idempotent) and have the next stamp open the
+ * sources, with no first bound that reads nothing (waits for another thread's writer); poll: and, when the current
+ * hand was stamped before it, a re-anchor with the chores, which polls the source for the next hands. */
 void fc__bound_install(struct fc_clock *c, int poll);
 /* fc_status's bound fields and sync_status, the bound installed and its sources opened (status.c). */
 void fc__bound_status(struct fc_clock *c, struct fc_status *out);

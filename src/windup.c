@@ -357,6 +357,11 @@ int fc__windup(struct fc_clock *c, const struct fc_hand *seen) { return windup(c
 
 int fc__windup_with_chores(struct fc_clock *c, const struct fc_hand *seen) { return windup(c, seen, 1); }
 
+void fc__windup_with_chores_locked(struct fc_clock *c)
+{
+	windup_locked(c, 1);
+}
+
 int fc__windup_saw_wall(struct fc_clock *c)
 {
 	struct fc_hand h;

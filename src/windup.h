@@ -30,6 +30,8 @@ int fc__windup(struct fc_clock *c, const struct fc_hand *seen);
 /* The same, with the chores (windup.c: clocksource re-check, NTP state, bound poll) whether due or not: the
  * keeper's re-anchor. */
 int fc__windup_with_chores(struct fc_clock *c, const struct fc_hand *seen);
+/* The same, for a caller that holds the lock. */
+void fc__windup_with_chores_locked(struct fc_clock *c);
 /* The bound vs UTC at `now` + life_ns from the source's last poll, as a re-anchor without chores stamps its hand: no
  * system call (a read past a hand's window, read.c). 0 if the writer lock was taken or nothing was polled yet. */
 int fc__windup_bound_cached(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);

@@ -18,6 +18,9 @@
  *                                "status=S after=A"
  *   fc_bound_probe core-first    the clock core alone for 20 ms (past the first counter hand and the keeper's start),
  *                                then the process's first two bounded reads: "first=S second=S half_us=H source=N"
+ *   fc_bound_probe core-first-held   the same, with another thread holding the writer lock (as a preempted keeper
+ *                                does) from before the first bounded read until 30 ms later, re-anchoring with
+ *                                the chores 5 ms after that read began
  *   fc_bound_probe keeper-create-fails MS   every pthread_create fails with EAGAIN (a container at its pids.max,
  *                                a user at RLIMIT_NPROC: pthread_create wrapped at link time); coarse reads for MS
  *                                milliseconds: "reads=N creates=M elapsed_us=U" (the keeper's start attempts)
@@ -174,6 +177,52 @@ static int core_first(void)
 	return 0;
 }
 
+/* The writer lock, as the keeper holds it while it re-anchors (internal names: this mode alone uses them). */
+struct fc_clock;
+extern struct fc_clock fc__clock_global;
+void fc__windup_lock(struct fc_clock *c);
+void fc__windup_unlock(struct fc_clock *c);
+void fc__windup_with_chores_locked(struct fc_clock *c);
+static int g_held, g_reading;
+
+static void *hold_writer(void *arg)
+{
+	(void)arg;
+	fc__windup_lock(&fc__clock_global);
+	__atomic_store_n(&g_held, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&g_reading, __ATOMIC_ACQUIRE))
+		usleep(100);
+	usleep(5000);                                   /* the first bounded read has asked for the bound meanwhile */
+	fc__windup_with_chores_locked(&fc__clock_global); /* the keeper's re-anchor, before that read's turn */
+	usleep(25000);
+	fc__windup_unlock(&fc__clock_global);
+	return NULL;
+}
+
+/* The first two bounded reads while another thread's writer holds the lock: the first is still the process's first
+ * bound (UNKNOWN), the second the source's: neither gives up because the lock was taken. */
+static int core_first_held(void)
+{
+	struct fc_interval a, b;
+	struct fc_status st;
+	pthread_t t;
+	const int64_t end = kns(CLOCK_MONOTONIC) + 20000000;
+	while (fc_mono_ns() < end)
+		(void)fc_mono_coarse_ns();
+	if (pthread_create(&t, NULL, hold_writer, NULL) != 0)
+		return 1;
+	while (!__atomic_load_n(&g_held, __ATOMIC_ACQUIRE))
+		usleep(100);
+	__atomic_store_n(&g_reading, 1, __ATOMIC_RELEASE);
+	fc_real_bounded(&a);
+	fc_real_bounded(&b);
+	pthread_join(t, NULL);
+	fc_status(&st);
+	printf("first=%d second=%d half_us=%lld source=%s\n", a.status, b.status,
+	       (long long)((b.latest_ns - b.earliest_ns) / 2000), st.bound_source);
+	return 0;
+}
+
 static int opens(void)
 {
 	struct fc_interval iv;
@@ -256,7 +305,7 @@ static int mono(long ms)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: fc_bound_probe status|opens|mono MS|commit-wait|commit-wait-first|init-first|core-first\n");
+		fprintf(stderr, "usage: fc_bound_probe status|opens|mono MS|commit-wait|commit-wait-first|init-first|core-first|core-first-held\n");
 		return 1;
 	}
 	if (strcmp(argv[1], "status") == 0)
@@ -271,6 +320,8 @@ int main(int argc, char **argv)
 		return init_first();
 	if (strcmp(argv[1], "core-first") == 0)
 		return core_first();
+	if (strcmp(argv[1], "core-first-held") == 0)
+		return core_first_held();
 	if (strcmp(argv[1], "commit-wait") == 0)
 		return commit_wait();
 	if (strcmp(argv[1], "keeper-create-fails") == 0 && argc > 2)

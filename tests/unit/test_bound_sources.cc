@@ -698,16 +698,17 @@ TEST(CommitWait, fc_init_gives_the_first_bounded_read_its_source)
 
 // A program that used the clock core alone before its first bounded read (20 ms: its first counter hand made, the
 // keeper started) ran nothing of the bound meanwhile: that read is the process's first bound (auto mode: UNKNOWN,
-// nothing read) and the next is the segment's (SYNCHRONIZED, its 1 ms). The first counter hand used to open the
-// sources, and the first bounded read answered from them.
-TEST(BoundSeam, a_first_bounded_read_after_the_core_alone_is_the_processs_first_bound)
+// nothing read) and the next is the segment's (SYNCHRONIZED, its 1 ms). core-first-held: the same while another
+// thread's writer holds the lock, as a preempted keeper does: the reads wait for it rather than give up (the second
+// read said UNKNOWN, and a keeper's re-anchor in between opened the sources for the first).
+static void expect_first_bound_then_the_source(const char *mode)
 {
 	std::string d = tmpdir();
 	Segment g(d);
 	one_ms_segment(&g);
 	int rc;
 	std::string out = run("FASTCLOCK_CLOCKBOUND_PATH=" + g.path + " FASTCLOCK_CHRONY_SOCKET=" + d +
-				      "/none.sock FASTCLOCK_VMCLOCK_PATH=" + d + "/none " + FC_BOUND_PROBE + " core-first",
+				      "/none.sock FASTCLOCK_VMCLOCK_PATH=" + d + "/none " + FC_BOUND_PROBE + " " + mode,
 			      &rc);
 	ASSERT_EQ(rc, 0) << out;
 	int first, second;
@@ -720,6 +721,16 @@ TEST(BoundSeam, a_first_bounded_read_after_the_core_alone_is_the_processs_first_
 	EXPECT_STREQ(source, "clockbound") << out;
 	EXPECT_GE(half_us, 1000) << out; // the segment's 1 ms, and the clock's own tracking bound
 	EXPECT_LT(half_us, 2000) << out;
+}
+
+TEST(BoundSeam, a_first_bounded_read_after_the_core_alone_is_the_processs_first_bound)
+{
+	expect_first_bound_then_the_source("core-first");
+}
+
+TEST(BoundSeam, a_writer_at_work_is_waited_for_by_the_first_two_bounded_reads)
+{
+	expect_first_bound_then_the_source("core-first-held");
 }
 
 // ---- item 10: a VMClock disruption ends with a measurement after it ------------------------------------------
