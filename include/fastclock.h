@@ -244,7 +244,7 @@ static inline int64_t fc__wall_coarse(void)
 {
 	struct timespec ts;
 	if (FC__UNLIKELY(clock_gettime(CLOCK_REALTIME_COARSE, &ts) != 0))
-		return INT64_MIN; /* not seen: the hand's value, as before this check */
+		return INT64_MIN; /* not seen: the hand's value, unchecked */
 	return (int64_t)ts.tv_sec * 1000000000 + (int64_t)ts.tv_nsec;
 }
 #else
