@@ -244,7 +244,7 @@ static inline int64_t fc__wall_coarse(void)
 {
 	struct timespec ts;
 	if (FC__UNLIKELY(clock_gettime(CLOCK_REALTIME_COARSE, &ts) != 0))
-		return INT64_MIN; /* not seen: the hand's value, as before this check */
+		return INT64_MIN; /* not seen: the hand's value, unchecked */
 	return (int64_t)ts.tv_sec * 1000000000 + (int64_t)ts.tv_nsec;
 }
 #else
@@ -287,10 +287,11 @@ FC_API const char *fc_sync_name(int status);
  * TrueTime helpers (Spanner's TT.after / TT.before / commit wait).
  * fc_real_after(t): 1 if UTC t (ns since the epoch) has certainly passed (t < earliest of fc_real_bounded);
  * fc_real_before(t): 1 if t has certainly not come (t > latest). Both answer 0 when the bound makes no promise
- * (UNKNOWN, DISRUPTED), so "not after" never means "before". Cost: one bounded read; async-signal-safe.
+ * (UNKNOWN, DISRUPTED), so "not after" never means "before". Cost: one bounded read. No errors.
  * fc_commit_wait(t, timeout_ns): sleeps (CLOCK_MONOTONIC, never spinning) until fc_real_after(t); a bound that
  * makes no promise is asked again at once before the first sleep. Returns 0, or -1 with errno ETIMEDOUT (t not
- * certainly past within timeout_ns) or EINVAL (timeout_ns < 0).
+ * certainly past within timeout_ns) or EINVAL (timeout_ns < 0). All three: async-signal-safe (bounded reads
+ * and clock_nanosleep only), fork-safe.
  */
 static inline int fc_real_after(int64_t t_ns)
 {
@@ -438,8 +439,9 @@ static inline int64_t fc_mstime(void) { return fc_real_ns() / 1000000; }
 static inline int64_t fc_mono_us(void) { return fc_mono_ns() / 1000; }
 
 /* ---------------------------------------------------------------------------------------------------------
- * Control and status. fc_status, fc_set_period_ns, fc_updater_start and fc_updater_stop are not
- * async-signal-safe.
+ * Control and status. fc_init, fc_status, fc_set_period_ns, fc_updater_start and fc_updater_stop are not
+ * async-signal-safe; fc_coarse_one_load, fc_abi, fc_version and the *_name functions are (a load, a constant).
+ * All of them work in a child after fork().
  */
 
 /* Finish the start-up now: the counter checked and its rate measured (about 1 ms the first time), and the
@@ -458,9 +460,9 @@ FC_API int fc_set_period_ns(int64_t period_ns);
  * process's first, and parks it while nobody reads; fc_updater_start() starts it at once or takes it over. A
  * read starts it only where the thread's signal mask blocks no signal that has a handler and was not blocked
  * at the library's load (pthread_create is not async-signal-safe; a handler runs with its signal blocked): a
- * program whose handlers
- * are installed with SA_NODEFER and an empty sa_mask and read clocks calls fc_updater_start() first. Named "fastclock", every signal blocked, SCHED_FIFO priority 1
- * where permitted (FASTCLOCK_UPDATER_RT=0: never); started again at once in a child after fork(). Returns 0, or
+ * program whose handlers are installed with SA_NODEFER and an empty sa_mask and read clocks calls
+ * fc_updater_start() first. Named "fastclock", every signal blocked, SCHED_FIFO priority 1 where permitted
+ * (FASTCLOCK_UPDATER_RT=0: never); started again at once in a child after fork(). Returns 0, or
  * -1 with errno EINVAL (bad period), EALREADY (already started by fc_updater_start) or pthread_create's error.
  * fc_updater_stop() joins it and keeps reads from starting it again (coarse reads then return precise values);
  * returns 0, or -1/ESRCH if none runs. */

@@ -2,7 +2,9 @@
 //
 //   fastclock::steady_clock        CLOCK_MONOTONIC, ordered counter read (drop-in for std::chrono::steady_clock)
 //   fastclock::system_clock        CLOCK_REALTIME, ordered counter read (drop-in for std::chrono::system_clock)
-//   fastclock::coarse_steady_clock CLOCK_MONOTONIC, one load (see fc_mono_coarse_ns for its staleness)
+//   fastclock::coarse_steady_clock CLOCK_MONOTONIC, coarse (fc_mono_coarse_ns: its cost class and staleness)
+// Each now() is the C read it names (fc_mono_ns, fc_real_ns, fc_mono_coarse_ns), at its cost: noexcept, no
+// errors, async-signal-safe, fork-safe.
 // Their time_point types ARE std::chrono's (steady_clock::time_point, system_clock::time_point): the clocks count
 // from the same epochs (CLOCK_MONOTONIC's, and the Unix epoch: std::chrono::system_clock's since C++20 and on
 // every Linux standard library before it), so a time point from one compares with, subtracts from and converts

@@ -40,7 +40,7 @@ static int64_t kernel_offset(const struct fc_clock *c)
  * the writer lock, or another thread re-anchoring): convert against a fresh bracketed sample, with the
  * current hand's slope over the short way back from the sample to the capture. Extrapolating the old hand
  * instead carries its steering slope (up to 1/16 off the rate) over the whole gap: 20 us at a 1 us period. */
-#define FRESH_BRACKET_NS 2000 /* as track.c's POOR_BRACKET_NS: ~50x an idle core's bracket here */
+#define FRESH_BRACKET_NS 2000 /* as track.c's POOR_BRACKET_NS: ~50x an idle core's bracket */
 static int64_t convert_fresh(const struct fc_clock *c, uint64_t ticks, uint64_t mult, int how)
 {
 	struct fc_sample s;

@@ -42,8 +42,8 @@ typedef __int128 i128;
 #define FX_ONE ((i128)1 << 32) /* 1 ns in 32.32 fixed point */
 
 /* A sample whose bracket is wider than this is too noisy to steer the rate or the slope (the process was
- * preempted inside it): it only bounds the anchor from below. 2 us is ~50x the bracket of an idle core here
- * (lfence;rdtsc + vDSO ~ 40 ns). */
+ * preempted inside it): it only bounds the anchor from below. 2 us is ~50x the bracket of an idle core (an
+ * ordered counter read and a vDSO read, tens of ns). */
 #define POOR_BRACKET_NS 2000
 /* Continuity test between consecutive samples: a rate change of more than 1000 ppm (twice the kernel's
  * maximum NTP slew of 500 ppm, adjtimex(2)) between two re-anchors is a discontinuity. */

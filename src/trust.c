@@ -92,8 +92,8 @@ static int read_clocksource(char *cs, size_t cslen, char *why, size_t whylen)
 }
 
 #if defined(__x86_64__)
-/* CPUID 0x80000007 EDX[8], asked once per process: a CPUID is a VM exit (~8 us on the 2-core VM of
- * docs/PERFORMANCE.md, against ~50 ns on bare metal) and the answer never changes. Every x86-64 CPU implements
+/* CPUID 0x80000007 EDX[8], asked once per process: in a guest a CPUID is a VM exit (microseconds, against tens
+ * of ns on bare metal) and the answer never changes. Every x86-64 CPU implements
  * the extended leaves up to 0x80000008 (long mode's address sizes), so the leaf is asked without first asking
  * the highest one (__get_cpuid would: a second exit). 0: not asked yet; 1: invariant; 2: not. Relaxed: a
  * race only asks twice. */

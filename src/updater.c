@@ -258,13 +258,13 @@ static void short_slice(void)
 }
 
 /* A new thread first runs when the scheduler lets it: created by a thread mid-slice on a CPU it shares (the
- * other busy), an ordinary keeper waited for that thread's tick, 2 ms on average and up to 4 ms (HZ 250;
- * perf sched timehist: 3.5-3.9 ms "sch delay" at its first run, the coarse clocks as old meanwhile). A thread
- * inherits its creator's slice, and a woken task with a shorter slice than the running one's preempts it: so
- * the creator takes the keeper's slice across pthread_create (then the new thread first ran 15 us after it on
- * average, 57 us at worst, against 2.1 ms and 4.0 ms: 40 creations each on one CPU). Only an ordinary thread
- * (SCHED_OTHER) with a longer slice; its own attributes are put back after (as sched_getattr reported them: a
- * slice that followed the kernel's default is then a custom one of the same length). Returns whether to. */
+ * other busy), an ordinary keeper waits for that thread's next tick (up to 4 ms at HZ 250), the coarse clocks
+ * as old meanwhile. A thread inherits its creator's slice, and a woken task with a shorter slice than the
+ * running one's preempts it: so the creator takes the keeper's slice across pthread_create, and the new thread
+ * runs right after it (measured: docs/JOURNAL.md, "The keeper's start"; fc_first_call keeper-start). Only an
+ * ordinary thread (SCHED_OTHER) with a longer slice; its own attributes are put back after (as sched_getattr
+ * reported them: a slice that followed the kernel's default is then a custom one of the same length). Returns
+ * whether to. */
 static int lend_short_slice(struct sched_attr_v0 *saved)
 {
 	struct sched_attr_v0 attr;
@@ -283,8 +283,8 @@ static int lend_short_slice(struct sched_attr_v0 *saved)
  * period old however busy the machine is with ordinary work (docs/PERFORMANCE.md, "Coarse staleness": tens
  * of ms without it). It works ~1 us per period (a re-anchor's kernel samples and two stores) and sleeps
  * between; the kernel's real-time throttling (sched_rt_runtime_us) caps it all the same. It is created so
- * (start_locked): a thread that switched itself would first wait for a CPU as an ordinary one (18 ms once
- * with both cores busy, perf sched timehist). Elsewhere (EPERM): the short slice above, set by the thread.
+ * (start_locked): a thread that switched itself would first wait for a CPU as an ordinary one (a time slice
+ * or more on a busy machine). Elsewhere (EPERM): the short slice above, set by the thread.
  * FASTCLOCK_UPDATER_RT=0 keeps it SCHED_OTHER. */
 #define KEEPER_RT_PRIORITY 1
 static void keeper_priority(void)

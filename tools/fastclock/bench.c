@@ -217,11 +217,10 @@ static double time_batch(const struct fcb_clock *c, long n)
 
 /* One round's cost per call of a batch of n calls, timed as up to MAX_SUB sub-batches of ~SUB_BATCH_NS:
  * the mean per call over the sub-batches that took less than twice their median. On a loaded machine a
- * 10 ms batch is almost always descheduled for a time slice or more (measured here, load 9 on 2 CPUs:
- * clock_gettime(MONOTONIC) 79 ns per call from whole 10 ms batches, 20.7 ns from 0.1 ms ones, 21 ns in
- * fastclock info); a sub-batch that was descheduled is > 2x the median and is dropped, while a slow path
- * that comes every so many calls (a re-anchor: a few us in 100 us) stays in the mean, so the figure is
- * still the throughput cost. Two clock reads (~40 ns) per 100 us sub-batch: 4e-4 of it. */
+ * 10 ms batch is almost always descheduled for a time slice or more, which multiplies a whole batch's figure
+ * (docs/PERFORMANCE.md, "How it is measured"); a sub-batch that was descheduled is > 2x the median and is
+ * dropped, while a slow path that comes every so many calls (a re-anchor: a few us in 100 us) stays in the
+ * mean, so the figure is still the throughput cost. Two clock reads (~40 ns) per 100 us sub-batch: 4e-4 of it. */
 static double time_round(const struct fcb_clock *c, long n)
 {
 	double v[MAX_SUB], s[MAX_SUB], med, sum = 0;

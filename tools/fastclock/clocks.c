@@ -19,8 +19,7 @@ __thread volatile int64_t fcb_sink;
 
 /* The helpers below wrap a call as an application writes it (a constant id, a local timespec summed at
  * once). Always inlined: gcc otherwise keeps one out-of-line copy of a helper used by several rows, and the
- * row then measures a call and a run-time switch on the id that no application pays (fcgt cost the drop-ins
- * 1.5-2.5 ns that way until 2026-11-24). */
+ * row then measures a call and a run-time switch on the id that no application pays. */
 #define FCB_INLINE static inline __attribute__((always_inline))
 
 FCB_INLINE int64_t ts_ns(const struct timespec *ts) { return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec; }

@@ -932,7 +932,7 @@ def plot_deltas(doc, path, size, side):
     ax.grid(axis="x", which="major", alpha=0.4)
     fig.suptitle("how far apart two consecutive reads are: narrow and left = stable and cheap", fontsize=11,
                  y=1 - 8 / size[1], va="top")
-    # the colours: cost.png's groups, in one row under the title (they were unexplained here)
+    # the colours: cost.png's groups, in one row under the title, so the picture explains them itself
     from matplotlib.patches import Patch
     groups = [g for g in GROUP_COLORS if g in {t[1].get("group") for t in items}]
     fig.legend(handles=[Patch(color=GROUP_COLORS[g], alpha=0.7, label=g) for g in groups], fontsize=8,
