@@ -1334,6 +1334,55 @@ def t_report_output_dir_link_swapped_between_check_and_write():
             assert os.path.getsize(os.path.join(mine, "out", "summary.md")) > 0, "not written where it was judged"
 
 
+def t_report_input_swapped_for_a_fifo_is_never_read():
+    """`fastclock report` checks each input by its path (a readable regular file) and the script then read it
+    through the path again: another user's link there, swapped to a FIFO between the two, held the report in its
+    read for ever, or fed it their bytes. The script judges the file it reads, on that descriptor: a FIFO (here a
+    writer waits at it with a valid bench run, so the old read returned rather than hung) is refused, exit 2,
+    and never opened for reading."""
+    import errno
+    import threading
+    import time
+
+    script = os.path.join(A.source, "tools", "report", "fastclock_report.py")
+    fixture = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
+    os.makedirs(A.work, exist_ok=True)
+    fifo = os.path.join(A.work, "run.json")
+    if os.path.lexists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo, 0o600)
+    with open(fixture, "rb") as f:
+        data = f.read()
+    done, fed = threading.Event(), []
+
+    def writer():  # a writer that never blocks: it feeds the FIFO only once a reader has opened it
+        while not done.is_set():
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as e:
+                if e.errno != errno.ENXIO:  # ENXIO: no reader yet
+                    raise
+                time.sleep(0.01)
+                continue
+            os.set_blocking(fd, True)
+            os.write(fd, data)
+            os.close(fd)
+            fed.append(True)
+            return
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    try:
+        p = subprocess.run([sys.executable, script, fifo, "-o", os.path.join(A.work, "out")], capture_output=True,
+                           text=True, timeout=120, cwd="/")
+    finally:
+        done.set()
+        t.join()
+    assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+    assert "not a regular file" in p.stderr, p.stderr[-2000:]
+    assert not fed, "the FIFO was opened for reading"
+
+
 def t_report_matplotlib_cache_link_swapped_after_its_check():
     """matplotlib's cache directory ($TMPDIR/fastclock-mpl-<euid>, for a user whose home it cannot write) was judged
     by its path and handed to matplotlib by that path: a link on $TMPDIR's path repointed between the two had

@@ -345,9 +345,34 @@ def validate(path, doc):
         fail(f"'{path}' does not match bench.schema.json at {where}: {e.message[:200]}{more}", 2)
 
 
+def open_input(path):
+    """A file object for the input at path, judged on the descriptor it is read through: looked at before anything
+    opens it (O_PATH: no FIFO waited for, no device's driver run), kept only if a regular file, then opened as that
+    very inode (procfs's link to the descriptor; without procfs by the path again, kept only if the same inode).
+    `fastclock report` checks it by its path before this script runs: another user's link on that path, swapped to
+    a FIFO in between, held the report in its read for ever (or fed it their bytes)."""
+    pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    try:
+        st = os.fstat(pfd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        try:
+            fd = os.open(f"/proc/self/fd/{pfd}", os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        again = os.fstat(fd)
+        if (again.st_dev, again.st_ino) != (st.st_dev, st.st_ino) or not stat.S_ISREG(again.st_mode):
+            os.close(fd)
+            raise OSError(errno.EINVAL, "replaced as it was opened")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "r", encoding="utf-8")
+    finally:
+        os.close(pfd)
+
+
 def load(path):
     try:
-        with open(path, "r", encoding="utf-8") as f:
+        with open_input(path) as f:
             doc = json.load(f)
     except OSError as e:
         fail(f"cannot read '{path}': {e.strerror}", 2)
