@@ -573,9 +573,18 @@ static struct {
 	int owner; /* the pid that made it: a fork child never removes its parent's */
 	int dirfd;
 	uint64_t dev, ino;
-	char dir[sizeof(((struct fc_chrony *)0)->local)];
+	char name[sizeof(((struct fc_chrony *)0)->local)]; /* its name, fastclock.<pid>.<random> */
 } live[LIVE_MAX];
 static int live_used; /* a directory was ever kept in live[] (the exit handler has something to look at) */
+
+/* Our directory's name (fastclock.<pid>.<random>) from local, its path: the component before "/sock". */
+static void local_name(const char *local, char *name, size_t n)
+{
+	const char *end = strrchr(local, '/'), *start = end;
+	while (start > local && start[-1] != '/')
+		start--;
+	fc__bfmt(name, n, "%.*s", (int)(end - start), start);
+}
 
 static void live_add(const struct fc_chrony *ch)
 {
@@ -586,8 +595,7 @@ static void live_add(const struct fc_chrony *ch)
 			live[i].dirfd = ch->dirfd;
 			live[i].dev = ch->dir_dev;
 			live[i].ino = ch->dir_ino;
-			memcpy(live[i].dir, ch->local, sizeof(live[i].dir));
-			*strrchr(live[i].dir, '/') = 0;
+			local_name(ch->local, live[i].name, sizeof(live[i].name));
 			__atomic_store_n(&live[i].state, 2, __ATOMIC_RELEASE); /* the fields above before "held" */
 			__atomic_store_n(&live_used, 1, __ATOMIC_RELAXED);
 			return;
@@ -605,17 +613,25 @@ static void live_del(int dirfd)
 	}
 }
 
-/* Remove our socket and directory: the socket through the directory's descriptor (never a path in chronyd's
- * directory), the directory by its path (rmdir follows no symlink and removes only an empty directory). Only
- * while the descriptor is still our directory: a program that closed it (a daemon closing every descriptor)
- * may have another file under that number. */
-static void remove_local(int dirfd, uint64_t dev, uint64_t ino, const char *dir)
+/* Remove our socket and directory through descriptors only: the socket through our directory's, the directory by
+ * its name in the directory that holds it now, reached from ours by "..", and only while that name is still ours
+ * (chronyd's user may have put another empty directory there). Never by the configured path again: a link on it,
+ * repointed since the open, leads elsewhere. Only while the descriptor is still our directory: a program that
+ * closed it (a daemon closing every descriptor) may have another file under that number. */
+static void remove_local(int dirfd, uint64_t dev, uint64_t ino, const char *name)
 {
 	struct stat st;
+	int up;
 	if (fstat(dirfd, &st) != 0 || !S_ISDIR(st.st_mode) || (uint64_t)st.st_dev != dev || (uint64_t)st.st_ino != ino)
 		return;
 	unlinkat(dirfd, SOCK_NAME, 0);
-	rmdir(dir);
+	up = openat(dirfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (up < 0)
+		return;
+	if (fstatat(up, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (uint64_t)st.st_dev == dev &&
+	    (uint64_t)st.st_ino == ino)
+		unlinkat(up, name, AT_REMOVEDIR);
+	close(up);
 }
 
 __attribute__((destructor)) static void chrony_at_exit(void)
@@ -629,7 +645,7 @@ __attribute__((destructor)) static void chrony_at_exit(void)
 		int expect = 2;
 		if (__atomic_compare_exchange_n(&live[i].state, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 			if (live[i].owner == pid)
-				remove_local(live[i].dirfd, live[i].dev, live[i].ino, live[i].dir);
+				remove_local(live[i].dirfd, live[i].dev, live[i].ino, live[i].name);
 			__atomic_store_n(&live[i].state, 0, __ATOMIC_RELEASE);
 		}
 	}
@@ -640,11 +656,10 @@ void fc__chrony_close(struct fc_chrony *ch)
 	fc__file_close(ch->fd, ch->fd_id); /* and the directory's below: a fork child may have reused the numbers */
 	if (ch->dirfd >= 0 && ch->owner != 0) { /* owner: set once the directory is made (0 in a zeroed struct) */
 		if (ch->owner == (int)getpid()) {
-			char dir[sizeof(ch->local)];
-			memcpy(dir, ch->local, sizeof(dir));
-			*strrchr(dir, '/') = 0;
+			char name[sizeof(ch->local)];
+			local_name(ch->local, name, sizeof(name));
 			live_del(ch->dirfd);
-			remove_local(ch->dirfd, ch->dir_dev, ch->dir_ino, dir);
+			remove_local(ch->dirfd, ch->dir_dev, ch->dir_ino, name);
 		}
 		/* a fork child's copy: the parent's lock stays with the parent's descriptor */
 		fc__file_close(ch->dirfd, (struct fc_fd_id){ch->dir_dev, ch->dir_ino});

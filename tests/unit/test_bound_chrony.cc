@@ -796,6 +796,47 @@ TEST(BoundChrony, a_link_swapped_at_the_reconnect_never_reaches_a_forger)
 	fc__chrony_close(&ch);
 }
 
+// Closing the source removes our directory from the directory that holds it, reached from ours (".."), never by
+// the configured path again: with the link on that path repointed after the open (at a directory holding an empty
+// one under our directory's name), the close removed that one (rmdir by the path) and left ours.
+TEST(BoundChrony, close_removes_our_directory_never_one_a_link_swapped_since_leads_to)
+{
+	LinkedChronyd s;
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__chrony_open(&ch, (s.link + "/chronyd.sock").c_str(), &b, 0), 0) << b.last_error;
+	std::string local = ch.local, ours = local.substr(0, local.rfind('/'));
+	std::string name = ours.substr(ours.rfind('/') + 1), other = make_dir(0755), theirs = other + "/" + name;
+	ASSERT_EQ(mkdir(theirs.c_str(), 0700), 0);
+	g_link = s.link;
+	point_link(other);
+	g_link.clear();
+	fc__chrony_close(&ch);
+	struct stat st;
+	EXPECT_EQ(stat(theirs.c_str(), &st), 0) << "the directory the link leads to now was removed";
+	EXPECT_NE(lstat((s.real + "/" + name).c_str(), &st), 0) << "ours was left in chronyd's directory";
+}
+
+// chronyd's user renames our directory away and puts an empty directory of its own under that name before the
+// close: that one is not ours, and stays (the close removed whatever stood at the name).
+TEST(BoundChrony, close_never_removes_another_directory_put_under_our_directorys_name)
+{
+	std::string d = make_dir(0700);
+	Fake f(d);
+	fc_chrony ch;
+	fc_bound b{};
+	ASSERT_EQ(fc__chrony_open(&ch, f.path.c_str(), &b, 0), 0) << b.last_error;
+	std::string local = ch.local, ours = local.substr(0, local.rfind('/'));
+	ASSERT_EQ(rename(ours.c_str(), (ours + ".moved").c_str()), 0);
+	ASSERT_EQ(mkdir(ours.c_str(), 0700), 0);
+	fc__chrony_close(&ch);
+	struct stat st;
+	EXPECT_EQ(stat(ours.c_str(), &st), 0) << "the directory put under our directory's name was removed";
+	EXPECT_NE(lstat((ours + ".moved/sock").c_str(), &st), 0) << "our socket was left";
+	rmdir(ours.c_str());
+	rmdir((ours + ".moved").c_str());
+}
+
 // ---- the command port, for everyone else ---------------------------------------------------------------------
 
 // A process that may not use chronyd's unix socket (its directory is root's, 0700 here; chronyd's user's on a
