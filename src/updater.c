@@ -418,7 +418,7 @@ static void *updater_main(void *arg)
 			 * leaves P/8 (tests count both: fc__updater_test_turns) */
 			if (own_at && p * 3 / 4 >= MIN_WAKE_NS && now - own_at >= p && now <= next + p / 8)
 				__atomic_fetch_add(&u_turns_stale, 1, __ATOMIC_RELAXED);
-			fc__windup_keeper(c, cur); /* the new hand published before the bound's poll (windup.c) */
+			fc__windup_with_chores(c, cur);
 			refresh_coarse(c);
 			own_at = now = mono_now(); /* after the new hand's sample, or another thread's re-anchor */
 			if (own_at > next + p / 8)

@@ -265,7 +265,7 @@ void fc__windup_first_hand_locked(struct fc_clock *c, const struct fc_sample *s0
  * re-anchor only where nobody did them for CHORES_MAX_AGE_NS (no keeper), or at every re-anchor on a clock with
  * chores_max_age_ns 0 (the simulations' and tests' clocks). 0: the counter is no longer trusted (the kernel
  * hand is published). */
-static int trust_locked(struct fc_clock *c, int64_t now)
+static int chores_locked(struct fc_clock *c, int64_t now)
 {
 	if (c->trust_every && c->trust_at == 0)
 		c->trust_at = now;
@@ -281,23 +281,11 @@ static int trust_locked(struct fc_clock *c, int64_t now)
 			return 0;
 		}
 	}
-	return 1;
-}
-
-static void ntp_locked(struct fc_clock *c, int64_t now)
-{
 	/* The NTP state at every chore, at most every NTP_TICK_EVERY_NS (adjtimex, modes 0: a read). */
 	if (c->have_ntp && now - c->ntp_at >= NTP_TICK_EVERY_NS)
 		c->have_ntp = 0;
 	fc__windup_refresh_ntp_locked(c, now);
 	__atomic_store_n(&c->chores_at, now, __ATOMIC_RELAXED);
-}
-
-static int chores_locked(struct fc_clock *c, int64_t now)
-{
-	if (!trust_locked(c, now))
-		return 0;
-	ntp_locked(c, now);
 	return 1;
 }
 
@@ -305,25 +293,6 @@ static int chores_due(const struct fc_clock *c, int64_t now)
 {
 	return c->chores_max_age_ns == 0 || now - c->chores_at >= c->chores_max_age_ns;
 }
-
-/* The chores after a hand's publication: the NTP state (its tick noted for the next hands' allowance, read after
- * this hand's sample as the tracker's rule wants) and the bound source's poll, which the next hands' stamps use. */
-static void after_locked(struct fc_clock *c)
-{
-	const int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC);
-	const struct fc_bound_ops *ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
-	struct fc_hand p = {0};
-	ntp_locked(c, now);
-	fc__track_note_ntp(&c->track, &c->ntp, c->ntp_at);
-	if (ops)
-		ops->stamp(c, &p, now, 0, 1);
-}
-
-/* A re-anchor's chores: none (unless due), before its hand is published (the NTP state read into the tracker and
- * the bound's poll into the new hand's stamp), or after it (the keeper's: readers have the new hand however long
- * a bound source's round trip takes; the tracker and the stamps use them from the next hand on). The clocksource
- * re-check, when due, always comes first: no hand is published from a counter the kernel no longer trusts. */
-enum { CHORES_NONE, CHORES_BEFORE, CHORES_AFTER };
 
 static void windup_locked(struct fc_clock *c, int chores)
 {
@@ -341,16 +310,13 @@ static void windup_locked(struct fc_clock *c, int chores)
 		fc__windup_set_kernel_locked(c, "the kernel's clock could not be sampled against the counter");
 		return;
 	}
-	if (chores == CHORES_NONE && chores_due(c, s.mono))
-		chores = CHORES_BEFORE;
-	if (chores != CHORES_NONE && !trust_locked(c, s.mono))
+	chores = chores || chores_due(c, s.mono);
+	if (chores && !chores_locked(c, s.mono))
 		return;
 	/* The tick, when the chores read it: the tracker narrows its allowance only while reads cover its whole rate
 	 * window (track.c, kernel_swing), so a re-anchor without one errs wide */
-	if (chores == CHORES_BEFORE) {
-		ntp_locked(c, s.mono);
+	if (chores)
 		fc__track_note_ntp(&c->track, &c->ntp, c->ntp_at);
-	}
 	/* Past a probe hand's window readers were served the kernel's clock, raised to the hand's largest value
 	 * (read.c): the next hand starts as one that leaves the kernel backend, at or above both */
 	if ((cur->flags & FC_HAND_PROBE) && ((s.c_mid - cur->base_ticks) & cur->mask) >= cur->valid_ticks) {
@@ -363,7 +329,7 @@ static void windup_locked(struct fc_clock *c, int chores)
 	 * suspend or a long preemption there would be extrapolated as running time (found by fuzz_track). */
 	fc__track_update(&c->track, cur, &s, s.c_mid, &p);
 	long_rate_update(c, &s);
-	stamp_utc_bound(c, &p, s.mono, chores == CHORES_BEFORE);
+	stamp_utc_bound(c, &p, s.mono, chores);
 	/* the keeper asks whether anyone reads (updater.c) */
 	if (__atomic_load_n(&c->keeper.probing, __ATOMIC_RELAXED)) {
 		p.flags |= FC_HAND_PROBE;
@@ -371,8 +337,6 @@ static void windup_locked(struct fc_clock *c, int chores)
 	}
 	fc__hands_publish(c->pub, &p);
 	__atomic_fetch_add(&c->reanchors, 1, __ATOMIC_RELAXED);
-	if (chores == CHORES_AFTER)
-		after_locked(c);
 }
 
 static int windup(struct fc_clock *c, const struct fc_hand *seen, int chores)
@@ -389,24 +353,13 @@ static int windup(struct fc_clock *c, const struct fc_hand *seen, int chores)
 	return 1;
 }
 
-int fc__windup(struct fc_clock *c, const struct fc_hand *seen)
-{
-	return windup(c, seen, CHORES_NONE);
-}
+int fc__windup(struct fc_clock *c, const struct fc_hand *seen) { return windup(c, seen, 0); }
 
-int fc__windup_with_chores(struct fc_clock *c, const struct fc_hand *seen)
-{
-	return windup(c, seen, CHORES_BEFORE);
-}
-
-int fc__windup_keeper(struct fc_clock *c, const struct fc_hand *seen)
-{
-	return windup(c, seen, CHORES_AFTER);
-}
+int fc__windup_with_chores(struct fc_clock *c, const struct fc_hand *seen) { return windup(c, seen, 1); }
 
 void fc__windup_with_chores_locked(struct fc_clock *c)
 {
-	windup_locked(c, CHORES_BEFORE);
+	windup_locked(c, 1);
 }
 
 int fc__windup_saw_wall(struct fc_clock *c)
@@ -436,11 +389,8 @@ int fc__windup_chores(struct fc_clock *c)
 		const int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC);
 		struct fc_hand p = {0};
 		const struct fc_bound_ops *ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
-		if (chores_locked(c, now) && c->backend == FC_BACKEND_COUNTER) {
-			fc__track_note_ntp(&c->track, &c->ntp, c->ntp_at); /* the tick, for the next hands' allowance */
-			if (ops)
-				ops->stamp(c, &p, now, 0, 1); /* the poll, for the next hands' stamps */
-		}
+		if (chores_locked(c, now) && ops && c->backend == FC_BACKEND_COUNTER)
+			ops->stamp(c, &p, now, 0, 1); /* the poll, for the next hands' stamps */
 	}
 	fc__windup_unlock(c);
 	return 1;

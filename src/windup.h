@@ -27,13 +27,10 @@ void fc__windup_first_hand_locked(struct fc_clock *c, const struct fc_sample *s0
 /* Re-anchor now if the current hand is still `seen` (NULL: unconditionally). Takes the lock; returns 1 if
  * a hand was published, 0 if another writer held the lock or already replaced `seen`. */
 int fc__windup(struct fc_clock *c, const struct fc_hand *seen);
-/* The same, with the chores (windup.c: clocksource re-check, NTP state, bound poll) whether due or not, before the
- * hand is published (it carries their results: fc_init, a bounded read's first poll). */
+/* The same, with the chores (windup.c: clocksource re-check, NTP state, bound poll) whether due or not: the
+ * keeper's re-anchor. */
 int fc__windup_with_chores(struct fc_clock *c, const struct fc_hand *seen);
-/* The keeper's re-anchor: the clocksource re-check (when due) before the hand is published, the NTP state and the
- * bound's poll after it, for the next hands. */
-int fc__windup_keeper(struct fc_clock *c, const struct fc_hand *seen);
-/* fc__windup_with_chores, for a caller that holds the lock. */
+/* The same, for a caller that holds the lock. */
 void fc__windup_with_chores_locked(struct fc_clock *c);
 /* The bound vs UTC at `now` + life_ns from the source's last poll, as a re-anchor without chores stamps its hand: no
  * system call (a read past a hand's window, read.c). 0 if the writer lock was taken or nothing was polled yet. */

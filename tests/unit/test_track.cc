@@ -116,41 +116,6 @@ int64_t run(long double dur, long double gap, int64_t *last, int *back, long dou
 	return worst;
 }
 
-// The keeper's turn publishes its new hand before it reads the kernel's NTP state and polls the bound source (a
-// source's round trip, however long, never holds the new hand back from readers); the tick it reads is noted for
-// the next hands' allowance.
-uint64_t g_ntp_reanchors;
-const fc_hand *g_ntp_current;
-int g_ntp_calls;
-int keeper_ntp(void *, fc_ntp *out)
-{
-	g_ntp_reanchors = C.reanchors;
-	g_ntp_current = __atomic_load_n(&PUB.current, __ATOMIC_RELAXED);
-	g_ntp_calls++;
-	*out = fc_ntp{};
-	out->sync = FC_SYNC_UNKNOWN;
-	out->tick_us = FC_NTP_TICK_NOMINAL_US;
-	return out->sync;
-}
-
-TEST(Track, the_keepers_turn_publishes_its_hand_before_its_chores)
-{
-	M = Machine{};
-	start_clock(fc_source{sim_counter_ctx, sim_kernel, keeper_ntp, nullptr, ~0ull, sim_hint}, 1000000, 0);
-	for (int turn = 0; turn < 3; turn++) {
-		M.t += 750000; // the keeper's next wake-up
-		const uint64_t r0 = C.reanchors;
-		const int calls = g_ntp_calls;
-		const fc_hand *before = __atomic_load_n(&PUB.current, __ATOMIC_RELAXED);
-		ASSERT_EQ(fc__windup_keeper(&C, before), 1);
-		ASSERT_EQ(g_ntp_calls, calls + 1) << "turn " << turn; // one NTP read a turn
-		EXPECT_EQ(g_ntp_reanchors, r0 + 1) << "turn " << turn; // read after the new hand's publication
-		EXPECT_NE(g_ntp_current, before) << "turn " << turn;
-		EXPECT_EQ(C.track.tick_us, FC_NTP_TICK_NOMINAL_US); // and noted
-		EXPECT_EQ(C.track.tick_at, C.ntp_at);
-	}
-}
-
 TEST(Track, converges_from_a_rough_frequency_hint_and_stays_within_a_bracket)
 {
 	setup(3000000000ull + 3000000ull); // hint 1000 ppm off: inside 1/64, the start-up keeps its 1 ms measurement
