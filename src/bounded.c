@@ -82,6 +82,14 @@ static int near_midnight(int64_t real_from, int64_t real_to)
 	return real_from < prev + FC_LEAP_WINDOW_NS || real_to > next - FC_LEAP_WINDOW_NS;
 }
 
+/* A stamp that promises nothing: UNKNOWN, or UNASKED (the bounded readers' slow path asks). */
+static void promise_nothing(struct fc_hand *p, int status)
+{
+	p->utc_err_ns = FC_BOUND_NOTHING;
+	p->utc_corr_ns = 0;
+	p->sync_status = status;
+}
+
 /* Auto mode, and no bounded read has been served nor fc_init or fc_status asked: the process's first bound is due. */
 static int first_due(void)
 {
@@ -99,9 +107,7 @@ static int first_locked(struct fc_clock *c, struct fc_hand *p)
 	 * docs/THREATS.md), and the source auto would choose (VMClock, chronyd, a segment) may say otherwise. So it
 	 * reads nothing: the next bound opens the sources, as this one did before. */
 	g.reopen = REOPEN_LOOK;
-	p->utc_err_ns = FC_BOUND_NOTHING;
-	p->utc_corr_ns = 0;
-	p->sync_status = FC_SYNC_UNKNOWN;
+	promise_nothing(p, FC_SYNC_UNKNOWN);
 	return 1;
 }
 
@@ -149,9 +155,7 @@ static void from_last(struct fc_hand *p, int64_t now, int64_t life_ns)
 	if (b->holds_until_ns && now + life_ns > b->holds_until_ns) {
 		/* the poll's status ends within this hand's life by the source's own rules (ClockBound's grace): what
 		 * the next poll says is not known here, so nothing is promised until then (fail closed) */
-		p->utc_err_ns = FC_BOUND_NOTHING;
-		p->utc_corr_ns = 0;
-		p->sync_status = FC_SYNC_UNKNOWN;
+		promise_nothing(p, FC_SYNC_UNKNOWN);
 		return;
 	}
 	p->utc_err_ns = fc__bound_half_at(b, now + life_ns);
@@ -166,9 +170,7 @@ static void stamp_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int
 	if (first_due()) {
 		/* a re-anchor (the keeper's) between the seam's installation and the first bounded read's turn at the
 		 * lock: that read is still the process's first bound, so the hand stays unasked and nothing is opened */
-		p->utc_err_ns = FC_BOUND_NOTHING;
-		p->utc_corr_ns = 0;
-		p->sync_status = FC_SYNC_UNASKED;
+		promise_nothing(p, FC_SYNC_UNASKED);
 		return;
 	}
 	if (poll || g.reopen || !g.polled)
