@@ -19,7 +19,10 @@ run_phase() { # name, command...
   local name=$1; shift
   local t0=$SECONDS
   echo "=== phase $name ==="
-  if timeout -k 10 "$PHASE_TIMEOUT" bash -c "$(declare -f preset package lint mutation load); \"\$@\"" _ "$@"; then passed=$((passed + 1)); echo "=== phase $name: ok ($((SECONDS - t0)) s) ===";
+  mkdir -p build/ci-log # a copy of the phase's output for the digest at the end (tee in a process substitution:
+                        # a daemon a test leaves holding the output cannot make the phase wait for it)
+  if timeout -k 10 "$PHASE_TIMEOUT" bash -c "$(declare -f preset package lint mutation load); \"\$@\"" _ "$@" \
+     > >(tee "build/ci-log/$name.log") 2>&1; then passed=$((passed + 1)); echo "=== phase $name: ok ($((SECONDS - t0)) s) ===";
   else failed=$((failed + 1)); failures+=("$name"); echo "=== phase $name: FAILED ($((SECONDS - t0)) s) ==="; fi
 }
 
@@ -88,7 +91,12 @@ digest() {
   done < "$d/LastTestsFailed.log"
 }
 echo
-for ph in "${failures[@]}"; do case $ph in dev|asan|tsan|fuzz|aarch64) digest "$ph" ;; esac; done
+for ph in "${failures[@]}"; do
+  case $ph in
+    dev|asan|tsan|fuzz|aarch64) digest "$ph" ;;
+    *) echo "--- $ph: the end of its output (build/ci-log/$ph.log) ---"; tail -n 40 "build/ci-log/$ph.log" ;;
+  esac
+done
 ((failed)) && echo "failed phases: ${failures[*]}"
 echo "phases: $passed passed, $failed failed"
 ((failed == 0))
