@@ -28,10 +28,23 @@
 
 #include "bound/clockbound.h"
 #include "bound/vmclock.h"
+#include "state.h"
 
 namespace {
 
 constexpr int64_t MS = 1000000, SEC = 1000000000;
+
+// A test of what a process's first use of the library decides (the environment, read once; the keeper's first start)
+// needs a process where the library has not started: ctest runs each test in a process of its own. Run as one
+// process (the binary alone), such a test after others would find it started and judge another process's choices:
+// it is skipped, saying so.
+#define FC_TEST_NEEDS_A_FRESH_LIBRARY()                                                                           \
+	do {                                                                                                       \
+		if (__atomic_load_n(&fc__global_clock()->init_state, __ATOMIC_RELAXED) != 0)                       \
+			GTEST_SKIP() << "the library has started in this process: this test needs one of its own, " \
+				     << "as ctest gives it (ctest -R "                                              \
+				     << ::testing::UnitTest::GetInstance()->current_test_info()->name() << ")";     \
+	} while (0)
 
 // Runs body in a forked child (which leaves with _exit: nothing of the parent's is undone) and says how it ended: 0
 // (no gtest failure there), 1 (one), 77 (body asked to be skipped: _exit(77)), else 1000 + the wait status.

@@ -424,6 +424,7 @@ TEST(KeeperStart, a_sandbox_refusing_the_scheduler_calls_changes_nothing)
 // SCHED_OTHER"), not one at its creator's real-time priority; with 1 it is SCHED_FIFO (at priority 1).
 TEST(KeeperStart, a_real_time_creator_gets_the_keeper_its_mode_says)
 {
+	FC_TEST_NEEDS_A_FRESH_LIBRARY();
 	keeper_start_leaves_creator_alone("fifo 10, rt 0", "0", SCHED_OTHER,
 					  [] { return set_attr(SCHED_FIFO, 0, 0, 0, 10) == 0 ? 0 : 77; });
 	keeper_start_leaves_creator_alone("fifo 10, rt 1", "1", SCHED_FIFO,
@@ -463,6 +464,7 @@ void read_in_handler(int) { (void)fc_mono_ns(), g_handler_reads = g_handler_read
 // first read outside one starts the keeper. Judged by what happened, not by time.
 TEST(KeeperStart, a_read_in_a_signal_handler_never_starts_the_keeper)
 {
+	FC_TEST_NEEDS_A_FRESH_LIBRARY();
 #if defined(__SANITIZE_THREAD__)
 	GTEST_SKIP() << "ThreadSanitizer runs a handler at its own safe point, outside the signal's context and mask";
 #elif defined(__has_feature)
@@ -503,6 +505,7 @@ TEST(KeeperStart, a_read_in_a_signal_handler_never_starts_the_keeper)
 // refused start is tried again a second later): within 3 s of reads the keeper runs.
 TEST(KeeperStart, a_thread_blocking_signals_it_has_no_handler_for_starts_the_keeper)
 {
+	FC_TEST_NEEDS_A_FRESH_LIBRARY();
 	int r = forked([] {
 		sigset_t m;
 		sigemptyset(&m);
