@@ -7,7 +7,9 @@
  * configuration parse alone took 0.5 us of such a first call on the VM of docs/PERFORMANCE.md, on a page nothing
  * else had touched. FC__START_TEXT puts those functions in .text.startup.fastclock, which the GNU linkers'
  * default scripts place with every .text.startup section (main, the constructors: this library's on_load
- * included), so the first call runs on one or two pages that the process's start has already touched. Linkers
+ * included), so the first call runs on one or two pages that the process's start has already touched. A read
+ * after a long pause (a parked keeper's reader: read.c's kernel_past_hand) finds its pages as cold, and runs on
+ * the same ones. Linkers
  * that do not group sections by prefix (lld without -z keep-text-section-prefix) leave them in .text: the same
  * code, only not grouped.
  */
