@@ -62,7 +62,8 @@ docs() { printf '%s\n' "share/doc/$1/changelog.gz" "share/doc/$1/copyright"; }
 want_rt=$({ printf '%s\n' "$L/libfastclock.so.$abi" "$L/$real"; docs "$libpkg"; } | sort)
 want_dev=$({ printf '%s\n' include/fastclock.h include/fastclock.hpp include/fastclock/fc_hand.h include/fastclock/fc_counter.h \
   "$L/libfastclock.so" "$L/libfastclock.a" "$L/pkgconfig/fastclock.pc" "$L/cmake/fastclock/fastclockConfig.cmake" \
-  "$L/cmake/fastclock/fastclockConfigVersion.cmake" "$L/cmake/fastclock/fastclockTargets.cmake" share/doc/fastclock/API.md
+  "$L/cmake/fastclock/fastclockConfigVersion.cmake" "$L/cmake/fastclock/fastclockTargets.cmake" share/doc/fastclock/API.md \
+  share/doc/fastclock/THREATS.md
   (cd "$work/root/usr" && ls "$L"/cmake/fastclock/fastclockTargets-*.cmake 2>/dev/null); docs libfastclock-dev; } | sort)
 want_cli=$({ printf '%s\n' bin/fastclock share/fastclock/fastclock_report.py share/fastclock/bench.schema.json \
   share/man/man1/fastclock.1.gz; docs fastclock; } | sort)
@@ -88,7 +89,8 @@ $(grep -v ' dead$' "$work/md_links.txt")"
 }
 for d in "$rt" "$dev" "$cli"; do
   [ -n "$(dpkg-deb -c "$d" | grep '\.md$')" ] || continue
-  mkdir -p "$work/alone/${d##*/}" && dpkg-deb -x "$d" "$work/alone/${d##*/}" && md_links "$work/alone/${d##*/}" "${d##*/}"
+  a=$work/alone/${d##*/}
+  mkdir -p "$a" && dpkg-deb -x "$d" "$a" && md_links "$a" "${d##*/}"
 done
 md_links "$work/tgz" "${tgz##*/}"
 
