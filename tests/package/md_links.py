@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Every relative link of every Markdown file installed under ROOT resolves to a file installed under ROOT.
-  md_links.py ROOT
+  md_links.py ROOT [FILE.md...]
+With FILEs (relative to ROOT), only those are checked, their links still against ROOT (the source's pages).
 A link is [text](target), ![alt](target) or a reference definition "[id]: target", outside code spans and fenced
 blocks; a target with a scheme (https:, mailto:) is not checked. The target's path, relative to the file's
 directory, must name a file under ROOT (not above it: what the package did not install is not there for its
@@ -69,10 +70,13 @@ def anchors(path, cache={}):
 
 
 def main():
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+    if len(sys.argv) < 2 or not os.path.isdir(sys.argv[1]):
         sys.exit(__doc__.strip())
     root = os.path.realpath(sys.argv[1])
-    docs = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".md"))
+    if len(sys.argv) > 2:
+        docs = [os.path.join(root, f) for f in sys.argv[2:]]
+    else:
+        docs = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".md"))
     if not docs:
         print(f"md_links: no .md file under {root}")
         return 1
