@@ -9,7 +9,8 @@
 # (dpkg-deb -f/-I: names, sections, Depends, shlibs, the ldconfig trigger); lintian: no error or warning that
 # tests/package/lintian-explained.txt does not explain. Installs them with dpkg --root into a scratch root
 # (root only): dependencies, ldconfig, purge. Extracts (dpkg-deb -x) the runtime package alone into
-# WORK/lib, all three into WORK/root, the tarball into WORK/tgz; checks the man page renders (man -l) with NAME,
+# WORK/lib, all three into WORK/root, the tarball into WORK/tgz; checks that every relative link of an installed
+# Markdown page resolves to a file of its own package (md_links.py); checks the man page renders (man -l) with NAME,
 # SYNOPSIS and every section of docs/cli.md; builds consumers against WORK/root with find_package and with
 # pkg-config and runs them on WORK/lib's library only; runs the extracted CLI (info, bench, check, report:
 # cli_smoke.sh), and info and check as an unprivileged user where run as root. FASTCLOCK_PYTHON, if set, is the
@@ -61,7 +62,8 @@ docs() { printf '%s\n' "share/doc/$1/changelog.gz" "share/doc/$1/copyright"; }
 want_rt=$({ printf '%s\n' "$L/libfastclock.so.$abi" "$L/$real"; docs "$libpkg"; } | sort)
 want_dev=$({ printf '%s\n' include/fastclock.h include/fastclock.hpp include/fastclock/fc_hand.h include/fastclock/fc_counter.h \
   "$L/libfastclock.so" "$L/libfastclock.a" "$L/pkgconfig/fastclock.pc" "$L/cmake/fastclock/fastclockConfig.cmake" \
-  "$L/cmake/fastclock/fastclockConfigVersion.cmake" "$L/cmake/fastclock/fastclockTargets.cmake" share/doc/fastclock/API.md
+  "$L/cmake/fastclock/fastclockConfigVersion.cmake" "$L/cmake/fastclock/fastclockTargets.cmake" share/doc/fastclock/API.md \
+  share/doc/fastclock/THREATS.md
   (cd "$work/root/usr" && ls "$L"/cmake/fastclock/fastclockTargets-*.cmake 2>/dev/null); docs libfastclock-dev; } | sort)
 want_cli=$({ printf '%s\n' bin/fastclock share/fastclock/fastclock_report.py share/fastclock/bench.schema.json \
   share/man/man1/fastclock.1.gz; docs fastclock; } | sort)
@@ -77,6 +79,20 @@ for f in $want_dev $want_cli "$L/libfastclock.so.$abi" "$L/$real"; do
   case $f in share/doc/libfastclock-dev/*) continue ;; esac
   [ -e "$work/tgz/$f" ] || fail ".tar.gz lacks $f"
 done
+# Every relative link of every installed Markdown page names a file installed with it (a #fragment: a heading of
+# it), in each package alone (what a user who installs only that one reads) and in the tarball: no link into the
+# source tree (md_links.py).
+md_links() { # DIR NAME
+  python3 "$here/md_links.py" "$1" >"$work/md_links.txt" 2>&1 ||
+    fail "$2: installed Markdown links that resolve to nothing installed:
+$(grep -v ' dead$' "$work/md_links.txt")"
+}
+for d in "$rt" "$dev" "$cli"; do
+  [ -n "$(dpkg-deb -c "$d" | grep '\.md$')" ] || continue
+  a=$work/alone/${d##*/}
+  mkdir -p "$a" && dpkg-deb -x "$d" "$a" && md_links "$a" "${d##*/}"
+done
+md_links "$work/tgz" "${tgz##*/}"
 
 # Control fields: names, sections, one version; Depends from the binaries (issue 28 item 3) and between the
 # packages; the shlibs file and the ldconfig trigger on the runtime package; the report's Python recommended.

@@ -5,7 +5,8 @@
 # distribution builds pass them), builds the library and the CLI, installs into WORK/prefix, then deletes the
 # source copy and the build tree. Checks: pkg-config's libdir/includedir are the absolute ones; a consumer
 # builds and runs with pkg-config and with find_package; the installed CLI runs info, bench, check and report
-# (cli_smoke.sh). FASTCLOCK_PYTHON, if set, is the Python with matplotlib for report. Exit 0, or 1.
+# (cli_smoke.sh); every relative link of an installed Markdown page names an installed file (md_links.py).
+# FASTCLOCK_PYTHON, if set, is the Python with matplotlib for report. Exit 0, or 1.
 set -uo pipefail
 src=$(cd "$1" && pwd) work=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,6 +39,10 @@ cmake -S "$work/consumer" -B "$work/consumer-build" -G Ninja -Dfastclock_DIR="$l
   "$work/consumer-build/consumer_cxx" >>"$work/fp.log" 2>&1 || { fail "find_package consumer:"; tail -20 "$work/fp.log"; }
 [ -f "$pre/share/fastclock/fastclock_report.py" ] || fail "no share/fastclock/fastclock_report.py in the prefix"
 [ -f "$pre/share/man/man1/fastclock.1.gz" ] || fail "no share/man/man1/fastclock.1.gz in the prefix"
+# every relative link of every installed Markdown page names a file installed in the prefix (md_links.py)
+python3 "$here/md_links.py" "$pre" >"$work/md_links.txt" 2>&1 ||
+  fail "installed Markdown links that resolve to nothing installed:
+$(grep -v ' dead$' "$work/md_links.txt")"
 cli_smoke "$pre/bin/fastclock" "$work/check_small.json" "$work/cli"
 ((fails == 0)) && echo "standalone: ok (source and build trees deleted; pkg-config, find_package, CLI from $pre)"
 ((fails == 0))
