@@ -1,4 +1,4 @@
-// fastclock unit tests — the bound sources against everything on the machine that is not the process (issue 23):
+// fastclock unit tests — the bound sources against everything on the machine that is not the process:
 // the kernel's state decided without process names, files others could write, FIFOs, truncation while read,
 // out-of-range segments, VMClock disruptions that end, a set-user-ID copy with a hostile environment, and the
 // number of files a first bounded read opens. Each test states the attack and the verdict.
