@@ -18,7 +18,7 @@ PROTO_TESTS = r"^interleave_"
 VM_TARGETS = ["fastclock_unit_tests"]
 VM_TESTS = r"^VmClock|^Select\.vmclock"
 HOOK_TARGETS = ["fc_interleave"]
-# The tracker's issue-25 mutants: its unit tests (< 1 s) and the adversarial sim families that exercise them.
+# The tracker's mutants inside its contract: its unit tests (< 1 s) and the adversarial sim families that exercise them.
 TRACK_TARGETS = ["fastclock_unit_tests", "fc_sim"]
 TRACK_TESTS = r"^Track|^sim_adv_(base_m1000|counter32_1ghz|suspend_short|clocksource|leap_late|tick_|steady$)"
 # The slew follower's (src/bound/slew.c): its unit tests and the chronyd-slew simulation (< 0.1 s each).
