@@ -43,7 +43,7 @@ if(NOT out MATCHES "\n\\| clock \\| 1 thr: Mcalls/s, eff, cpu \\| 2 thr: Mcalls/
   message(FATAL_ERROR "thread table header missing")
 endif()
 expect_rows("\n\\| `[^`]+` \\| [0-9.]+, 1.00, [0-9.]+ \\| [0-9.]+, [0-9.]+, [0-9.]+ \\|" thread ntrows)
-# the single-read latency table (issue 28 item 10): a row per clock, five numbers, none of them nan
+# the single-read latency table: a row per clock, five numbers, none of them nan
 if(NOT out MATCHES "\n\\| clock \\| single read p50 ns \\| p99 \\| p99.9 \\| p99.99 \\| max \\|\n")
   message(FATAL_ERROR "latency table header missing")
 endif()

@@ -1,5 +1,5 @@
 /*
- * fc_first_call — first calls and coarse staleness in fresh processes (issue 26), driven by bench/first_call.sh.
+ * fc_first_call — first calls and coarse staleness in fresh processes, driven by bench/first_call.sh.
  *
  *   fc_first_call time NAME    the process's first call of NAME (bench/first_calls.h; vdso_* is the vDSO's own
  *                              first clock_gettime), timed with the bare counter so the timing touches neither
@@ -160,7 +160,7 @@ static int stale(const char *clock, long ms)
 	return 0;
 }
 
-/* What a coarse read that checked its own age would cost (issue 26 goal 2): one load (fc_mono_coarse_ns
+/* What a coarse read that checked its own age would cost: one load (fc_mono_coarse_ns
  * today), one load plus an unordered counter read and a compare (a check against a deadline in ticks), and the
  * kernel's own CLOCK_MONOTONIC_COARSE through the vDSO; each in a loop of N reads, ns per read. */
 static volatile int64_t cc_value = 1, cc_deadline = INT64_MAX;

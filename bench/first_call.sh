@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Each public function's first call in fresh processes, beside the vDSO's first call in the same run (issue 26),
+# Each public function's first call in fresh processes, beside the vDSO's first call in the same run,
 # and the coarse clocks' staleness in a coarse-only program on both backends, quiet and with every core busy.
 # Prints markdown tables for docs/PERFORMANCE.md ("Start-up" and "Coarse staleness").
 #   bench/first_call.sh [--build DIR] [--back N] [--spaced N] [--gap S] [--stale-ms MS] [--quick] [--no-stale]

@@ -1,7 +1,7 @@
 /*
  * Every public function of <fastclock.h>, each callable as the first fastclock call of a process: shared by
  * bench/fc_first_call.c (how long that first call takes, beside the vDSO's first call) and
- * tests/unit/fc_first_check.c (what it does: files opened, waits, threads; issue 26).
+ * tests/unit/fc_first_check.c (what it does: files opened, waits, threads).
  */
 #ifndef FASTCLOCK_BENCH_FIRST_CALLS_H
 #define FASTCLOCK_BENCH_FIRST_CALLS_H
@@ -42,7 +42,7 @@ static void f_status(void) { struct fc_status st; fcf_sink += fc_status(&st); }
 struct fcf_fn {
 	const char *name;
 	void (*fn)(void);
-	int kind; /* FCF_VDSO: the baseline; FCF_READ: a read (issue 26's goal); FCF_CONTROL: waits by contract */
+	int kind; /* FCF_VDSO: the baseline; FCF_READ: a read (never waits); FCF_CONTROL: waits by contract */
 };
 enum { FCF_VDSO, FCF_READ, FCF_CONTROL };
 

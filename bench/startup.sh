@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The first call's cost in fresh processes (issue 14): a program whose first call is fc_mono_ns(), started
+# The first call's cost in fresh processes: a program whose first call is fc_mono_ns(), started
 # back to back (warm kernel paths) and started alone, seconds apart (cold), plus the system calls the first
 # call makes. Prints medians and worst cases; the figures go to docs/PERFORMANCE.md ("Start-up").
 #   bench/startup.sh [BUILD_DIR] [N_BACK_TO_BACK] [N_ALONE] [GAP_S]

@@ -13,6 +13,15 @@ if grep -nE '\b(fc__|FC__)[A-Za-z0-9_]*|fastclock/fc_|"(\.\./)+src/' tools/fastc
 	exit 1
 fi
 
+# Comments state invariants and reasons; history and issue numbers belong in docs/ and commit messages, where they
+# are kept up to date, not in code that outlives them. The word is split so that this check does not match itself;
+# the pattern also catches the number after a hyphen or underscore or with no space (a ctest label).
+refs='\biss''ue''s?[ _-]?[0-9]+'
+if grep -rnIE -i "$refs" src include tools tests bench scripts cmake CMakeLists.txt .ci; then
+	echo "lint: issue numbers in code (above): state the reason or behaviour instead; history goes in docs/"
+	exit 1
+fi
+
 # .clang-format describes today's style; it is enforced as a ratchet (scripts/format_ratchet.sh): no file may move
 # further from it than scripts/format_baseline.txt allows, and a file it does not list must be formatted.
 FMT=$(command -v clang-format || ls /usr/bin/clang-format-* 2>/dev/null | grep -v diff | head -1 || true)

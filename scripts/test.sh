@@ -31,7 +31,7 @@ preset() { # configure, build and ctest one preset
   cmake --preset "$p" >/dev/null && cmake --build --preset "$p" -j "$JOBS" && ctest --preset "$p" -j "$JOBS"
 }
 
-package() { # the library as a dependency and the package (issues 10, 17); needs build/dev (phase dev)
+package() { # the library as a dependency and the package; needs build/dev (phase dev)
   local pre=build/package-prefix
   [ -x .venv/bin/python ] && export FASTCLOCK_PYTHON=$PWD/.venv/bin/python # matplotlib for `fastclock report`
   rm -rf "$pre" build/consumer build/consumer-pc
@@ -51,8 +51,8 @@ package() { # the library as a dependency and the package (issues 10, 17); needs
 lint() { [ -x scripts/lint.sh ] && scripts/lint.sh; }
 
 # The timing-sensitive tests (tests/contexts: coarse freshness, signals, start-up) once more, with two busy loops
-# beside them on the machine's CPUs (issue 28 item 11: they judge timing by the code's own progress, so a busy
-# machine must not fail them). The dev build, and the TSan build where the tsan phase made one. The loops are
+# beside them on the machine's CPUs (they judge timing by the code's own progress, so a busy machine must not fail
+# them). The dev build, and the TSan build where the tsan phase made one. The loops are
 # this function's children, bounded by `timeout`, and stopped by PID at the end.
 load() {
   local hogs=() rc=0 b

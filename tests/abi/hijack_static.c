@@ -1,5 +1,5 @@
 /*
- * Names the library used internally before they took the reserved prefix fc__ (issue 17): an application
+ * Names the library used internally before they took the reserved prefix fc__: an application
  * may define them, and with the static library its definitions must not replace the library's code (a static
  * link resolves the library's calls to the first definition: the program's). Each counts its calls.
  */

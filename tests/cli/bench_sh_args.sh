@@ -12,7 +12,7 @@ out=$("$work/scripts/bench.sh" --help 2>&1); rc=$?
 [ $rc -eq 0 ] && echo "$out" | grep -q "^Usage: scripts/bench.sh" || { echo "FAIL: --help: exit $rc: $out"; fail=1; }
 out=$("$work/scripts/bench.sh" --frobnicate 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "unknown argument '--frobnicate'" || { echo "FAIL: bad argument: exit $rc: $out"; fail=1; }
-# Issue 28 item 1: the main job asks for its own set-up only (setup.sh --bench) ...
+# The main job asks for its own set-up only (setup.sh --bench) ...
 printf '#!/bin/sh\necho "setup.sh $*" >"%s/setup.args"\nexit 99\n' "$work" >"$work/scripts/setup.sh"
 "$work/scripts/bench.sh" --quick >/dev/null 2>&1; rc=$?
 [ $rc -eq 99 ] && [ "$(cat "$work/setup.args" 2>/dev/null)" = "setup.sh --bench" ] ||

@@ -68,7 +68,7 @@ def t_bench_json():
         assert len(h["edges_ns"]) == len(h["counts"]) + 1
         assert sum(h["counts"]) + h["zero"] + h["negative"] == c["deltas"]["samples"], c["name"]
         assert c["cost"]["min_ns"] <= c["cost"]["median_ns"] <= c["cost"]["max_ns"]
-        lat = c["latency"]  # issue 28 item 10: the single-read tail, ordered, from thousands of reads
+        lat = c["latency"]  # the single-read tail, ordered, from thousands of reads
         assert lat["samples"] >= 4096, (c["name"], lat)
         assert lat["p50_ns"] <= lat["p99_ns"] <= lat["p99_9_ns"] <= lat["p99_99_ns"] <= lat["max_ns"], (c["name"], lat)
     ra = doc["reanchor_read"]  # no updater ran before it: every sample is a read that re-anchored
@@ -96,7 +96,7 @@ def t_bench_csv():
     assert wide.loc["time", "staleness"] > 0.5  # time() ticks once a second: almost every delta is 0
     assert wide.loc["fc_mono_ns", "cost_ns"] > 0
     assert not df.duplicated(["clock", "stat"]).any()
-    # the reads after a pause on fc_mono_ns's rows, one per figure and pause (issue 36)
+    # the reads after a pause on fc_mono_ns's rows, one per figure and pause
     for pause in (0, 10**4, 10**5, 10**6, 10**7, 10**8, 10**9):
         for stat in ("pause_samples", "pause_p50_ns", "pause_p99_ns", "pause_vdso_p50_ns", "pause_x_vdso_p50"):
             assert f"{stat}_{pause}" in wide.columns, (stat, pause)
@@ -210,7 +210,7 @@ def doubled_bench_fixture(name):
 
 
 def t_report_pictures_show_what_they_claim():
-    """Issue 28 items 6-8: report.json (what each picture drew) against the input, computed here: the cost
+    """report.json (what each picture drew) against the input, computed here: the cost
     dots sorted by the median, the vDSO reference line at clock_gettime.MONOTONIC's median, every clock on the
     one shared delta axis, the scaling picture limited to the named clocks, the worst agreement sample marked;
     figures that cannot be right flagged (CPU shares
@@ -292,7 +292,7 @@ def t_report_pictures_show_what_they_claim():
 
 
 def t_report_agreement_axis_follows_the_tight_brackets():
-    """Issue 37: the check report's agreement panel scaled to +-10 ms for a few preempted reads (a bracket the
+    """The check report's agreement panel scaled to +-10 ms for a few preempted reads (a bracket the
     scheduler stretched, the read milliseconds from its midpoint but inside it), so the +-20 ns agreement was a
     flat line and a reader saw "off by 8 ms". The fixture has 9 such reads of 38 in mono. The axis now holds the
     reads with tight brackets (half-width <= 2x the median): their largest |error| x 1.5, at least 2x the median
@@ -319,7 +319,7 @@ def t_report_agreement_axis_follows_the_tight_brackets():
 
 
 def t_report_deltas_read_at_once():
-    """Issue 37: deltas.png needed a legend lesson: each row's band height was its histogram bins' share of the
+    """deltas.png needed a legend lesson: each row's band height was its histogram bins' share of the
     non-zero deltas ("Width: share of the non-zero deltas"), and a coarse clock read two ways (the fixture's two
     coarse clocks stand in: 3 moves each, at 1.2 ms and at 5 ms) showed two rows with different medians and
     nothing saying they came from a handful of moves. Now each row is a box (the middle half of its non-zero
@@ -515,7 +515,7 @@ def t_top_help_agrees_with_each_command():
 
 
 def t_check_bound_json():
-    """Issue 28 item 9: `check --bound --json` prints one JSON document (it printed text) that matches the
+    """`check --bound --json` prints one JSON document (it printed text) that matches the
     schema's check-bound definition, and its counts add up."""
     p = run(["check", "--bound", "--json", "--duration", "0.3"], check_rc=None)
     assert p.returncode in (0, 1), (p.returncode, p.stderr)
@@ -532,7 +532,7 @@ def t_check_bound_json():
 
 
 def t_check_bound_interrupted():
-    """Issue 28 item 9: Ctrl-C during `check --bound` prints what was checked (it printed nothing), text and
+    """Ctrl-C during `check --bound` prints what was checked (it printed nothing), text and
     JSON, exit 130."""
     text = interrupt(["check", "--bound", "--duration", "60"], 1.0)
     assert "bound source" in text and "INTERRUPTED after " in text, text
@@ -542,7 +542,7 @@ def t_check_bound_interrupted():
 
 
 def t_check_refuses_options_it_would_ignore():
-    """Issue 28 item 9: options a mode does not use are refused (exit 2, one line), never silently ignored."""
+    """Options a mode does not use are refused (exit 2, one line), never silently ignored."""
     for args, named in ((["check", "--bound", "--threads", "2"], "--threads"),
                         (["check", "--bound", "--slack-ns", "5"], "--slack-ns"),
                         (["check", "--reference-offset-ns", "5"], "--reference-offset-ns")):
@@ -552,7 +552,7 @@ def t_check_refuses_options_it_would_ignore():
 
 
 def t_check_threads_beyond_cpus_wording():
-    """Issue 28 item 9: more threads than CPUs are not 'pinned one per CPU'."""
+    """More threads than CPUs are not 'pinned one per CPU'."""
     n = os.cpu_count() or 1
     p = run(["check", "--threads", str(n + 2), "--duration", "0.3"])
     first = p.stdout.splitlines()[0]
@@ -567,7 +567,7 @@ def progress_lines(args):
 
 
 def t_progress_counts_and_eta():
-    """Issue 28 item 9: the progress counter counts clocks (it said [21/40] for 20 rounds and wrapped with 4
+    """The progress counter counts clocks (it said [21/40] for 20 rounds and wrapped with 4
     clocks), every line has an ETA, and check shows progress too."""
     import re
 
@@ -587,7 +587,7 @@ def t_progress_counts_and_eta():
 
 
 def t_bench_duration_is_kept():
-    """Issue 28 item 9: `bench --duration 2` ran 3 s (6 s on a busy machine): the calibration was outside the
+    """`bench --duration 2` ran 3 s (6 s on a busy machine): the calibration was outside the
     budget and each clock's share was fixed before the run. Now the run keeps to --duration, beyond it only
     the time the engine itself reports waiting for a CPU (waited_for_cpu_s: workers starting, running and
     stopping; the main thread runnable but not running) and 1.5 s: the minimum work (7 cost rounds, a chunk
@@ -675,13 +675,13 @@ def t_bench_markdown_says_what_is_suspect():
     import re
     t = min(256, 2 * len(os.sched_getaffinity(0)))
     p = run(["bench", "--markdown", "--duration", "1", "--threads", f"1,{t}", "--clocks", "fc_mono_ns,rdtsc"])
-    # ... as the run's (every clock carries it), not as each clock's figure that cannot be right (issue 37)
+    # ... as the run's (every clock carries it), not as each clock's figure that cannot be right
     assert re.search(r"^Check: this run \(most clocks\): threads got < 0\.9 CPU each", p.stdout, re.M), p.stdout
     assert not re.search(r"(\d+) of \1 clocks have a figure that cannot be right", p.stdout), p.stdout
 
 
 def t_bench_text_fits_with_the_verdict_first():
-    """Issue 37: `bench` printed 40 rows of ~260 columns ending "40 of 40 clocks have a figure that cannot be
+    """`bench` printed 40 rows of ~260 columns ending "40 of 40 clocks have a figure that cannot be
     right", the verdict last. Every line now fits 100 columns, the first is the verdict, and a flag every clock
     carries (cpu: here twice as many threads as CPUs, so each gets at most half a CPU) is said once as the run's,
     not counted as each clock's impossible figure."""
@@ -698,7 +698,7 @@ def t_bench_text_fits_with_the_verdict_first():
 
 
 def t_bench_reads_after_a_pause():
-    """Issue 36 goal 7: `bench` measured reads back to back only, while a server reads once per request. Its
+    """`bench` measured reads back to back only, while a server reads once per request. Its
     JSON now has `after_pause`: every pause from 0 to 1 s in order, each with the four fastclock reads beside
     their vDSO counterparts; where a row has reads, its percentiles are ordered, its ratios positive and equal to
     the percentiles' quotient, and each side's measured time since its previous read is at least the pause (a
@@ -742,7 +742,7 @@ def t_bench_reads_after_a_pause():
 
 
 def t_bench_flags_judge_threads_with_their_cpus():
-    """Issue 37: on a busy machine 'efficiency' and 'rate' fired on every clock for what 'cpu' already says: the
+    """On a busy machine 'efficiency' and 'rate' fired on every clock for what 'cpu' already says: the
     fixture's `time` read 1.39 efficiency from threads that got 0.31 and 0.40 of a CPU. Efficiency and rate are
     judged only where the threads had their CPUs (share >= 0.9); the same figures with full shares are flagged."""
     fx = os.path.join(A.source, "tests", "cli", "fixtures", "bench_small.json")
@@ -768,7 +768,7 @@ def t_bench_flags_judge_threads_with_their_cpus():
 
 
 def t_monitor_drift_is_not_startup_calibration():
-    """Issue 37: `monitor`'s second line said -8.1 ppm "drift": the first line's rate was the start-up estimate
+    """`monitor`'s second line said -8.1 ppm "drift": the first line's rate was the start-up estimate
     (a few milliseconds of baseline), the second one's measured over the interval. rate_change_ppm is null on
     the first two lines and drift against the second line's rate after."""
     p = run(["monitor", "--interval", "0.2", "--count", "4"])
@@ -783,7 +783,7 @@ def t_monitor_drift_is_not_startup_calibration():
 
 
 def t_report_and_compare_errors_say_what_to_do():
-    """Issue 37: `compare` reported its errors as `fastclock: report:`; two bench runs of different clocks failed
+    """`compare` reported its errors as `fastclock: report:`; two bench runs of different clocks failed
     without suggesting `compare`; a text file gave Python's "Expecting value: line 1 column 1"; a check's report
     had no verdict line."""
     env = {"FASTCLOCK_PYTHON": sys.executable}
@@ -918,7 +918,7 @@ def t_docs_every_variable():
 
 
 def t_monitor_lines():
-    """Issue 28 item 10: `monitor` prints one JSON line per interval (schema monitor), numbered, in time order;
+    """`monitor` prints one JSON line per interval (schema monitor), numbered, in time order;
     Ctrl-C ends it with exit 130 after whole lines; an output error is exit 3."""
     p = run(["monitor", "--interval", "0.1", "--count", "3"])
     lines = p.stdout.splitlines()
@@ -936,7 +936,7 @@ def t_monitor_lines():
 
 
 def t_compare_two_runs():
-    """Issue 28 item 10: `compare A.json B.json`: B / A per clock (computed here: the fixture against itself
+    """`compare A.json B.json`: B / A per clock (computed here: the fixture against itself
     with every cost doubled gives 2.00 for each), a verdict line first, --json the same as a document; a check
     JSON or one argument is refused (exit 2)."""
     fx, doc, fb = doubled_bench_fixture("b.json")
@@ -968,7 +968,7 @@ def t_compare_two_runs():
 
 
 def t_bench_flags_agree_with_report():
-    """Issue 28 item 6: `bench` marks its own impossible figures (JSON `flags`, the text's `check` column) with
+    """`bench` marks its own impossible figures (JSON `flags`, the text's `check` column) with
     the rules the report applies; on one run both name the same flags for every clock."""
     p = run(["bench", "--json", "--duration", "1", "--threads", "1,2", "--clocks", BENCH_CLOCKS])
     doc = json.loads(p.stdout)
@@ -992,7 +992,7 @@ def t_bench_flags_agree_with_report():
 
 
 def t_report_output_not_a_directory():
-    """Issue 28 item 9: `report -o /dev/full` says the output is not a directory (exit 2), not 'File exists'."""
+    """`report -o /dev/full` says the output is not a directory (exit 2), not 'File exists'."""
     fx = os.path.join(A.source, "tests", "cli", "fixtures", "check_small.json")
     p = run(["report", fx, "-o", "/dev/full"], env={"FASTCLOCK_PYTHON": sys.executable}, check_rc=2)
     assert "not a directory" in p.stderr and "File exists" not in p.stderr, p.stderr
@@ -1018,7 +1018,7 @@ def t_report_rejects_non_fastclock_json():
     assert "not_fastclock.json" in p.stderr, p.stderr
 
 
-# ---- issue 17, items 6-10: each test below failed before its fix ----
+# ---- each test below failed before its fix ----
 
 def t_check_each_thread_count():
     """--threads 1 used to make its only thread the token holder for ever: 0 bracketed reads, PASS."""
@@ -1099,7 +1099,7 @@ def t_interrupt_prints_what_was_measured():
     doc = json.loads(interrupt(["bench", "--json", "--duration", "60", "--clocks", "fc_mono_ns,time"], 2.5))
     assert doc["interrupted"] is True and [c["name"] for c in doc["clocks"]] == ["time", "fc_mono_ns"]
     # the first phase, the reads after a pause (half of --duration), ran: its short pauses were measured and
-    # printed, the pauses it did not reach are printed unmeasured (issue 36)
+    # printed, the pauses it did not reach are printed unmeasured
     rows = doc["after_pause"]["rows"]
     assert rows[0]["pairs"][0]["samples"] > 0 and rows[0]["pairs"][0]["p50_ns"] is not None, rows[0]
     assert rows[-1]["pairs"][0]["samples"] == 0 and rows[-1]["pairs"][0]["p50_ns"] is None, rows[-1]

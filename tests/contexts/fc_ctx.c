@@ -547,7 +547,7 @@ static int mode_signals(int argc, char **argv)
 	return sig_count > 0 ? 0 : fail("no signal was handled", 0, 0);
 }
 
-/* ---- a signal handler while its thread holds the writer lock (issue 23 item 8) -------------------------- */
+/* ---- a signal handler while its thread holds the writer lock -------------------------------------------- */
 /* The library reads the kernel's NTP state (adjtimex, modes 0) only in its writer, under the writer lock. This
  * program defines adjtimex itself (the static library's call binds to it) and, once armed, raises a signal
  * from inside it: the handler then runs, deterministically, on the thread that holds the writer lock, and

@@ -1,5 +1,5 @@
 /*
- * Deterministic interleavings of the timehands protocol (issue 11).
+ * Deterministic interleavings of the timehands protocol.
  *
  * The reader (the one reader protocol of fc_hand.h, run by the inline fc__hand_read_ns and by the slow path's
  * fc__read_slow in src/read.c: both are driven here) and the writer (fc__hands_publish in src/hands.c) are
@@ -362,7 +362,7 @@ static void t_writer_paused_at_every_step(void)
 			}
 }
 
-/* The start-up switch from the kernel hand to the first counter hand (issue 14): a kernel read made just
+/* The start-up switch from the kernel hand to the first counter hand: a kernel read made just
  * before the switch, at the same counter value, is never above the first counter value. The simulated kernel
  * reads its clock at the start of the sample's bracket (the counter advances 200 ticks across each kernel
  * read), the worst case for a hand anchored at the bracket's middle. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The library's files call each other one way only, down docs/DESIGN.md's floor table (issues 13, 24).
+"""The library's files call each other one way only, down docs/DESIGN.md's floor table.
 
 Reads the object files of the library (nm), builds the graph "A calls B" (A has an undefined symbol that B
 defines) and fails (exit 1) on any cycle, naming it. Prints the graph floor by floor.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_layering.py fails on each kind of floor-table violation (issue 24): it is run over the real objects
+"""check_layering.py fails on each kind of floor-table violation: it is run over the real objects
 against copies of docs/DESIGN.md with one defect each (a call up the table, a header with no row, floors going
 up, an object with no row, an include up the table; and a copy of src/ whose read.c uses the start-up's state),
 and must exit 1 naming the defect; the unchanged table must pass.

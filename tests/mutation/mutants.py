@@ -18,16 +18,16 @@ PROTO_TESTS = r"^interleave_"
 VM_TARGETS = ["fastclock_unit_tests"]
 VM_TESTS = r"^VmClock|^Select\.vmclock"
 HOOK_TARGETS = ["fc_interleave"]
-# The tracker's issue-25 mutants: its unit tests (< 1 s) and the adversarial sim families that exercise them.
+# The tracker's mutants inside its contract: its unit tests (< 1 s) and the adversarial sim families that exercise them.
 TRACK_TARGETS = ["fastclock_unit_tests", "fc_sim"]
 TRACK_TESTS = r"^Track|^sim_adv_(base_m1000|counter32_1ghz|suspend_short|clocksource|leap_late|tick_|steady$)"
-# The slew follower's (issue 27 item 4): its unit tests and the chronyd-slew simulation (< 0.1 s each).
+# The slew follower's (src/bound/slew.c): its unit tests and the chronyd-slew simulation (< 0.1 s each).
 SLEW_TARGETS = ["fastclock_unit_tests", "fc_slew_sim"]
 SLEW_TESTS = r"^BoundSlew|^sim_slew($|_seed7|_poll1s)"
 # chronyd's transport and report checks: the fake-chronyd tests (pure but for sockets, forks and a namespace; < 2 s)
 CHRONY_TARGETS = ["fastclock_unit_tests"]
 CHRONY_TESTS = r"^BoundChrony\."
-# chronyd's schedule (issue 27): the fake chronyd measuring every 2 s (< 0.1 s)
+# chronyd's schedule: the fake chronyd measuring every 2 s (< 0.1 s)
 SCHEDULE_TESTS = r"^BoundChrony\.(rounds_are_asked|a_step_is_seen|a_chronyd_measuring_more_often)"
 
 M = [
@@ -64,7 +64,7 @@ M = [
          old="return th != __atomic_load_n(&pub->current, __ATOMIC_RELAXED);",
          new="return (void)pub, (void)th, 0;",
          targets=HOOK_TARGETS, tests=PROTO_TESTS),
-    dict(name="reader R4 and R5 removed (no validation)", set="protocol", guards="issue 11's example",
+    dict(name="reader R4 and R5 removed (no validation)", set="protocol", guards="the model's example",
          file="include/fastclock/fc_hand.h",
          old="#define fc__hand_retry(pub, th, gen) (fc__hand_changed((th), (gen)) || fc__hand_moved((pub), (th)))",
          new="#define fc__hand_retry(pub, th, gen) ((void)(pub), (void)(th), __atomic_thread_fence(__ATOMIC_ACQUIRE), (gen) == 0)",
@@ -192,7 +192,7 @@ M = [
          old="			V = expired_floor(old, swing, K + half, od, end_val);\n",
          new="			V = K; (void)expired_floor; (void)swing;\n",
          targets=["fuzz_track_replay", "fc_sim", "fc_accuracy"], tests=r"^fuzz_track_findings_replay|^sim_"),
-    # ---- the tracking bound (issue 16) --------------------------------------------------------------------
+    # ---- the tracking bound -------------------------------------------------------------------------------
     dict(name="tracker: no allowance for an unseen kernel rate change", set="all",
          guards="bound holds through NTP frequency writes and slews within a period",
          file="src/track.c",
@@ -217,7 +217,7 @@ M = [
          old="	if (ntp->status & (STA_INS | STA_DEL)) {\n",
          new="	if (0) {\n",
          targets=["fc_sim", "fc_accuracy", "fastclock_unit_tests"], tests=r"^sim_adv_|^TrackSync\."),
-    # ---- the tracking bound inside its contract (issue 25): each killed by a unit test (fastclock_unit_tests) --
+    # ---- the tracking bound inside its contract: each killed by a unit test (fastclock_unit_tests) -----------
     dict(name="tracker: SYNCHRONIZED before the rate history refills after a break", set="bound",
          guards="a second rate change soon after a break judged against the 8-period mean",
          file="src/track.c",
@@ -321,7 +321,7 @@ M = [
          old="	if (period_ticks > cap)\n		period_ticks = cap;\n",
          new="	(void)cap;\n",
          targets=TRACK_TARGETS, tests=TRACK_TESTS),
-    # ---- the drop-ins' seconds + remainder anchors (issue 10) -------------------------------------------------
+    # ---- the drop-ins' seconds + remainder anchors ------------------------------------------------------------
     dict(name="drop-ins: no carry into the seconds", set="all", guards="tv_nsec < 10^9, tv_usec < 10^6",
          file="include/fastclock/fc_hand.h",
          old="	if (FC__UNLIKELY(n >= unit)) {",
@@ -512,7 +512,7 @@ M = [
          old="	if (ch->round_rank < 2 && ch->n_sources > FC_CHRONY_MAX_SOURCES)",
          new="	if (ch->round_rank < 1 && ch->n_sources > FC_CHRONY_MAX_SOURCES)",
          targets=["fastclock_unit_tests"], tests=r"^Chrony\."),
-    # ---- the bound sources against the machine (issue 23: src/bound, src/truetime.c) --------------------------
+    # ---- the bound sources against the machine (src/bound, src/truetime.c) ------------------------------------
     dict(name="sources: the kernel's esterror not checked (timesyncd's and OpenNTPD's state taken)", set="bound",
          guards="only a daemon that claims an estimated error and a larger maximum is a bound",
          file="src/bound/kernel.c",
@@ -634,7 +634,7 @@ M = [
          new="		l = ended ? l : a;",
          targets=SLEW_TARGETS, tests=SLEW_TESTS),
     dict(name="slew: a new slew contradicting the reply not flagged", set="bound",
-         guards="chronyd saw a step since its reply (issue 27 item 3 through the kernel)",
+         guards="chronyd saw a step since its reply (seen through the kernel's slew)",
          file="src/bound/slew.c",
          old="		if (m > (s1 < 0 ? hi : -lo) + dist) {",
          new="		if (0 && m > 0) {",
@@ -651,7 +651,7 @@ M = [
          old="	if (step_lo < -FC_SLEW_STEP_TOL_NS || step_hi > FC_SLEW_STEP_TOL_NS)",
          new="	if (0 && (step_lo < 0 || step_hi > 0))",
          targets=SLEW_TARGETS, tests=SLEW_TESTS),
-    # ---- start-up and first calls (issue 26, issue 23 item 8; set "all": outside the CI gate) ----------------
+    # ---- start-up and first calls (set "all": outside the CI gate) -------------------------------------------
     dict(name="start-up: a capture before the first counter hand converted as kernel ns", set="all",
          guards="fc_ticks no longer waits for the rate: its captures are counter ticks from the trust step on",
          file="src/start.c",
@@ -858,14 +858,14 @@ M = [
          old="		if (asked == 0 && iv.status != FC_SYNC_SYNCHRONIZED && iv.status != FC_SYNC_FREE_RUNNING)",
          new="		if (0 && asked == 0 && iv.status != FC_SYNC_SYNCHRONIZED && iv.status != FC_SYNC_FREE_RUNNING)",
          targets=["fastclock_unit_tests", "fc_bound_probe"], tests=r"^CommitWait\."),
-    # ---- issue 27 items 1 and 3: chronyd first in auto mode, the step seen at chronyd's first measurement --------
+    # ---- chronyd first in auto mode, the step seen at chronyd's first measurement --------------------------------
     dict(name="chrony: a measurement beyond the estimate's errors still SYNCHRONIZED", set="bound",
          guards="chronyd's filter may hand on a mix of both sides of a step: no interval from that reply holds",
          file="src/bound/chrony.c",
          old="	} else if (disagree) {",
          new="	} else if (0 && disagree) {",
          targets=["fastclock_unit_tests"], tests=r"^Chrony\."),
-    dict(name="select: auto takes ClockBound's segment before chronyd (as before issue 27)", set="bound",
+    dict(name="select: auto takes ClockBound's segment before chronyd", set="bound",
          guards="the default is the best honest source: chronyd asked directly is half as wide and sees a step first",
          file="src/bound/select.c",
          old="	return bd->cfg.mode < 0 && !bd->have_vm;",
@@ -976,7 +976,7 @@ M = [
          old="	if (ch->denied == 2 && !cmdport_listens()) /* the port only where it listens (as fc__chrony_present) */",
          new="	if (0)",
          targets=["fastclock_unit_tests"], tests=r"^ChronySocketTrust\."),
-    # ---- chronyd's schedule (issue 27): rounds when chronyd measures, once a second otherwise ----------------
+    # ---- chronyd's schedule: rounds when chronyd measures, once a second otherwise ---------------------------
     dict(name="chrony: a round every 100 ms again (the cap ignored)", set="bound",
          guards="between chronyd's measurements a process asks once a second, not ten times",
          file="src/bound/chrony.c",

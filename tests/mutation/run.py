@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The mutation gate (issue 11): apply each mutant of tests/mutation/mutants.py alone, rebuild what its tests
+"""The mutation gate: apply each mutant of tests/mutation/mutants.py alone, rebuild what its tests
 need, run them N times, restore the file, and print a table: mutant, the test that killed it, runs killed out
 of runs tried, verdict.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The Debian packages and the tarball CPack builds (issues 10, 28; the library split), tested without installing
-# into the system:
+# The Debian packages and the tarball CPack builds (the library split in three), tested without installing into
+# the system:
 #   tests/package/run_deb.sh BUILD_DIR WORK_DIR
 # BUILD_DIR is a configured and built top-level build (build/dev). Runs cpack -G "DEB;TGZ" there: three .debs,
 # libfastclockABI (the shared library only), libfastclock-dev (headers, the .so link, the static library, CMake
@@ -94,7 +94,7 @@ for d in "$rt" "$dev" "$cli"; do
 done
 md_links "$work/tgz" "${tgz##*/}"
 
-# Control fields: names, sections, one version; Depends from the binaries (issue 28 item 3) and between the
+# Control fields: names, sections, one version; Depends from the binaries and between the
 # packages; the shlibs file and the ldconfig trigger on the runtime package; the report's Python recommended.
 field() { dpkg-deb -f "$1" "$2"; }
 for p in "rt:$libpkg:libs" "dev:libfastclock-dev:libdevel" "cli:fastclock:utils"; do
@@ -147,7 +147,7 @@ fi
 recs=$(field "$cli" Recommends)
 echo "$recs" | grep -q python3-matplotlib && echo "$recs" | grep -q python3-jsonschema ||
   fail "fastclock Recommends '$recs' lacks python3-matplotlib or python3-jsonschema"
-# Issue 28 item 2: no path of the source or build tree in any installed file (the tool finds its script and a
+# No path of the source or build tree in any installed file (the tool finds its script and a
 # Python at run time).
 leaks=$(grep -rlF -e "$src" -e "$build" "$work/root" 2>/dev/null | sed "s|$work/root||" | tr '\n' ' ')
 [ -z "$leaks" ] || fail "installed files name the source or build tree: $leaks"
@@ -219,7 +219,7 @@ else
 fi
 
 # The man page: generated from docs/cli.md, so each of its sections is there, less the developer's parts
-# (issue 28 item 4: no HTML comment, test name, preset or source path).
+# (no HTML comment, test name, preset or source path).
 man -l -E UTF-8 "$work/root/usr/share/man/man1/fastclock.1.gz" >"$work/man.txt" 2>"$work/man.err" || fail "man -l fails"
 # ... at a terminal's 80 columns without a word from troff (a path too long to break said "cannot adjust line")
 MANWIDTH=80 man -l -E UTF-8 "$work/root/usr/share/man/man1/fastclock.1.gz" >/dev/null 2>"$work/man80.err"
@@ -256,7 +256,7 @@ pkg-config() { command pkg-config --define-variable=prefix="$root" "$@"; }
 # shellcheck disable=SC2046
 cc -O2 -o "$work/consumer-pc" "$here/consumer.c" $(pkg-config --cflags --libs fastclock) >"$work/pc.log" 2>&1 &&
   runs_on_rt "$work/consumer-pc" >>"$work/pc.log" 2>&1 || { fail "pkg-config consumer:"; cat "$work/pc.log"; }
-# the .pc's rpath_flags: a program built with them runs without LD_LIBRARY_PATH (README, issue 28 item 5)
+# the .pc's rpath_flags: a program built with them runs without LD_LIBRARY_PATH (as the README says)
 # shellcheck disable=SC2046
 cc -O2 -o "$work/consumer-rpath" "$here/consumer.c" $(pkg-config --cflags --libs fastclock) \
   $(pkg-config --variable=rpath_flags fastclock) >>"$work/pc.log" 2>&1 &&
@@ -291,7 +291,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
     echo "deb: nobody cannot reach $root/bin/fastclock (a private directory above it): the unprivileged run skipped"
   fi
 fi
-# The same with the source and build trees out of reach (issue 28 item 2): in a private mount namespace, empty
+# The same with the source and build trees out of reach: in a private mount namespace, empty
 # directories over the build tree and the source's tools/, docs/, include/, src/ and cmake/ (root only).
 if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
   cp "$src/tests/cli/fixtures/check_small.json" "$work/fixture.json"

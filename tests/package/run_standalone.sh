@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# An installed prefix stands alone (issue 10), and pkg-config is right with absolute directories (issue 17):
+# An installed prefix stands alone, and pkg-config is right with absolute directories:
 #   tests/package/run_standalone.sh SOURCE_DIR WORK_DIR
 # Copies the source (git ls-files), configures it with an absolute CMAKE_INSTALL_LIBDIR and INCLUDEDIR (as
 # distribution builds pass them), builds the library and the CLI, installs into WORK/prefix, then deletes the

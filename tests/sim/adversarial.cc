@@ -1,4 +1,4 @@
-// The adversarial suite (issue 16): what the kernel may legally do between two re-anchors, at the periods the
+// The adversarial suite: what the kernel may legally do between two re-anchors, at the periods the
 // API accepts (1 us, 2 us, 50 us: below the updater's 50 us wake-up floor, 1 ms, 100 ms, 1 s), against the
 // tracking bound. Every bounded read whose status is SYNCHRONIZED is judged (Targets::adversarial, check_targets
 // in run.cc): a read outside its interval is a miss, and any miss fails the scenario. The only reads not judged: real reads after a wall step nobody

@@ -49,7 +49,7 @@ uint64_t Machine::counter_value_at(long double tt) const
 {
 	long double c = floorl(counter_at(tt));
 	// A 64-bit counter wraps at 2^64 (a narrower one at mask + 1, in the source). Converting a long double at
-	// or above 2^64 to uint64_t is undefined (issue 15): reduce first. long double's 64-bit mantissa holds
+	// or above 2^64 to uint64_t is undefined: reduce first. long double's 64-bit mantissa holds
 	// every integer below 2^64 exactly.
 	const long double two64 = 18446744073709551616.0L;
 	c = fmodl(c, two64);

@@ -237,7 +237,7 @@ struct Result {
 	uint64_t disrupted_n = 0; // bounded reads whose status was DISRUPTED (not judged)
 	double sync_max_err = 0, sync_worst_ratio = 0; // worst |error| / bound (how close a read came to missing)
 	std::vector<float> sync_widths;
-	// What an adjtimex() read at every re-anchor would add (issue 16): a daemon's rate change shows in its
+	// What an adjtimex() read at every re-anchor would add: a daemon's rate change shows in its
 	// freq / tick at the first re-anchor after it. The tracker's own samples: how many re-anchors after a
 	// kernel rate change until its rate estimate is within RATE_KNOWN_PPM of the kernel's new rate.
 	std::vector<int> rate_lag; // one entry per change that the run saw settle

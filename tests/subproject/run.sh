@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fastclock as a subproject (issue 17 item 3), in the package phase of scripts/test.sh:
+# fastclock as a subproject, in the package phase of scripts/test.sh:
 #   tests/subproject/run.sh SOURCE_DIR WORK_DIR
 # Builds the parent project (CMakeLists.txt here) twice and checks that fastclock spills nothing into it:
 #   FetchContent, BUILD_SHARED_LIBS=OFF: only libfastclock.a is built, fastclock::fastclock is it;

@@ -1,5 +1,5 @@
 /*
- * fc_first_check — what each public function's first call does, in a fresh process (issue 26): the files it
+ * fc_first_check — what each public function's first call does, in a fresh process: the files it
  * opens (none per process on the machine: no /proc/<pid>; a fixed handful at most), whether it waits (no
  * sched_yield, no sleep), whether it starts a thread (none), and whether it waited for the counter's rate
  * (no counter hand may be current after one call: publishing one needs the 1 ms rate measurement). Counted by

@@ -563,7 +563,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(mode, "first-ms")) {
-		/* Accuracy from the very first call through the switch to the counter (issue 9): every read of the
+		/* Accuracy from the very first call through the switch to the counter: every read of the
 		 * first 3 ms bracketed by the kernel; prints the worst distance outside the bracket and where it was
 		 * (before or after the first counter hand). */
 		int64_t start = kns(CLOCK_MONOTONIC), worst = 0, worst_at = 0, last = INT64_MIN;

@@ -1,4 +1,4 @@
-// fastclock unit tests — attacks on the bound sources that landed after issue 23's round (docs/THREATS.md): who
+// fastclock unit tests — attacks on the bound sources beyond test_bound_sources.cc's (docs/THREATS.md): who
 // could have put chronyd's unix socket where the process is told to ask it (src/bound/chrony.c unix_open), who
 // may bind its command port after the open, a mount in its directory, who may write a VMClock device.
 // Tests that need files of another user (nobody) run as root and skip otherwise.

@@ -1,4 +1,4 @@
-// src/bound/slew.c: chronyd's frequency slew followed through adjtimex readings (issue 27 item 4).
+// src/bound/slew.c: chronyd's frequency slew followed through adjtimex readings.
 // The kernel here is set as chronyd's sys_linux.c set_frequency sets it (tick + freq in 2^-16 ppm), and the
 // expected correction is integrated from those readings, so each test states what the kernel did.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// fastclock unit tests — the bound sources against everything on the machine that is not the process (issue 23):
+// fastclock unit tests — the bound sources against everything on the machine that is not the process:
 // the kernel's state decided without process names, files others could write, FIFOs, truncation while read,
 // out-of-range segments, VMClock disruptions that end, a set-user-ID copy with a hostile environment, and the
 // number of files a first bounded read opens. Each test states the attack and the verdict.
@@ -43,7 +43,7 @@ template <class F> int in_child(F fn, int seconds = 10)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-// ---- item 2: the kernel's state, never process names -------------------------------------------------------
+// ---- the kernel's state, never process names ---------------------------------------------------------------
 // The state each daemon leaves (what adjtimex(modes 0) returns: rc, status, maxerror us, esterror us), and the
 // verdict: only chronyd's and ntpd's (a maximum and an estimated error, consistent) are a bound.
 TEST(KernelState, each_daemons_state_is_judged_by_what_it_writes)
@@ -215,7 +215,7 @@ TEST(OpenCount, a_first_bounded_read_opens_a_fixed_handful_of_files_whatever_the
 	}
 }
 
-// ---- item 3: files others could write ----------------------------------------------------------------------
+// ---- files others could write ------------------------------------------------------------------------------
 // A segment is trusted when root or its directory's owner wrote it and no one else may: a 0666 file owned by
 // nobody, nobody's 0644 file in root's directory, a file group-writable by a group other than root are refused
 // naming path, owner and mode; nobody's 0644 file in nobody's directory (the daemon's user's) is the daemon's.
@@ -392,7 +392,7 @@ int refused(int open_rc, const fc_bound &b, const char *says, const char *what, 
 	return code;
 }
 
-// ---- item 7: FIFOs and other non-files ---------------------------------------------------------------------
+// ---- FIFOs and other non-files -----------------------------------------------------------------------------
 // A FIFO at the segment or VMClock path opens at once and is refused, naming it; a directory, a symbolic link
 // too. FASTCLOCK_BOUND_SOURCE=none opens nothing (a FIFO at the VMClock path is never touched).
 TEST(Kinds, a_fifo_or_link_at_a_source_path_never_blocks_and_is_refused)
@@ -438,7 +438,7 @@ TEST(Kinds, a_fifo_or_link_at_a_source_path_never_blocks_and_is_refused)
 	fc__bounder_close(&bd);
 }
 
-// ---- items 6 and 11: truncation, short and empty files -------------------------------------------------------
+// ---- truncation, short and empty files ---------------------------------------------------------------------
 // A reader polls the segment and a VMClock file while another thread truncates and rewrites them: no SIGBUS
 // (the files used to be mapped, and a read past the new end killed the process); the truncation is seen and
 // said (UNKNOWN, "bytes now"), and the rewritten segment is taken again.
@@ -557,7 +557,7 @@ TEST(Truncation, empty_and_short_files_are_refused_with_their_size)
 	EXPECT_EQ(rc, 0) << "135 is SIGBUS";
 }
 
-// ---- item 9: out-of-range segments --------------------------------------------------------------------------
+// ---- out-of-range segments ---------------------------------------------------------------------------------
 // as_of near INT64_MIN (a 292-year age that used to wrap and never grow), nanoseconds past a second, a bound
 // of INT64_MAX: UNKNOWN with the reason, never SYNCHRONIZED, and the half-width saturates.
 TEST(Ranges, segment_times_and_bounds_past_sane_are_unknown)
@@ -733,7 +733,7 @@ TEST(BoundSeam, a_writer_at_work_is_waited_for_by_the_first_two_bounded_reads)
 	expect_first_bound_then_the_source("core-first-held");
 }
 
-// ---- item 10: a VMClock disruption ends with a measurement after it ------------------------------------------
+// ---- a VMClock disruption ends with a measurement after it -------------------------------------------------
 // QEMU's VMClock says UNKNOWN for ever. Its marker moves: DISRUPTED, until the source served (here the
 // kernel's state) shows a measurement taken after the move (maxerror written lower since); not for life.
 TEST(VmDisruption, a_host_that_never_says_synchronized_ends_a_disruption_like_any_other)
@@ -825,7 +825,7 @@ TEST(Restart, a_segment_recreated_by_a_restarting_daemon_is_followed)
 	fc__bounder_close(&bd);
 }
 
-// ---- item 4: a set-user-ID program and its caller's environment ---------------------------------------------
+// ---- a set-user-ID program and its caller's environment ----------------------------------------------------
 // The library as installed has no test seams (no FASTCLOCK_TEST_ string in it).
 TEST(SetUid, the_installed_library_has_no_test_seams)
 {

@@ -382,7 +382,7 @@ TEST_P(PeriodPromise, the_clocksource_is_rechecked_at_least_once_a_second_and_no
 
 } // namespace
 
-// ---- the tracker alone, over exact synthetic samples (issue 16) ---------------------------------------------
+// ---- the tracker alone, over exact synthetic samples --------------------------------------------------------
 namespace {
 constexpr uint64_t TICKS_PER_MS = 3000000; // a 3 GHz counter
 constexpr uint64_t MULT = (uint64_t)((1ull << 32) / 3); // 1/3 ns per tick, 32.32
@@ -473,8 +473,7 @@ TEST(TrackSync, first_hand_on_a_hint_is_not_synchronized_but_on_a_measurement_is
 }
 
 // A pending leap second (adjtimex STA_INS / STA_DEL) makes every hand whose window reaches within 2 s of the next
-// UTC midnight DISRUPTED, or anchored within 2 s after one (the kernel applies it a tick late: issue 25), and no
-// other.
+// UTC midnight DISRUPTED, or anchored within 2 s after one (the kernel applies it a tick late), and no other.
 TEST(TrackSync, pending_leap_second_near_midnight_is_not_synchronized)
 {
 	const int64_t day = 86400ll * 1000000000ll, midnight = 19700ll * day;
@@ -500,7 +499,7 @@ TEST(TrackSync, pending_leap_second_near_midnight_is_not_synchronized)
 	}
 }
 
-// ---- issue 25: the bound inside its own contract ------------------------------------------------------------
+// ---- the bound inside its own contract ----------------------------------------------------------------------
 namespace {
 const fc_ntp NTP_OK{FC_SYNC_SYNCHRONIZED, 0, 50000, 20000, 0, 0};
 
@@ -730,7 +729,7 @@ TEST(TrackBound, coarse_kernel_clocksource_widens_the_sample)
 }
 
 // The kernel's limits are in ppm of its nominal rate: held 1 % slow by the tick (9900), the allowance is 5000 ppm
-// of nominal, 5050 ppm of the measured rate (1/200 of the measured rate fell short by the base: issue 25).
+// of nominal, 5050 ppm of the measured rate (1/200 of the measured rate would fall short by the base).
 TEST(TrackBound, allowance_is_in_ppm_of_nominal)
 {
 	Kernel k;
