@@ -129,7 +129,8 @@ static void kernel_bound(struct fc_clock *c, int how, int64_t clamp, struct fc__
  * pays one kernel read, as a reader's re-anchor pays one sample); where the writer lock is taken or nothing was
  * polled, as a kernel-backend read takes it (or no promise where this thread holds the writer lock). The
  * tracker's DISRUPTED stays. */
-FC__START_TEXT static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int how, struct fc__bound *b)
+FC__START_TEXT static int64_t kernel_past_hand(struct fc_clock *c, const struct fc_hand *h, int how,
+					       struct fc__bound *b)
 {
 	const int64_t end = hand_value(h, h->valid_ticks, FC__MONO);
 	int64_t v, raised;
