@@ -16,7 +16,7 @@
  * reads, and conversions tell them from the counter ticks captured after it by their value: where the counter
  * runs at 1 GHz or more since boot (every x86-64 TSC), its value is far above CLOCK_MONOTONIC's ns count.
  *   - start: early_defer only if the counter leads the kernel's ns by FC_EARLY_GAP_NS (x86-64 only: the fences
- *     below are x86's). Else fc_ticks takes the trust step itself, as before.
+ *     below are x86's). Else fc_ticks takes the trust step itself.
  *   - an early capture: phase TRUST, kernel read k, then the phase again (after lfence and a full fence: the
  *     counter read inside the kernel read is done before the load). Still TRUST: k was read before the
  *     trust step's store of RATE, so k <= early_end, read after that store.

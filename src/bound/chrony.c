@@ -712,7 +712,7 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 		goto fail;
 	}
 	/* the socket is chronyd's word only if no one but root and chronyd's user could have put it there (bound.c):
-	 * an administrator's FASTCLOCK_CHRONY_SOCKET into a directory any user can make (/tmp/x) used to be asked */
+	 * an administrator's FASTCLOCK_CHRONY_SOCKET into a directory any user can make (/tmp/x) is never asked */
 	if (fc__bound_socket_trusted(d0, base, path, b, now) != 0) {
 		ch->denied = 2; /* not ours to use: the command port instead, this reason kept */
 		goto fail;
@@ -740,7 +740,7 @@ static int unix_open(struct fc_chrony *ch, const char *path, struct fc_bound *b,
 		ch->dirfd = open_entry(d0, name); /* never into a mount or through a link swapped in for it */
 		if (ch->dirfd < 0) {
 			/* ours, made just now: removed again (rmdir removes an empty directory only: a mount or a link
-			 * swapped in stays, EBUSY or ENOTDIR). A process out of descriptors (EMFILE) used to leave one
+			 * swapped in stays, EBUSY or ENOTDIR). A process out of descriptors (EMFILE) would leave one
 			 * each try, three each open (once a second), in chronyd's directory, and no sweep could take them */
 			e = errno;
 			unlinkat(d0, name, AT_REMOVEDIR);
@@ -1035,7 +1035,7 @@ static int udp_open(struct fc_chrony *ch, int v6, int judge, struct fc_bound *b,
 /* Does anything listen on chronyd's command port (v4 or v6)? One request is sent on a fresh connected socket
  * and the socket read at once: on the loopback a port nobody listens on answers with an ICMP error before
  * send() returns (ECONNREFUSED here). 1 unless both are refused (a late error only makes it 1: the open then
- * finds out, as before). */
+ * finds out). */
 static int cmdport_listens(void)
 {
 	uint8_t buf[CANDM_TRACKING_PKT];
@@ -1187,7 +1187,7 @@ static void schedule(struct fc_chrony *ch, int changed, int64_t now)
 		ch->window_hi = now + p + slack + ch->fine_ns;
 		/* a core only where the change was seen within a window's round of the last that did not show it (a
 		 * cap round's second is no place to ask 8 times as often), and for a period of a second or more (a
-		 * chronyd measuring more often is asked every fine_ns, as before: never 8 times as often) */
+		 * chronyd measuring more often is asked every fine_ns: never 8 times as often) */
 		ch->core_lo = ch->seen_sent + p - near;
 		ch->core_hi = now - ch->seen_sent <= 2 * ch->fine_ns && p >= FC_CHRONY_CAP_NS ? now + p + near : 0;
 	} else if (changed) {
@@ -1365,8 +1365,8 @@ int fc__chrony_poll(struct fc_chrony *ch, int64_t now, int64_t min_interval, str
 
 	if (ch->fd < 0)
 		return 0;
-	/* the command port: an administrator may lower ip_unprivileged_port_start after the open (it used to be read
-	 * then only, and any user's socket on 323 kept the open one's trust). Read again at most once a second (an
+	/* the command port: an administrator may lower ip_unprivileged_port_start after the open (read then only, any
+	 * user's socket on 323 would keep the open one's trust). Read again at most once a second (an
 	 * open, a read, a close on the writer's poll, never on a read path), before any reply is taken or round sent:
 	 * where any user may now bind the port, it is dropped with the reason (the next open refuses it too). */
 	if (ch->via != FC_CHRONY_VIA_UNIX && now - ch->port_checked >= NS_PER_SEC && cmdport_privileged(ch, b, now) != 0) {
