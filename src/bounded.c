@@ -203,12 +203,6 @@ static int unasked(const struct fc_clock *c)
 	return h && __atomic_load_n(&h->sync_status, __ATOMIC_RELAXED) == FC_SYNC_UNASKED;
 }
 
-static void install_seam(struct fc_clock *c)
-{
-	if (!__atomic_load_n(&c->bound, __ATOMIC_ACQUIRE))
-		__atomic_store_n(&c->bound, &ops, __ATOMIC_RELEASE); /* the writer's acquire loads (windup.c) */
-}
-
 /* The writer lock, waited for while another thread holds it; never by a signal handler on a thread inside the
  * writer (fc__in_writer), which would wait for itself: it only tries. */
 static int lock_unless_mine(struct fc_clock *c)
@@ -217,6 +211,19 @@ static int lock_unless_mine(struct fc_clock *c)
 		return fc__windup_trylock(c);
 	fc__windup_lock(c);
 	return 1;
+}
+
+/* The seam, and the period a bound needs: its width grows with a hand's age, so a process that asks for a bound
+ * gets the fine period where the period is the default (config.h). A signal handler inside the writer leaves the
+ * period to the next bounded read. */
+static void install_seam(struct fc_clock *c)
+{
+	if (!__atomic_load_n(&c->bound, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&c->bound, &ops, __ATOMIC_RELEASE); /* the writer's acquire loads (windup.c) */
+	if (__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED) && lock_unless_mine(c)) {
+		fc__windup_fine_period_locked(c);
+		fc__windup_unlock(c);
+	}
 }
 
 void fc__bound_install(struct fc_clock *c, int poll)

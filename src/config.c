@@ -34,6 +34,7 @@ FC__START_TEXT int fc__config_parse(const char *source, const char *period_us, s
 	int nerr = 0;
 	out->backend = 0;
 	out->period_ns = FC_DEFAULT_PERIOD_NS;
+	out->period_auto = 1;
 	if (err && errlen)
 		err[0] = 0;
 	if (source && *source) {
@@ -53,10 +54,11 @@ FC__START_TEXT int fc__config_parse(const char *source, const char *period_us, s
 		v = strtoll(period_us, &end, 10);
 		/* digits only: strtoll alone would accept leading blanks, a sign and trailing nothing */
 		if (errno || *end || end == period_us || *period_us < '0' || *period_us > '9' || v < FC_MIN_PERIOD_NS / 1000 || v > FC_MAX_PERIOD_NS / 1000) {
-			add_error(err, errlen, "FASTCLOCK_PERIOD_US=", period_us, " is not an integer in 1..1000000; using 1000");
+			add_error(err, errlen, "FASTCLOCK_PERIOD_US=", period_us, " is not an integer in 1..1000000; ignored");
 			nerr++;
 		} else {
 			out->period_ns = v * 1000;
+			out->period_auto = 0;
 		}
 	}
 	return nerr;

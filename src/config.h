@@ -13,14 +13,20 @@
 extern "C" {
 #endif
 
-/* Default re-anchor period: 1 ms keeps the error from an NTP slew (500 ppm max) under 0.5 us; the keeper's
- * cost per process scales with 1 / period (docs/PERFORMANCE.md, "The keeper"). */
-#define FC_DEFAULT_PERIOD_NS 1000000LL
+/* The re-anchor period follows what the process uses, unless FASTCLOCK_PERIOD_US or fc_set_period_ns fixes it.
+ * A process that reads no bound and no coarse clock: 16 ms. The keeper's cost and the lines its rewrites make a
+ * reader miss scale with 1 / period; an error from a change of the kernel's rate lasts at most a period (a
+ * chronyd frequency step of D ppm: at most D x 16 ms). Once it reads a bound or a coarse clock: 1 ms. The bound's
+ * width grows with a hand's age (the rate allowance times the period), and the coarse clocks are about a period
+ * old (docs/GUIDE.md, "Choosing the period"). */
+#define FC_DEFAULT_PERIOD_NS 16000000LL
+#define FC_FINE_PERIOD_NS 1000000LL
 #define FC_MIN_PERIOD_NS 1000LL
 #define FC_MAX_PERIOD_NS 1000000000LL
 struct fc_config {
 	int backend;       /* 0: auto; FC_BACKEND_* forced */
 	int64_t period_ns;
+	int period_auto; /* 1: period_ns is the default, which follows use (FC_FINE_PERIOD_NS) */
 };
 /* Parse FASTCLOCK_SOURCE / FASTCLOCK_PERIOD_US values (either may be NULL). Returns the number of errors;
  * each is described in err (naming the bad value) and replaced by the default. */

@@ -91,6 +91,7 @@ FC__START_TEXT static void global_init(void)
 	c->forced = cfg.backend != 0;
 	c->trust_every = TRUST_EVERY;
 	c->chores_max_age_ns = CHORES_MAX_AGE_NS;
+	c->period_auto = cfg.period_auto;
 	fc__start_clock(c, &fc__pub, &fc__real_source, cfg.period_ns, cfg.backend);
 }
 

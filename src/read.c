@@ -444,11 +444,22 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
 	}
 }
 
+/* A coarse clock is about a period old: a process that reads one gets the fine period where the period is the
+ * default (config.h). Tried, never waited for (a signal handler may be here): the next coarse read tries again. */
+static void coarse_fine_period(struct fc_clock *c)
+{
+	if (FC__UNLIKELY(__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED)) && fc__windup_trylock(c)) {
+		fc__windup_fine_period_locked(c);
+		fc__windup_unlock(c);
+	}
+}
+
 /* The coarse clocks' slow path: fc__pub.coarse_mono is 0 (no real-time keeper). */
 FC__START_TEXT int64_t fc__coarse_init(int how)
 {
 	struct fc_clock *c = fc__global_clock();
 	const int64_t v = __atomic_load_n(&c->coarse_kept, __ATOMIC_RELAXED);
+	coarse_fine_period(c);
 	if (FC__LIKELY(v != 0)) /* a keeper without real-time priority: checked against the kernel's */
 		return coarse_checked(c, v, how);
 	return coarse_unkept(c, how);

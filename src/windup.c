@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "section.h"
+#include "config.h"
 #include "hands.h"
 #include "ntp.h"
 #include "sample.h"
@@ -396,8 +397,16 @@ int fc__windup_chores(struct fc_clock *c)
 	return 1;
 }
 
+void fc__windup_fine_period_locked(struct fc_clock *c)
+{
+	if (__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED))
+		fc__windup_set_period_locked(c, FC_FINE_PERIOD_NS);
+}
+
 void fc__windup_set_period_locked(struct fc_clock *c, int64_t period_ns)
 {
+	/* fixed from now on */
+	__atomic_store_n(&c->period_auto, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->period_ns, period_ns, __ATOMIC_RELAXED); /* the updater reads it unlocked */
 	if (c->backend == FC_BACKEND_COUNTER)
 		fc__track_set_period(&c->track, period_ticks(c));

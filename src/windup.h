@@ -3,8 +3,8 @@
  * a kernel hand and back, the clock's cached NTP state.
  * Floor 2. Owns: the writer lock's protocol, the bound fields' stamping through c->bound (state.h's struct
  * fc_bound_ops), the first counter hand's publication.
- * May call: state.c; floor 0: hands.c, track.c, sample.c, trust.c, ntp.c, str.c. Nothing of the bound (src/bound,
- * src/bounded.c): it is reached through c->bound only.
+ * May call: state.c; floor 0: hands.c, track.c, sample.c, trust.c, ntp.c, str.c, config.h (the fine period).
+ * Nothing of the bound (src/bound, src/bounded.c): it is reached through c->bound only.
  * Nothing of the start-up (start.c, above: it calls fc__windup_first_hand_locked).
  */
 #ifndef FASTCLOCK_WINDUP_H
@@ -53,6 +53,9 @@ void fc__windup_lock(struct fc_clock *c);
 void fc__windup_unlock(struct fc_clock *c);
 /* Re-anchor period (caller holds the lock). */
 void fc__windup_set_period_locked(struct fc_clock *c, int64_t period_ns);
+/* The process reads a bound or a coarse clock: where the period is still the default (c->period_auto), it becomes
+ * FC_FINE_PERIOD_NS for good (config.h). Caller holds the lock. */
+void fc__windup_fine_period_locked(struct fc_clock *c);
 /* A bounded read's bound on the kernel backend (read.c): through the bound's seam (c->bound: its first bound, else
  * a poll), "unasked" without one on the global clock, else the kernel's NTP state. Caller holds the lock. */
 void fc__windup_bound_kernel_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);

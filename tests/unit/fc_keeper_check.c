@@ -17,9 +17,10 @@
  *   fc_keeper_check turns           a keeper the program started, a reader spinning beside it for 2000 of its turns:
  *                                   no turn on time finds its last hand stale (its schedule), and no reader takes
  *                                   the slow path unless a turn was late (the machine held the keeper back)
- *   fc_keeper_check seccomp         (FASTCLOCK_UPDATER=off) reader re-anchors under a seccomp filter that traps every
- *                                   system call but the test's own (and clock_gettime, the vDSO's fallback), within
- *                                   half a second of the chores' last round: one re-anchor per read, none trapped
+ *   fc_keeper_check seccomp         (FASTCLOCK_UPDATER=off, FASTCLOCK_PERIOD_US=1000) reader re-anchors under a
+ *                                   seccomp filter that traps every system call but the test's own (and clock_gettime,
+ *                                   the vDSO's fallback), within half a second of the chores' last round: one
+ *                                   re-anchor per read, none trapped
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -61,15 +62,15 @@ static void sleep_ns(int64_t ns)
 		;
 }
 
-/* Reads spaced 2 ms (more than the default period: each re-anchors) until a reader's re-anchor starts the keeper
- * (1 ms after the first: read.c). 1 if it runs as started by reads (updater_running 3). */
+/* Reads spaced 20 ms (more than the default period, 16 ms: each re-anchors) until a reader's re-anchor starts the
+ * keeper (1 ms after the first: read.c). 1 if it runs as started by reads (updater_running 3). */
 static int keeper_by_reads(void)
 {
 	struct fc_clock *c = fc__global_clock();
 	int i;
 	(void)fc_mono_ns();
 	for (i = 0; i < 50 && __atomic_load_n(&c->updater_running, __ATOMIC_RELAXED) == 0; i++) {
-		sleep_ns(2000000);
+		sleep_ns(20000000);
 		(void)fc_mono_ns();
 	}
 	if (__atomic_load_n(&c->updater_running, __ATOMIC_RELAXED) != 3) {
@@ -265,7 +266,7 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
 }
 
 #define SECCOMP_READS 200
-#define SECCOMP_GAP_NS 3000000 /* 3 ms: past the default period's stale point, so each read re-anchors */
+#define SECCOMP_GAP_NS 3000000 /* 3 ms: past the stale point of the test's period (1 ms), so each read re-anchors */
 /* The chores come due for a reader CHORES_MAX_AGE_NS (init.c: 1 s) after they were last done: the reads stop well
  * before, by the kernel's clock, so that none is due (a preemption of this long between the check and the read
  * would be needed for one) */
