@@ -30,7 +30,8 @@
  *   fc_ustime(), fc_mstime()    int64_t   CLOCK_REALTIME us, ms                  counter read  ordered
  *   fc_mono_us()                int64_t   CLOCK_MONOTONIC us                     counter read  ordered
  *   fc_init()                   int       finish the start-up now (~1 ms), open the UTC sources
- *   fc_set_period_ns(p)         int       the re-anchor period, 1 us .. 1 s (default 1 ms)
+ *   fc_set_period_ns(p)         int       the re-anchor period, 1 us .. 1 s (default: 16 ms, 1 ms once bounds
+ *                                         or coarse clocks are read)
  *   fc_updater_start(p)         int       start the keeper thread (re-anchors, keeps the coarse clocks)
  *   fc_updater_stop()           int       stop it
  *   fc_status(&st)              int       backend and why, rate, counts, bound source (takes the writer lock)
@@ -448,6 +449,13 @@ static inline int64_t fc_mono_us(void) { return fc_mono_ns() / 1000; }
  * bound sources opened, so a first bounded read answers from them (where the program links the bound: a static
  * program that makes no bounded read has none, and opens nothing). Idempotent. Returns 0. */
 FC_API int fc_init(void);
+
+/* The default re-anchor period follows what the process reads: FC_PERIOD_PLAIN_NS while it makes plain reads
+ * only (the keeper's cost, and the misses its rewrites give readers, go as 1 / period), FC_PERIOD_FINE_NS for good
+ * from its first bounded or coarse read, fc_init or fc_status on (a bound's width grows with a hand's age; a coarse
+ * clock is about a period old). FASTCLOCK_PERIOD_US or fc_set_period_ns fixes it instead. */
+#define FC_PERIOD_PLAIN_NS 16000000
+#define FC_PERIOD_FINE_NS 1000000
 
 /* Re-anchor period in ns: 1 us .. 1 s. Returns -1/EINVAL (and changes nothing) outside that range. An updater
  * thread that follows the clock's period (fc_updater_start(0), or started by a coarse read) takes the new one at

@@ -9,18 +9,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fastclock.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The re-anchor period follows what the process uses, unless FASTCLOCK_PERIOD_US or fc_set_period_ns fixes it.
- * A process that reads no bound and no coarse clock: 16 ms. The keeper's cost and the lines its rewrites make a
- * reader miss scale with 1 / period; an error from a change of the kernel's rate lasts at most a period (a
- * chronyd frequency step of D ppm: at most D x 16 ms). Once it reads a bound or a coarse clock: 1 ms. The bound's
- * width grows with a hand's age (the rate allowance times the period), and the coarse clocks are about a period
- * old (docs/GUIDE.md, "Choosing the period"). */
-#define FC_DEFAULT_PERIOD_NS 16000000LL
-#define FC_FINE_PERIOD_NS 1000000LL
+/* The default period and the fine one (include/fastclock.h, FC_PERIOD_*): an error from a change of the kernel's
+ * rate lasts at most a period (a chronyd frequency step of D ppm: at most D x 16 ms at the default); the bound's
+ * width is the rate allowance times a hand's age (docs/GUIDE.md, "Choosing the period"). */
+#define FC_DEFAULT_PERIOD_NS ((int64_t)FC_PERIOD_PLAIN_NS)
+#define FC_FINE_PERIOD_NS ((int64_t)FC_PERIOD_FINE_NS)
 #define FC_MIN_PERIOD_NS 1000LL
 #define FC_MAX_PERIOD_NS 1000000000LL
 struct fc_config {

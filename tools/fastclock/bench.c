@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -341,39 +342,71 @@ static void measure_costs(struct result *res, int m, double budget_s, int i_vdso
 /* ---- deltas ---- */
 /* ---- the reader that re-anchors ---- */
 #define REANCHOR_SAMPLES 40
-/* Before anything starts the updater thread (the first coarse read would): REANCHOR_SAMPLES times, wait 1.5
- * periods without a read, so the hand is stale, then time the fc_mono_ns that re-anchors it and the one right
- * after (steady state), each between two ordered counter reads. Skipped (n = 0) when an updater runs (it
- * keeps the hand fresh: no reader re-anchors) or the counter's rate is unknown. */
+/* A reader that re-anchors, in a child forked for it (the keeper, which the reads after a pause started, and the
+ * run's state stay the parent's): the child stops its keeper (fork starts it again there) so that readers
+ * re-anchor, then REANCHOR_SAMPLES times waits 1.5 periods without a read, so the hand is stale, and times the
+ * fc_mono_ns that re-anchors it and the one right after (steady state), each between two ordered counter reads.
+ * n = 0 where the counter's rate is unknown or the child could not run. */
 static void measure_reanchor(const struct fc_status *st)
 {
-	double slow[REANCHOR_SAMPLES], fast[REANCHOR_SAMPLES];
-	int n = 0;
-	if (st->updater_running || isnan(B.ctr_ns_per_tick) || st->period_ns <= 0 || st->period_ns > 100000000)
+	struct {
+		int n;
+		double slow[REANCHOR_SAMPLES], fast[REANCHOR_SAMPLES];
+	} m = {0};
+	int fd[2], status;
+	pid_t pid;
+	if (isnan(B.ctr_ns_per_tick) || st->period_ns <= 0 || st->period_ns > 100000000 || pipe(fd) != 0)
 		return;
-	for (; n < REANCHOR_SAMPLES && !cli_interrupted; n++) {
-		struct timespec d = {0, (long)(st->period_ns * 3 / 2)};
-		int64_t t0, t1, t2;
-		nanosleep(&d, NULL);
-		t0 = fcb_ctr_ordered();
-		fcb_sink = fc_mono_ns();
-		t1 = fcb_ctr_ordered();
-		fcb_sink = fc_mono_ns();
-		t2 = fcb_ctr_ordered();
-		slow[n] = fmax(0, (double)(t1 - t0) - B.lat_overhead) * B.ctr_ns_per_tick;
-		fast[n] = fmax(0, (double)(t2 - t1) - B.lat_overhead) * B.ctr_ns_per_tick;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		(void)fc_updater_stop();
+		for (; m.n < REANCHOR_SAMPLES && !cli_interrupted; m.n++) {
+			struct timespec d = {0, (long)(st->period_ns * 3 / 2)};
+			int64_t t0, t1, t2;
+			nanosleep(&d, NULL);
+			t0 = fcb_ctr_ordered();
+			fcb_sink = fc_mono_ns();
+			t1 = fcb_ctr_ordered();
+			fcb_sink = fc_mono_ns();
+			t2 = fcb_ctr_ordered();
+			m.slow[m.n] = fmax(0, (double)(t1 - t0) - B.lat_overhead) * B.ctr_ns_per_tick;
+			m.fast[m.n] = fmax(0, (double)(t2 - t1) - B.lat_overhead) * B.ctr_ns_per_tick;
+		}
+		_exit(write(fd[1], &m, sizeof(m)) == (ssize_t)sizeof(m) ? 0 : 1);
 	}
-	if (!n)
+	close(fd[1]);
+	if (pid < 0 || read(fd[0], &m, sizeof(m)) != (ssize_t)sizeof(m))
+		m.n = 0;
+	close(fd[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	if (m.n <= 0 || m.n > REANCHOR_SAMPLES)
 		return;
-	stat_sort(slow, (size_t)n);
-	stat_sort(fast, (size_t)n);
-	B.reanchor_n = n;
-	B.reanchor_p50 = stat_percentile_sorted(slow, (size_t)n, 50);
-	B.reanchor_max = slow[n - 1];
-	B.steady_p50 = stat_percentile_sorted(fast, (size_t)n, 50);
+	stat_sort(m.slow, (size_t)m.n);
+	stat_sort(m.fast, (size_t)m.n);
+	B.reanchor_n = m.n;
+	B.reanchor_p50 = stat_percentile_sorted(m.slow, (size_t)m.n, 50);
+	B.reanchor_max = m.slow[m.n - 1];
+	B.steady_p50 = stat_percentile_sorted(m.fast, (size_t)m.n, 50);
 }
 
 /* ---- reads after a pause ---- */
+/* The ordered counter's ns per tick against the kernel's CLOCK_MONOTONIC over 20 ms (the library's own rate is
+ * fc_status's, which the reads after a pause come before): a part in 10^5 or better, for latencies of ns. */
+static double ctr_calibrate(void)
+{
+	const struct timespec d = {0, 20000000};
+	int64_t k0, k1, t0, t1;
+	t0 = fcb_ctr_ordered();
+	k0 = cli_ns(CLOCK_MONOTONIC);
+	nanosleep(&d, NULL);
+	t1 = fcb_ctr_ordered();
+	k1 = cli_ns(CLOCK_MONOTONIC);
+	return t1 > t0 ? (double)(k1 - k0) / (double)(t1 - t0) : NAN;
+}
+
 const int64_t bench_spacing_ns[SPACING_ROWS] = {0, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
 const char *const bench_spacing_fc[SPACING_PAIRS] = {"fc_mono_ns", "fc_real_ns", "fc_clock_gettime.MONOTONIC",
 						     "fc_gettimeofday"};
@@ -779,20 +812,29 @@ int cmd_bench(int argc, char **argv)
 		}
 	}
 	cli_catch_interrupt();
-	fc_init();
 	if (B.updater && fc_updater_start(0) != 0)
 		cli_error("warning: fc_updater_start failed: %s", strerror(errno));
+	B.lat_overhead = latency_overhead();
+	B.t0 = cli_ns(CLOCK_MONOTONIC);
+	delay0 = cli_run_delay_ns();
+	/* The reads after a pause first, while the process is one that makes plain reads only: its period is the
+	 * default's (fc_init, fc_status and the cost rounds' bounded and coarse reads would make it the fine one,
+	 * src/config.h). The counter's rate for them is measured here, not asked of fc_status. */
+	B.ctr_ns_per_tick = fcb_ctr_is_ns ? 1.0 : ctr_calibrate();
+	/* past the start-up (the rate: 1 ms), as a server's reads are */
+	for (int64_t end = cli_ns(CLOCK_MONOTONIC) + 5000000; cli_ns(CLOCK_MONOTONIC) < end;)
+		fcb_sink = fc_mono_ns() + fc_real_ns();
+	B.spacing_budget_s = B.duration_s * SHARE_SPACING;
+	measure_spacing(all, nall);
+	fc_init();
 	fc_status(&st);
 	B.ns_per_tick = st.backend == FC_BACKEND_COUNTER && st.counter_hz ? 1e9 / (double)st.counter_hz : 1.0;
 	B.ctr_ns_per_tick = fcb_ctr_is_ns ? 1.0 : st.counter_hz ? 1e9 / (double)st.counter_hz : NAN;
-	B.lat_overhead = latency_overhead();
 	res = calloc((size_t)m, sizeof(*res));
 	if (!res) {
 		cli_error("out of memory");
 		return CLI_EXIT_FAIL;
 	}
-	B.t0 = cli_ns(CLOCK_MONOTONIC);
-	delay0 = cli_run_delay_ns();
 	for (int i = 0; i < m; i++) {
 		struct result *r = &res[i];
 		struct timespec rs;
@@ -808,8 +850,6 @@ int cmd_bench(int argc, char **argv)
 		r->lat_p50 = r->lat_p99 = r->lat_p999 = r->lat_p9999 = r->lat_max = NAN;
 	}
 	measure_reanchor(&st);
-	B.spacing_budget_s = B.duration_s * SHARE_SPACING;
-	measure_spacing(all, nall);
 	agree_sample();
 	measure_costs(res, m, B.duration_s * (1 - SHARE_SPACING) * SHARE_COST, iref[0], iref[1], iref[2]);
 	for (int i = 0; i < n && !cli_interrupted; i++) {

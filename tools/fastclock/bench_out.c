@@ -218,9 +218,21 @@ static size_t spacing_verdict(char *buf, size_t n)
 				spacing_label(bench_spacing_ns[last], b, sizeof(b)), lo50, hi50, lo99, hi99);
 }
 
+/* The period the reads after a pause had: they come first, in a process that had made plain reads only. */
+static const char *spacing_period(char *buf, size_t n)
+{
+	const char *e = getenv("FASTCLOCK_PERIOD_US");
+	if (e && *e)
+		snprintf(buf, n, "FASTCLOCK_PERIOD_US=%.20s", e);
+	else
+		snprintf(buf, n, "the default for plain reads, %d ms", FC_PERIOD_PLAIN_NS / 1000000);
+	return buf;
+}
+
 /* The text table: one row per spacing; fc_mono_ns's percentiles and the vDSO's, then each drop-in's ratios. */
 static void print_spacing_text(void)
 {
+	char per[64];
 	if (!B->spacing_measured)
 		return;
 	printf("\nreads after a pause: each read timed alone, beside the vDSO's (ns; x50, x99: p50/p50, p99/p99)\n");
@@ -246,15 +258,20 @@ static void print_spacing_text(void)
 	say("pause: the time since the same side's previous read (each pause is half of it; medians measured: "
 	    "%.0f us at 10 us, %.0f ms at 10 ms); mono: fc_mono_ns, vdso: clock_gettime(MONOTONIC); real: fc_real_ns / "
 	    "clock_gettime(REALTIME); cgt: fc_clock_gettime / clock_gettime, MONOTONIC; gtod: fc_gettimeofday / "
-	    "gettimeofday; n: reads of each (0: no time left in --duration)",
-	    B->spacing[1][0].fc_gap50 / 1e3, B->spacing[4][0].fc_gap50 / 1e6);
+	    "gettimeofday; n: reads of each (0: no time left in --duration); measured first, the process having made "
+	    "plain reads only: period %s",
+	    B->spacing[1][0].fc_gap50 / 1e3, B->spacing[4][0].fc_gap50 / 1e6, spacing_period(per, sizeof(per)));
 }
 
 static void print_spacing_markdown(void)
 {
+	char per[64];
 	if (!B->spacing_measured)
 		return;
-	printf("\nReads after a pause (one read timed alone, interleaved with the vDSO's; ns; x: fastclock / vDSO):\n\n"
+	printf("\nReads after a pause (one read timed alone, interleaved with the vDSO's; ns; x: fastclock / vDSO; "
+	       "measured first, the process having made plain reads only: period %s):\n\n",
+	       spacing_period(per, sizeof(per)));
+	printf(
 	       "| pause | reads | `fc_mono_ns` p50 / p90 / p99 | `clock_gettime` p50 / p90 / p99 | x p50 | x p99 "
 	       "| `fc_real_ns` x p50, p99 | `fc_clock_gettime` x p50, p99 | `fc_gettimeofday` x p50, p99 |\n"
 	       "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -278,8 +295,13 @@ static void json_spacing(struct jw *j)
 	jw_str(j, "method",
 	       "for each pause, rounds of: for each pair (order rotated each round), sleep half the pause, one "
 	       "fastclock read, sleep half the pause, its vDSO counterpart's read; each read timed alone "
-	       "between two ordered counter reads, their own cost taken off; timer slack 1 ns; before the "
-	       "cost rounds, no updater unless --updater");
+	       "between two ordered counter reads, their own cost taken off; timer slack 1 ns; first, in a "
+	       "process that had made plain reads only (no fc_init, fc_status, bounded or coarse read), no "
+	       "updater unless --updater");
+	{
+		char per[64];
+		jw_str(j, "period", spacing_period(per, sizeof(per)));
+	}
 	jw_num(j, "budget_s", round(B->spacing_budget_s * 1000) / 1000);
 	jw_arr(j, "rows");
 	for (int r = 0; r < SPACING_ROWS; r++) {
@@ -428,8 +450,8 @@ static void print_text(struct result *res, size_t n, double wall_s, const struct
 	printf("\n");
 	print_agreement_summary();
 	if (B->reanchor_n)
-		say("the reader that re-anchors: fc_mono_ns after 1.5 periods without a read took %.0f ns (median of %d; "
-		    "max %.0f), the read after it %.0f ns", B->reanchor_p50, B->reanchor_n, B->reanchor_max, B->steady_p50);
+		say("the reader that re-anchors (no keeper): fc_mono_ns after 1.5 periods without a read took %.0f ns "
+		    "(median of %d; max %.0f), the read after it %.0f ns", B->reanchor_p50, B->reanchor_n, B->reanchor_max, B->steady_p50);
 }
 
 static void print_markdown(struct result *res, size_t n, const struct fc_status *st)
