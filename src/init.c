@@ -31,7 +31,7 @@
 #include "trust.h"
 #include "units.h"
 
-/* Re-check the kernel's clocksource every 1024 re-anchors (about once a second at the default period), and at
+/* Re-check the kernel's clocksource every 1024 re-anchors (about once a second at a 1 ms period), and at
  * least once a second of the kernel's time at longer periods (windup.c, TRUST_EVERY_NS); a sysfs read costs a
  * few us under the writer lock, which readers never wait on. */
 #define TRUST_EVERY 1024
