@@ -37,7 +37,7 @@ void add(std::vector<Scenario> &v, const char *family, const char *what, std::fu
 	static const struct {
 		const char *name;
 		int64_t ns;
-	} periods[] = {{"1us", 1000}, {"2us", 2000}, {"50us", 50000}, {"1ms", 1000000}, {"100ms", 100000000}, {"1s", 1000000000}};
+	} periods[] = {{"1us", 1000}, {"2us", 2000}, {"50us", 50000}, {"1ms", 1000000}, {"16ms", 16000000}, {"100ms", 100000000}, {"1s", 1000000000}};
 	for (const auto &p : periods) {
 		Targets t;
 		t.adversarial = true;
