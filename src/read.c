@@ -329,11 +329,26 @@ int64_t fc__read_slow_ns(struct fc_clock *c, int how) { return fc__read_slow(c, 
 
 /* ---- the global clock's entry points (called by the inline readers) ------------------------------------ */
 /* A read from a signal handler must leave errno as it found it (the handler's caller may be between a
- * failing call and its errno check); the slow path's system calls may set it. */
+ * failing call and its errno check); the slow path's system calls may set it. errno is reached through libc's
+ * __errno_location, a call into a page of libc's text that a read after a long pause finds cold (a TLB and a
+ * cache miss: docs/PERFORMANCE.md, "Reads after a pause"); its address, fixed for a thread's life, is kept in
+ * this thread's own static TLS, which the thread's stack and libc's own calls keep warm. Async-signal-safe: an
+ * initial-exec variable, and __errno_location computes an address. */
+static FC_TLS int *t_errno;
+
+FC__START_TEXT static inline int *errno_at(void)
+{
+	int *e = t_errno;
+	if (FC__UNLIKELY(e == NULL))
+		t_errno = e = &errno;
+	return e;
+}
+
 FC__START_TEXT static int64_t global_read(int how, struct fc__bound *b)
 {
 	struct fc_clock *c = fc__global_clock();
-	const int saved = errno;
+	int *const err = errno_at();
+	const int saved = *err;
 	int64_t v;
 	if (FC__LIKELY(fc__ensure_init())) {
 		v = fc__read_slow(c, how, b);
@@ -342,7 +357,7 @@ FC__START_TEXT static int64_t global_read(int how, struct fc__bound *b)
 		if (b)
 			*b = (struct fc__bound){.sync_status = FC_SYNC_UNKNOWN};
 	}
-	errno = saved;
+	*err = saved;
 	return v;
 }
 
@@ -353,7 +368,8 @@ FC__START_TEXT int64_t fc__read_global(int how, struct fc__bound *b) { return gl
 FC__START_TEXT uint64_t fc__ticks_kernel(void)
 {
 	struct fc_clock *c = fc__global_clock();
-	const int saved = errno;
+	int *const err = errno_at();
+	const int saved = *err;
 	uint64_t t;
 	/* A capture's unit (counter ticks or kernel ns) must not change after it is taken: decided by the
 	 * start-up's trust step, never by its rate measurement (a counter capture needs no rate; its conversion
@@ -366,7 +382,7 @@ FC__START_TEXT uint64_t fc__ticks_kernel(void)
 		t = fc__counter_ordered();
 	else /* no clock (initialisation failed), or the kernel backend: kernel ns */
 		t = (uint64_t)fc__kernel_ns(c, CLOCK_MONOTONIC);
-	errno = saved;
+	*err = saved;
 	return t;
 }
 

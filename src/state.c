@@ -23,11 +23,18 @@ FC__START_TEXT static uint64_t real_counter(void *ctx)
 	return fc__counter_ordered();
 }
 
+/* The kernel's clock: the vDSO's function where the library found it when it loaded (init.c), else libc's. */
+FC__START_TEXT static int kernel_gettime(clockid_t id, struct timespec *ts)
+{
+	const fc_kernel_gettime_fn f = fc__clock_global.kernel_gettime;
+	return f ? f(id, ts) : clock_gettime(id, ts);
+}
+
 FC__START_TEXT static int real_kernel(void *ctx, clockid_t id, int64_t *ns)
 {
 	struct timespec ts;
 	(void)ctx;
-	if (clock_gettime(id, &ts) != 0)
+	if (kernel_gettime(id, &ts) != 0)
 		return -1;
 	*ns = (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
 	return 0;
@@ -36,13 +43,25 @@ FC__START_TEXT static int real_kernel(void *ctx, clockid_t id, int64_t *ns)
 const struct fc_source fc__real_source = {real_counter, real_kernel, fc__ntp_read, NULL, ~(uint64_t)0, NULL};
 
 /* ---- the global clock ------------------------------------------------------------------------------- */
-struct fc_clock fc__clock_global = {
+/* fc__pub and the clock share one page (a section of their own, page-aligned, the clock after fc__pub; checked by
+ * the test OnePage.the_global_clock_and_its_hands_lie_in_one_page): a read after a long pause pays a TLB and a
+ * cache miss for each page it touches, and the slow path reads both. */
+#if defined(__has_attribute)
+#if __has_attribute(no_reorder)
+#define FC__IN_ORDER __attribute__((no_reorder)) /* GCC would emit them in another order than written */
+#endif
+#endif
+#ifndef FC__IN_ORDER
+#define FC__IN_ORDER
+#endif
+#define FC__CLOCK_PAGE FC__IN_ORDER __attribute__((section(".data.fastclock_clock")))
+/* Until initialisation, current is the boot hand: a kernel hand with stale_ticks 0, so every read takes the
+ * slow path, which initialises. */
+FC__CLOCK_PAGE __attribute__((aligned(4096))) struct fc_pub fc__pub = {.current = &fc__clock_global.hands.boot};
+FC__CLOCK_PAGE struct fc_clock fc__clock_global = {
 	.hands = FC__HANDS_STATIC(fc__clock_global.hands),
 	.hands_static = 1,
 };
-/* Until initialisation, current is the boot hand: a kernel hand with stale_ticks 0, so every read takes the
- * slow path, which initialises. */
-struct fc_pub fc__pub = {.current = &fc__clock_global.hands.boot};
 FC_TLS int fc__in_writer;
 FC_TLS int fc__lock_mine;
 
@@ -60,7 +79,7 @@ FC__START_TEXT int64_t fc__kernel_ns(const struct fc_clock *c, clockid_t id)
 int64_t fc__kernel_coarse(int how)
 {
 	struct timespec ts;
-	if (clock_gettime((how & FC__REAL) ? CLOCK_REALTIME_COARSE : CLOCK_MONOTONIC_COARSE, &ts) != 0)
+	if (kernel_gettime((how & FC__REAL) ? CLOCK_REALTIME_COARSE : CLOCK_MONOTONIC_COARSE, &ts) != 0)
 		return INT64_MIN;
 	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
 }

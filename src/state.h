@@ -25,6 +25,7 @@
 #include "ntp.h"
 #include "sample.h"
 #include "track.h"
+#include "vdso.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -99,6 +100,8 @@ struct fc_clock {
 	struct fc_pub *pub;
 	struct fc_hands hands;
 	struct fc_source src;
+	/* the vDSO's clock_gettime, which the real source calls (vdso.c; NULL: libc's), set when the library loads */
+	fc_kernel_gettime_fn kernel_gettime;
 	struct fc_track track;
 	int lock;        /* writer try-lock: 0 free, 1 held */
 	int init_state;  /* init.c's g_state (atomic): on the page the first call writes anyway */
