@@ -563,7 +563,16 @@ static void print_text(const struct info *in)
 	printf("fastclock\n");
 	printf("  backend            %s\n", fc_backend_name(st->backend));
 	printf("  reason             %s\n", st->reason);
-	printf("  period             %lld us\n", (long long)(st->period_ns / 1000));
+	{
+		const char *fixed = getenv("FASTCLOCK_PERIOD_US");
+		if (fixed && *fixed)
+			printf("  period             %lld us (FASTCLOCK_PERIOD_US)\n",
+			       (long long)(st->period_ns / 1000));
+		else /* this tool read the bound: a program that reads plain clocks only has the longer default */
+			printf("  period             %lld us (a program that reads bounds or coarse clocks; plain "
+			       "reads only: %d us)\n",
+			       (long long)(st->period_ns / 1000), FC_PERIOD_PLAIN_NS / 1000);
+	}
 	printf("  fc_mono_ns cost    %.1f ns\n", in->fc_mono_cost_ns);
 	if (in->coarse_checked >= 0)
 		printf("  coarse reads       %s, %.1f ns\n",
