@@ -30,7 +30,6 @@
 #include "state.h"
 #include "trust.h"
 #include "units.h"
-#include "vdso.h"
 
 /* Re-check the kernel's clocksource every 1024 re-anchors (about once a second at a 1 ms period), and at
  * least once a second of the kernel's time at longer periods (windup.c, TRUST_EVERY_NS); a sysfs read costs a
@@ -124,10 +123,8 @@ static void atfork_child(void)
  *   first load from it (the variables' names) was the page fault that made most of the library's own share of
  *   a first call (1 minor fault, ~1.5 us of 2.4 us in a fresh process on the VM of docs/PERFORMANCE.md, "Start-up:
  *   every function's first call"); the kernel maps the pages around a faulting one with it (fault-around), so
- *   one read maps them all. The environment is not read here: it is read at the first call, after main may
- *   have set it;
- * - the vDSO's clock_gettime is found (vdso.c: its image, which ld.so has read already, and one check), so the
- *   slow path's kernel reads touch neither libc's wrapper nor ld.so's data. */
+ *   one read maps them all. Nothing is parsed here: the environment is read at the first call, after main
+ *   may have set it. */
 static sigset_t g_load_mask; /* the loading thread's signal mask, before main: no handler's */
 
 /* Outside a signal handler, as far as the signal mask tells: a handler runs with its own signal blocked (unless
@@ -157,7 +154,6 @@ __attribute__((constructor)) static void on_load(void)
 	pthread_sigmask(SIG_BLOCK, NULL, &g_load_mask);
 	pthread_atfork(NULL, NULL, atfork_child);
 	(void)*(const volatile char *)env_names[0];
-	fc__global_clock()->kernel_gettime = fc__vdso_clock_gettime();
 }
 
 FC__START_TEXT int fc__ensure_init(void)

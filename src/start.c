@@ -31,7 +31,7 @@
  *     exceed early_c.
  *
  * Owns: struct fc_start (c->start), the conversion of captures taken before the first counter hand. May call:
- * state.c, hands.c, sample.c, trust.c, counter/freq.c, windup.c.
+ * state.c, hands.c, sample.c, trust.c, vdso.c, counter/freq.c, windup.c.
  */
 #include <sched.h>
 
@@ -42,6 +42,7 @@
 #include "state.h"
 #include "str.h"
 #include "trust.h"
+#include "vdso.h"
 #include "units.h"
 #include "windup.h"
 #include "counter/freq.h"
@@ -130,6 +131,10 @@ static void start_step(struct fc_clock *c)
 		char why[sizeof(c->reason)], cs[sizeof(c->clocksource)];
 		int ok = 1;
 		why[0] = 0;
+		/* The global clock's kernel reads through the vDSO's function from now on (vdso.c: found and checked
+		 * here, a few us, rather than on the first call or at every program's load). */
+		if (c == fc__global_clock() && !__atomic_load_n(&c->kernel_gettime, __ATOMIC_RELAXED))
+			__atomic_store_n(&c->kernel_gettime, fc__vdso_clock_gettime(), __ATOMIC_RELAXED);
 		if (c->trust_every) {
 			ok = fc__trust_check(why, sizeof(why), cs, sizeof(cs));
 			__atomic_fetch_add(&c->trust_checks, 1, __ATOMIC_RELAXED);

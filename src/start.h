@@ -2,7 +2,7 @@
  * fastclock — start.c: start-up, from the first kernel hand to the first counter hand, no call waiting.
  * Floor 3. Owns: the start-up's state machine and its state (state.h's struct fc_start, c->start), a capture's unit
  * (FC_CAPTURE_*), the conversion of captures taken before the first counter hand.
- * May call: windup.c, state.c; floor 0: hands.c, sample.c, trust.c, str.c, counter/freq.c.
+ * May call: windup.c, state.c; floor 0: hands.c, sample.c, trust.c, vdso.c, str.c, counter/freq.c.
  */
 #ifndef FASTCLOCK_START_H
 #define FASTCLOCK_START_H

@@ -23,10 +23,10 @@ FC__START_TEXT static uint64_t real_counter(void *ctx)
 	return fc__counter_ordered();
 }
 
-/* The kernel's clock: the vDSO's function where the library found it when it loaded (init.c), else libc's. */
+/* The kernel's clock: the vDSO's function once the start-up has found it (start.c), else libc's. */
 FC__START_TEXT static int kernel_gettime(clockid_t id, struct timespec *ts)
 {
-	const fc_kernel_gettime_fn f = fc__clock_global.kernel_gettime;
+	const fc_kernel_gettime_fn f = __atomic_load_n(&fc__clock_global.kernel_gettime, __ATOMIC_RELAXED);
 	return f ? f(id, ts) : clock_gettime(id, ts);
 }
 

@@ -100,7 +100,8 @@ struct fc_clock {
 	struct fc_pub *pub;
 	struct fc_hands hands;
 	struct fc_source src;
-	/* the vDSO's clock_gettime, which the real source calls (vdso.c; NULL: libc's), set when the library loads */
+	/* the vDSO's clock_gettime, which the real source calls (vdso.c; NULL: libc's), found by the start-up's trust
+	 * step (start.c; atomic: readers load it) */
 	fc_kernel_gettime_fn kernel_gettime;
 	struct fc_track track;
 	int lock;        /* writer try-lock: 0 free, 1 held */
