@@ -4,8 +4,8 @@
  *
  * Why: libc's clock_gettime reaches the same function through its own text and a pointer in ld.so's data. A
  * read that comes after the process stopped reading for a while pays a TLB and a cache miss for each page it
- * touches; those two are 1.4 us of a 1.9 us cold libc read on a KVM guest (docs/PERFORMANCE.md, "Reads after a
- * pause"). The slow path's kernel reads (state.c's real source) call the vDSO's function directly, once the
+ * touches, and those two pages are most of a cold libc read (docs/PERFORMANCE.md, "Reads after a pause"). The
+ * slow path's kernel reads (state.c's real source) call the vDSO's function directly, once the
  * start-up's trust step has found it (start.c): a few us there, on a slow path that reads sysfs anyway, rather
  * than on a process's first call or at the load of every program linked with the library.
  *
