@@ -214,15 +214,19 @@ static int lock_unless_mine(struct fc_clock *c)
 }
 
 /* The seam, and the period a bound needs: its width grows with a hand's age, so a process that asks for a bound
- * gets the fine period where the period is the default (config.h). A signal handler inside the writer leaves the
- * period to the next bounded read. */
+ * gets the fine period where the period is the default (config.h). A signal handler inside the writer asks the
+ * next writer for it: the next bounded read may never come here (its hands are no longer unasked). */
 static void install_seam(struct fc_clock *c)
 {
 	if (!__atomic_load_n(&c->bound, __ATOMIC_ACQUIRE))
 		__atomic_store_n(&c->bound, &ops, __ATOMIC_RELEASE); /* the writer's acquire loads (windup.c) */
-	if (__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED) && lock_unless_mine(c)) {
-		fc__windup_fine_period_locked(c);
-		fc__windup_unlock(c);
+	if (__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED)) {
+		if (lock_unless_mine(c)) {
+			fc__windup_fine_period_locked(c);
+			fc__windup_unlock(c);
+		} else {
+			fc__windup_want_fine_period(c);
+		}
 	}
 }
 

@@ -34,7 +34,7 @@ FC__START_TEXT int fc__config_parse(const char *source, const char *period_us, s
 	int nerr = 0;
 	out->backend = 0;
 	out->period_ns = FC_DEFAULT_PERIOD_NS;
-	out->period_auto = 1;
+	out->period_auto = FC_PERIOD_DEFAULT;
 	if (err && errlen)
 		err[0] = 0;
 	if (source && *source) {
@@ -58,7 +58,7 @@ FC__START_TEXT int fc__config_parse(const char *source, const char *period_us, s
 			nerr++;
 		} else {
 			out->period_ns = v * 1000;
-			out->period_auto = 0;
+			out->period_auto = FC_PERIOD_FIXED;
 		}
 	}
 	return nerr;

@@ -25,8 +25,11 @@ extern "C" {
 struct fc_config {
 	int backend;       /* 0: auto; FC_BACKEND_* forced */
 	int64_t period_ns;
-	int period_auto; /* 1: period_ns is the default, which follows use (FC_FINE_PERIOD_NS) */
+	int period_auto; /* FC_PERIOD_DEFAULT: period_ns is the default, which follows use (FC_FINE_PERIOD_NS) */
 };
+/* struct fc_clock's period_auto: fixed (by the environment, fc_set_period_ns, or the switch to the fine period);
+ * the default; the default, with the fine period asked for by a reader that could not take the writer lock. */
+enum { FC_PERIOD_FIXED = 0, FC_PERIOD_DEFAULT = 1, FC_PERIOD_WANT_FINE = 2 };
 /* Parse FASTCLOCK_SOURCE / FASTCLOCK_PERIOD_US values (either may be NULL). Returns the number of errors;
  * each is described in err (naming the bad value) and replaced by the default. */
 int fc__config_parse(const char *source, const char *period_us, struct fc_config *out, char *err, size_t errlen);

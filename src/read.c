@@ -461,12 +461,18 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
 }
 
 /* A coarse clock is about a period old: a process that reads one gets the fine period where the period is the
- * default (config.h). Tried, never waited for (a signal handler may be here): the next coarse read tries again. */
+ * default (config.h). Tried, never waited for (a signal handler may be here): else the next writer sets it (a
+ * real-time keeper's coarse reads never come here again). Only once the clock is initialised: before, the lock
+ * and the period are the initialisation's (init.c), which another thread may be writing. */
 static void coarse_fine_period(struct fc_clock *c)
 {
-	if (FC__UNLIKELY(__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED)) && fc__windup_trylock(c)) {
-		fc__windup_fine_period_locked(c);
-		fc__windup_unlock(c);
+	if (FC__UNLIKELY(__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED)) && fc__ensure_init()) {
+		if (fc__windup_trylock(c)) {
+			fc__windup_fine_period_locked(c);
+			fc__windup_unlock(c);
+		} else {
+			fc__windup_want_fine_period(c);
+		}
 	}
 }
 

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "section.h"
+#include "config.h"
 #include "ntp.h"
 #include "sample.h"
 #include "state.h"
@@ -61,6 +62,9 @@ FC__CLOCK_PAGE __attribute__((aligned(4096))) struct fc_pub fc__pub = {.current 
 FC__CLOCK_PAGE struct fc_clock fc__clock_global = {
 	.hands = FC__HANDS_STATIC(fc__clock_global.hands),
 	.hands_static = 1,
+	/* till the initialisation reads the environment: a coarse read then initialises, and asks for the fine
+	 * period, as the first call (read.c, coarse_fine_period) */
+	.period_auto = FC_PERIOD_DEFAULT,
 };
 FC_TLS int fc__in_writer;
 FC_TLS int fc__lock_mine;

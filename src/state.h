@@ -109,7 +109,7 @@ struct fc_clock {
 	int hands_static; /* the hands are still as FC__HANDS_STATIC left them: fc__start_clock skips fc__hands_init */
 	int backend;     /* enum fc_backend */
 	int64_t period_ns;
-	/* the default period, which follows use (config.h; atomic: readers load it) */
+	/* FC_PERIOD_*: the default period, which follows use (config.h), or fixed (atomic: readers load it) */
 	int period_auto;
 	uint64_t counter_hz_initial;
 	int freq_source;

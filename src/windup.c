@@ -301,6 +301,9 @@ static void windup_locked(struct fc_clock *c, int chores)
 	struct fc_sample s;
 	struct fc_hand p, kview;
 
+	/* the fine period, asked for by a reader that could not take the lock (bounded.c, read.c) */
+	if (FC__UNLIKELY(__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED) == FC_PERIOD_WANT_FINE))
+		fc__windup_fine_period_locked(c);
 	if (c->backend != FC_BACKEND_COUNTER) {
 		if (chores) /* the clocksource re-check (a kernel hand's way back is fc_status's, status.c) */
 			(void)chores_locked(c, fc__kernel_ns(c, CLOCK_MONOTONIC_COARSE));
@@ -399,15 +402,22 @@ int fc__windup_chores(struct fc_clock *c)
 
 void fc__windup_fine_period_locked(struct fc_clock *c)
 {
-	if (__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED) != FC_PERIOD_FIXED)
 		fc__windup_set_period_locked(c, FC_FINE_PERIOD_NS);
+}
+
+void fc__windup_want_fine_period(struct fc_clock *c)
+{
+	int expect = FC_PERIOD_DEFAULT;
+	(void)__atomic_compare_exchange_n(&c->period_auto, &expect, FC_PERIOD_WANT_FINE, 0, __ATOMIC_RELAXED,
+					  __ATOMIC_RELAXED);
 }
 
 void fc__windup_set_period_locked(struct fc_clock *c, int64_t period_ns)
 {
-	/* fixed from now on */
-	__atomic_store_n(&c->period_auto, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->period_ns, period_ns, __ATOMIC_RELAXED); /* the updater reads it unlocked */
 	if (c->backend == FC_BACKEND_COUNTER)
 		fc__track_set_period(&c->track, period_ticks(c));
+	/* fixed from now on; last, so a fork child of a thread stopped before here sets the period again */
+	__atomic_store_n(&c->period_auto, FC_PERIOD_FIXED, __ATOMIC_RELAXED);
 }

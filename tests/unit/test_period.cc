@@ -15,6 +15,7 @@
 #include "fastclock.h"
 #include "start.h"
 #include "state.h"
+#include "windup.h"
 
 namespace
 {
@@ -145,6 +146,47 @@ TEST(Period, coarse_reads_make_it_fine)
 			  }),
 			  0)
 			<< (real ? "fc_real_coarse_ns" : "fc_mono_coarse_ns");
+}
+
+// The process's first call a coarse read: it initialises the clock, and asks for the fine period there and then (a
+// real-time keeper it starts serves every later coarse read inline: none would come back to ask).
+TEST(Period, a_first_call_that_is_a_coarse_read_makes_it_fine)
+{
+	FC_TEST_NEEDS_A_FRESH_LIBRARY();
+	for (int real = 0; real < 2; real++)
+		EXPECT_EQ(forked([real] {
+				  (void)(real ? fc_real_coarse_ns() : fc_mono_coarse_ns());
+				  EXPECT_EQ(period(), FC_FINE_PERIOD_NS);
+			  }),
+			  0)
+			<< (real ? "fc_real_coarse_ns" : "fc_mono_coarse_ns");
+}
+
+// A reader that cannot take the writer lock (here: this thread holds it, as a signal handler on a thread inside the
+// writer would) asks the next writer for the fine period: the bounded reads after it may all be inline (their
+// hands are stamped), and a real-time keeper's coarse reads are, so none of them would ask again.
+TEST(Period, a_reader_that_cannot_lock_leaves_the_fine_period_to_the_next_writer)
+{
+	FC_TEST_NEEDS_A_FRESH_LIBRARY();
+	for (int coarse = 0; coarse < 2; coarse++)
+		EXPECT_EQ(forked([coarse] {
+				  fc_clock *c = fc__global_clock();
+				  fc_interval iv;
+				  setenv("FASTCLOCK_UPDATER", "off", 1);
+				  (void)fc_mono_ns();
+				  ASSERT_EQ(period(), FC_DEFAULT_PERIOD_NS);
+				  fc__windup_lock(c);
+				  if (coarse)
+					  (void)fc_mono_coarse_ns();
+				  else
+					  ASSERT_EQ(fc_real_bounded(&iv), 0);
+				  fc__windup_unlock(c);
+				  EXPECT_EQ(period(), FC_DEFAULT_PERIOD_NS); // not yet: nobody could set it
+				  (void)fc__windup_with_chores(c, nullptr); // the next writer
+				  EXPECT_EQ(period(), FC_FINE_PERIOD_NS);
+			  }),
+			  0)
+			<< (coarse ? "a coarse read" : "a bounded read");
 }
 
 TEST(Period, fc_init_and_fc_status_ask_for_the_bound_and_its_period)
