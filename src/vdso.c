@@ -91,20 +91,32 @@ fc_kernel_gettime_fn fc__vdso_find(const void *image, const char *name)
 	return NULL;
 }
 
+#ifdef VDSO_CLOCK_GETTIME
+static int before(const struct timespec *x, const struct timespec *y)
+{
+	return x->tv_sec < y->tv_sec || (x->tv_sec == y->tv_sec && x->tv_nsec < y->tv_nsec);
+}
+#endif
+
 fc_kernel_gettime_fn fc__vdso_clock_gettime(void)
 {
 #ifdef VDSO_CLOCK_GETTIME
 	/* the auxiliary vector gives the image's address as an integer */
 	const void *image = (const void *)getauxval(AT_SYSINFO_EHDR); // NOLINT(performance-no-int-to-ptr)
 	const fc_kernel_gettime_fn f = fc__vdso_find(image, VDSO_CLOCK_GETTIME);
-	struct timespec a, v, b;
-	/* what is checked is what is used: the function found must read the clock libc's reads, between two of them */
-	if (f == NULL || clock_gettime(CLOCK_MONOTONIC, &a) != 0 || f(CLOCK_MONOTONIC, &v) != 0 ||
-	    clock_gettime(CLOCK_MONOTONIC, &b) != 0)
+	/* What is checked is what is used: every clock the library reads through it (state.c's real source, the
+	 * coarse reads) must read as libc's, between two of libc's. Not one clock for all: a clock_gettime put in
+	 * libc's place (libfaketime's REALTIME with a true MONOTONIC, a program's own) changes some clocks only. */
+	static const clockid_t ids[] = {CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME, CLOCK_MONOTONIC_COARSE,
+					CLOCK_REALTIME_COARSE};
+	if (f == NULL)
 		return NULL;
-	if (v.tv_sec < a.tv_sec || (v.tv_sec == a.tv_sec && v.tv_nsec < a.tv_nsec) || v.tv_sec > b.tv_sec ||
-	    (v.tv_sec == b.tv_sec && v.tv_nsec > b.tv_nsec))
-		return NULL;
+	for (unsigned i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		struct timespec a, v, b;
+		if (clock_gettime(ids[i], &a) != 0 || f(ids[i], &v) != 0 || clock_gettime(ids[i], &b) != 0 ||
+		    before(&v, &a) || before(&b, &v))
+			return NULL;
+	}
 	return f;
 #else
 	return NULL;

@@ -18,8 +18,8 @@ typedef int (*fc_kernel_gettime_fn)(clockid_t id, struct timespec *ts);
 /* The defined function `name` of the 64-bit ELF image mapped at `image` (the vDSO's layout: one PT_LOAD, a
  * PT_DYNAMIC with DT_SYMTAB, DT_STRTAB and DT_HASH), or NULL. */
 fc_kernel_gettime_fn fc__vdso_find(const void *image, const char *name);
-/* This process's vDSO clock_gettime, checked against libc's (a CLOCK_MONOTONIC read between two of libc's), or
- * NULL: no vDSO, another architecture, or a function that does not read what libc reads. */
+/* This process's vDSO clock_gettime, checked against libc's (for each clock the library reads, a read between two
+ * of libc's), or NULL: no vDSO, another architecture, or a function that does not read what libc reads. */
 fc_kernel_gettime_fn fc__vdso_clock_gettime(void);
 
 #ifdef __cplusplus
