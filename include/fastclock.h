@@ -465,7 +465,8 @@ FC_API int fc_set_period_ns(int64_t period_ns);
 /* The keeper thread: re-anchors every 3/4 of period_ns (0: the clock's period, following fc_set_period_ns), so
  * readers do not, and keeps the coarse clocks at most about max(period_ns, 50 us) old. The library starts it by
  * itself (unless FASTCLOCK_UPDATER=off) at a coarse read, or a reader's re-anchor, 1 ms or more after the
- * process's first, and parks it while nobody reads; fc_updater_start() starts it at once or takes it over. A
+ * process's first, and parks it while nobody reads; fc_updater_start() starts it at once or takes it over (the
+ * start-up finished first, as fc_init's; the bound's sources and the default period are left to what is read). A
  * read starts it only where the thread's signal mask blocks no signal that has a handler and was not blocked
  * at the library's load (pthread_create is not async-signal-safe; a handler runs with its signal blocked): a
  * program whose handlers are installed with SA_NODEFER and an empty sa_mask and read clocks calls

@@ -183,16 +183,21 @@ FC__START_TEXT int fc__ensure_init(void)
 /* src/bounded.c's, where the program links it (weak: a static program that makes no bounded read does not) */
 extern void fc__bound_install(struct fc_clock *c, int poll) __attribute__((weak));
 
-int fc_init(void)
+void fc__init_all(int bound)
 {
 	if (fc__ensure_init()) {
 		/* the bound first, so the first counter hand stamps it from the sources (opened: documented with the
 		 * first call's costs, include/fastclock.h) */
-		if (fc__bound_install)
+		if (bound && fc__bound_install)
 			fc__bound_install(fc__global_clock(), 0);
 		fc__start_finish(fc__global_clock()); /* the counter checked and calibrated (~1 ms) */
-		if (fc__bound_install)
+		if (bound && fc__bound_install)
 			fc__bound_install(fc__global_clock(), 1); /* a start-up already finished: the poll, for the next hands */
 	}
+}
+
+int fc_init(void)
+{
+	fc__init_all(1);
 	return 0;
 }

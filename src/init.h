@@ -19,6 +19,10 @@ int fc__ensure_init(void);
 /* 1 when this thread's signal mask blocks no signal with a handler that the mask at the library's load did not:
  * not, as far as the mask tells, inside a signal handler, so a thread may be started from here (updater.c). */
 int fc__signals_as_at_load(void);
+/* fc_init's work: the start-up finished; bound: and the bound installed, its sources opened, and with it the fine
+ * period where the period is the default (0: fc_updater_start's, which a program that makes plain reads only may
+ * call: the bound, and the period, are left to what the process reads, its first bounded read). */
+void fc__init_all(int bound);
 
 #ifdef __cplusplus
 }

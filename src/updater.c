@@ -569,7 +569,7 @@ int fc_updater_start(int64_t period_ns)
 		errno = EINVAL;
 		return -1;
 	}
-	fc_init();
+	fc__init_all(0); /* fc_init's start-up; the bound and the period left to what the process reads */
 	pthread_once(&u_once, register_fork_handler);
 	pthread_mutex_lock(&u_mu); /* period_ns 0: follow the clock's period, fc_set_period_ns() included */
 	__atomic_store_n(&u_no_auto, 0, __ATOMIC_RELAXED);

@@ -189,6 +189,23 @@ TEST(Period, a_reader_that_cannot_lock_leaves_the_fine_period_to_the_next_writer
 			<< (coarse ? "a coarse read" : "a bounded read");
 }
 
+// A program that starts the keeper itself (as include/fastclock.h advises one whose handlers use SA_NODEFER) and
+// makes plain reads only keeps the default: the keeper's cost goes as 1 / period.
+TEST(Period, fc_updater_start_leaves_the_period_to_what_is_read)
+{
+	FC_TEST_NEEDS_A_FRESH_LIBRARY();
+	EXPECT_EQ(forked([] {
+			  fc_interval iv;
+			  ASSERT_EQ(fc_updater_start(0), 0);
+			  plain_reads();
+			  EXPECT_EQ(period(), FC_DEFAULT_PERIOD_NS);
+			  ASSERT_EQ(fc_real_bounded(&iv), 0); // then what it reads decides
+			  EXPECT_EQ(period(), FC_FINE_PERIOD_NS);
+			  (void)fc_updater_stop();
+		  }),
+		  0);
+}
+
 TEST(Period, fc_init_and_fc_status_ask_for_the_bound_and_its_period)
 {
 	FC_TEST_NEEDS_A_FRESH_LIBRARY();
