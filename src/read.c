@@ -33,7 +33,7 @@
 /* A reader whose counter is behind its hand's anchor by less than this (cross-core skew, a relaxed read
  * executed early) gets the anchor's value, as the vDSO clamps; further behind, the counter went back (a VM
  * migration) and the reader re-anchors rather than return a frozen clock until the counter catches up. */
-#define SKEW_CLAMP_DIV 64 /* valid_ticks / 64: ~18 us at the default period */
+#define SKEW_CLAMP_DIV 64 /* valid_ticks / 64: ~18 us at a 1 ms period, ~280 us at 16 ms */
 
 /* A kernel-backend read. `h` (a reader's copy of the kernel hand; NULL: no floor) carries floor_ns, the
  * largest value the counter hand it replaced could return: readers still holding that hand may return up to
