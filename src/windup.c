@@ -295,15 +295,21 @@ static int chores_due(const struct fc_clock *c, int64_t now)
 	return c->chores_max_age_ns == 0 || now - c->chores_at >= c->chores_max_age_ns;
 }
 
+/* The fine period, asked for by a reader that could not take the lock (bounded.c, read.c): set by the next writer
+ * that re-anchors or does the chores (the keeper's turns, on either backend). */
+static void fine_if_wanted_locked(struct fc_clock *c)
+{
+	if (FC__UNLIKELY(__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED) == FC_PERIOD_WANT_FINE))
+		fc__windup_fine_period_locked(c);
+}
+
 static void windup_locked(struct fc_clock *c, int chores)
 {
 	const struct fc_hand *cur = __atomic_load_n(&c->pub->current, __ATOMIC_RELAXED);
 	struct fc_sample s;
 	struct fc_hand p, kview;
 
-	/* the fine period, asked for by a reader that could not take the lock (bounded.c, read.c) */
-	if (FC__UNLIKELY(__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED) == FC_PERIOD_WANT_FINE))
-		fc__windup_fine_period_locked(c);
+	fine_if_wanted_locked(c);
 	if (c->backend != FC_BACKEND_COUNTER) {
 		if (chores) /* the clocksource re-check (a kernel hand's way back is fc_status's, status.c) */
 			(void)chores_locked(c, fc__kernel_ns(c, CLOCK_MONOTONIC_COARSE));
@@ -393,6 +399,7 @@ int fc__windup_chores(struct fc_clock *c)
 		const int64_t now = fc__kernel_ns(c, CLOCK_MONOTONIC);
 		struct fc_hand p = {0};
 		const struct fc_bound_ops *ops = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
+		fine_if_wanted_locked(c);
 		if (chores_locked(c, now) && ops && c->backend == FC_BACKEND_COUNTER)
 			ops->stamp(c, &p, now, 0, 1); /* the poll, for the next hands' stamps */
 	}

@@ -168,25 +168,32 @@ TEST(Period, a_first_call_that_is_a_coarse_read_makes_it_fine)
 TEST(Period, a_reader_that_cannot_lock_leaves_the_fine_period_to_the_next_writer)
 {
 	FC_TEST_NEEDS_A_FRESH_LIBRARY();
-	for (int coarse = 0; coarse < 2; coarse++)
-		EXPECT_EQ(forked([coarse] {
+	// 0: a bounded read, then a re-anchor; 1: a coarse read, then a re-anchor; 2: a bounded read on the kernel
+	// backend, then the chores alone (a kernel backend's keeper, a parked one)
+	for (int mode = 0; mode < 3; mode++)
+		EXPECT_EQ(forked([mode] {
 				  fc_clock *c = fc__global_clock();
 				  fc_interval iv;
 				  setenv("FASTCLOCK_UPDATER", "off", 1);
+				  if (mode == 2)
+					  setenv("FASTCLOCK_SOURCE", "kernel", 1);
 				  (void)fc_mono_ns();
 				  ASSERT_EQ(period(), FC_DEFAULT_PERIOD_NS);
 				  fc__windup_lock(c);
-				  if (coarse)
+				  if (mode == 1)
 					  (void)fc_mono_coarse_ns();
 				  else
 					  ASSERT_EQ(fc_real_bounded(&iv), 0);
 				  fc__windup_unlock(c);
 				  EXPECT_EQ(period(), FC_DEFAULT_PERIOD_NS); // not yet: nobody could set it
-				  (void)fc__windup_with_chores(c, nullptr); // the next writer
+				  if (mode == 2)
+					  (void)fc__windup_chores(c); // the next writer
+				  else
+					  (void)fc__windup_with_chores(c, nullptr);
 				  EXPECT_EQ(period(), FC_FINE_PERIOD_NS);
 			  }),
 			  0)
-			<< (coarse ? "a coarse read" : "a bounded read");
+			<< "mode " << mode;
 }
 
 // A program that starts the keeper itself (as include/fastclock.h advises one whose handlers use SA_NODEFER) and
