@@ -1,8 +1,8 @@
 /*
  * fastclock — init.c: lazy initialisation of the global clock; the process's fork handler.
- * Floor 3, beside start.c and above it. Owns: fc__ensure_init. May call: start.c, state.c, config.c, trust.c
- * (the tests' seams only); nothing of the UTC bound but the seam's forked op (state.h) and fc_init's weak reference
- * to src/bounded.c's fc__bound_install.
+ * Floor 3, beside start.c and above it. Owns: fc__ensure_init, fc_init's work (fc__init_all, which updater.c's
+ * fc_updater_start calls too). May call: start.c, state.c, config.c, trust.c (the tests' seams only); nothing of the
+ * UTC bound but the seam's forked op (state.h) and fc_init's weak reference to src/bounded.c's fc__bound_install.
  */
 #ifndef FASTCLOCK_INIT_H
 #define FASTCLOCK_INIT_H
