@@ -91,7 +91,8 @@ FC__START_TEXT static void global_init(void)
 	c->forced = cfg.backend != 0;
 	c->trust_every = TRUST_EVERY;
 	c->chores_max_age_ns = CHORES_MAX_AGE_NS;
-	c->period_auto = cfg.period_auto;
+	/* atomic: a first coarse read on another thread loads it before it waits for this initialisation (read.c) */
+	__atomic_store_n(&c->period_auto, cfg.period_auto, __ATOMIC_RELAXED);
 	fc__start_clock(c, &fc__pub, &fc__real_source, cfg.period_ns, cfg.backend);
 }
 

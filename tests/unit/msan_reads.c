@@ -1,4 +1,4 @@
-/* Every kind of read, in a program built with MemorySanitizer (msan_reads.sh): the library's kernel reads must
+/* Every kind of read, in a program built with MemorySanitizer (sanitized_reads.sh): the library's kernel reads must
  * write what the sanitizer sees (libc's clock_gettime, which it intercepts; not the vDSO's, called directly). Exit
  * 0 when every value is defined and plausible. */
 #include <stdio.h>
