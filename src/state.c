@@ -44,21 +44,28 @@ FC__START_TEXT static int real_kernel(void *ctx, clockid_t id, int64_t *ns)
 const struct fc_source fc__real_source = {real_counter, real_kernel, fc__ntp_read, NULL, ~(uint64_t)0, NULL};
 
 /* ---- the global clock ------------------------------------------------------------------------------- */
-/* fc__pub and the clock share one page (a section of their own, page-aligned, the clock after fc__pub; checked by
- * the test OnePage.the_global_clock_and_its_hands_lie_in_one_page): a read after a long pause pays a TLB and a
- * cache miss for each page it touches, and the slow path reads both. */
+/* fc__pub and the clock share one page (a section of their own, page-aligned, the two together under a page;
+ * checked by the test OnePage.the_global_clock_and_its_hands_lie_in_one_page): a read after a long pause pays a
+ * TLB and a cache miss for each page it touches, and the slow path reads both. */
 #if defined(__has_attribute)
 #if __has_attribute(no_reorder)
-#define FC__IN_ORDER __attribute__((no_reorder)) /* GCC would emit them in another order than written */
+/* GCC would emit them in another order than written: in order, fc__pub first, which starts the page */
+#define FC__IN_ORDER __attribute__((no_reorder))
+#define FC__PAGE_START __attribute__((aligned(4096)))
 #endif
 #endif
 #ifndef FC__IN_ORDER
+/* No no_reorder (clang, which emits the clock first): the section is made page-aligned by a directive, which a
+ * module's top-level asm puts before every object, so both lie in its first page in either order. */
+__asm__(".section .data.fastclock_clock,\"aw\",%progbits\n\t.balign 4096\n\t.previous");
 #define FC__IN_ORDER
+#define FC__PAGE_START
 #endif
 #define FC__CLOCK_PAGE FC__IN_ORDER __attribute__((section(".data.fastclock_clock")))
+_Static_assert(sizeof(struct fc_pub) + sizeof(struct fc_clock) + 128 <= 4096, "fc__pub and the clock fit a page");
 /* Until initialisation, current is the boot hand: a kernel hand with stale_ticks 0, so every read takes the
  * slow path, which initialises. */
-FC__CLOCK_PAGE __attribute__((aligned(4096))) struct fc_pub fc__pub = {.current = &fc__clock_global.hands.boot};
+FC__CLOCK_PAGE FC__PAGE_START struct fc_pub fc__pub = {.current = &fc__clock_global.hands.boot};
 FC__CLOCK_PAGE struct fc_clock fc__clock_global = {
 	.hands = FC__HANDS_STATIC(fc__clock_global.hands),
 	.hands_static = 1,
