@@ -133,33 +133,23 @@ TEST(Period, a_bounded_read_makes_it_fine)
 		  0);
 }
 
+// Coarse reads, from the process's first call on: a first call that is a coarse read initialises the clock and asks
+// for the fine period there and then (a real-time keeper it starts serves every later coarse read inline: none would
+// come back to ask).
 TEST(Period, coarse_reads_make_it_fine)
 {
 	FC_TEST_NEEDS_A_FRESH_LIBRARY();
-	for (int real = 0; real < 2; real++)
-		EXPECT_EQ(forked([real] {
-				  for (int i = 0; i < 3; i++) {
-					  (void)(real ? fc_real_coarse_ns() : fc_mono_coarse_ns());
-					  sleep_ms(1);
-				  }
-				  EXPECT_EQ(period(), FC_FINE_PERIOD_NS);
-			  }),
-			  0)
-			<< (real ? "fc_real_coarse_ns" : "fc_mono_coarse_ns");
-}
-
-// The process's first call a coarse read: it initialises the clock, and asks for the fine period there and then (a
-// real-time keeper it starts serves every later coarse read inline: none would come back to ask).
-TEST(Period, a_first_call_that_is_a_coarse_read_makes_it_fine)
-{
-	FC_TEST_NEEDS_A_FRESH_LIBRARY();
-	for (int real = 0; real < 2; real++)
-		EXPECT_EQ(forked([real] {
-				  (void)(real ? fc_real_coarse_ns() : fc_mono_coarse_ns());
-				  EXPECT_EQ(period(), FC_FINE_PERIOD_NS);
-			  }),
-			  0)
-			<< (real ? "fc_real_coarse_ns" : "fc_mono_coarse_ns");
+	for (int reads : {1, 3})
+		for (int real = 0; real < 2; real++)
+			EXPECT_EQ(forked([real, reads] {
+					  for (int i = 0; i < reads; i++) {
+						  (void)(real ? fc_real_coarse_ns() : fc_mono_coarse_ns());
+						  sleep_ms(1);
+					  }
+					  EXPECT_EQ(period(), FC_FINE_PERIOD_NS);
+				  }),
+				  0)
+				<< reads << " x " << (real ? "fc_real_coarse_ns" : "fc_mono_coarse_ns");
 }
 
 // A reader that cannot take the writer lock (here: this thread holds it, as a signal handler on a thread inside the
