@@ -220,14 +220,7 @@ static void install_seam(struct fc_clock *c)
 {
 	if (!__atomic_load_n(&c->bound, __ATOMIC_ACQUIRE))
 		__atomic_store_n(&c->bound, &ops, __ATOMIC_RELEASE); /* the writer's acquire loads (windup.c) */
-	if (__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED)) {
-		if (lock_unless_mine(c)) {
-			fc__windup_fine_period_locked(c);
-			fc__windup_unlock(c);
-		} else {
-			fc__windup_want_fine_period(c);
-		}
-	}
+	fc__windup_fine_period(c, 1);
 }
 
 void fc__bound_install(struct fc_clock *c, int poll)

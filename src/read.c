@@ -466,14 +466,8 @@ static __attribute__((noinline)) int64_t coarse_unkept(struct fc_clock *c, int h
  * and the period are the initialisation's (init.c), which another thread may be writing. */
 static void coarse_fine_period(struct fc_clock *c)
 {
-	if (FC__UNLIKELY(__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED)) && fc__ensure_init()) {
-		if (fc__windup_trylock(c)) {
-			fc__windup_fine_period_locked(c);
-			fc__windup_unlock(c);
-		} else {
-			fc__windup_want_fine_period(c);
-		}
-	}
+	if (FC__UNLIKELY(__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED)) && fc__ensure_init())
+		fc__windup_fine_period(c, 0);
 }
 
 /* The coarse clocks' slow path: fc__pub.coarse_mono is 0 (no real-time keeper). */

@@ -295,12 +295,18 @@ static int chores_due(const struct fc_clock *c, int64_t now)
 	return c->chores_max_age_ns == 0 || now - c->chores_at >= c->chores_max_age_ns;
 }
 
+static void fine_period_locked(struct fc_clock *c)
+{
+	if (__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED) != FC_PERIOD_FIXED)
+		fc__windup_set_period_locked(c, FC_FINE_PERIOD_NS);
+}
+
 /* The fine period, asked for by a reader that could not take the lock (bounded.c, read.c): set by the next writer
  * that re-anchors or does the chores (the keeper's turns, on either backend). */
 static void fine_if_wanted_locked(struct fc_clock *c)
 {
 	if (FC__UNLIKELY(__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED) == FC_PERIOD_WANT_FINE))
-		fc__windup_fine_period_locked(c);
+		fine_period_locked(c);
 }
 
 static void windup_locked(struct fc_clock *c, int chores)
@@ -407,17 +413,21 @@ int fc__windup_chores(struct fc_clock *c)
 	return 1;
 }
 
-void fc__windup_fine_period_locked(struct fc_clock *c)
-{
-	if (__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED) != FC_PERIOD_FIXED)
-		fc__windup_set_period_locked(c, FC_FINE_PERIOD_NS);
-}
-
-void fc__windup_want_fine_period(struct fc_clock *c)
+void fc__windup_fine_period(struct fc_clock *c, int wait)
 {
 	int expect = FC_PERIOD_DEFAULT;
-	(void)__atomic_compare_exchange_n(&c->period_auto, &expect, FC_PERIOD_WANT_FINE, 0, __ATOMIC_RELAXED,
-					  __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&c->period_auto, __ATOMIC_RELAXED))
+		return;
+	if (wait && !fc__in_writer) {
+		fc__windup_lock(c);
+	} else if (!fc__windup_trylock(c)) {
+		/* the next writer sets it: lock-free, async-signal-safe */
+		(void)__atomic_compare_exchange_n(&c->period_auto, &expect, FC_PERIOD_WANT_FINE, 0, __ATOMIC_RELAXED,
+						  __ATOMIC_RELAXED);
+		return;
+	}
+	fine_period_locked(c);
+	fc__windup_unlock(c);
 }
 
 void fc__windup_set_period_locked(struct fc_clock *c, int64_t period_ns)

@@ -54,11 +54,10 @@ void fc__windup_unlock(struct fc_clock *c);
 /* Re-anchor period (caller holds the lock). */
 void fc__windup_set_period_locked(struct fc_clock *c, int64_t period_ns);
 /* The process reads a bound or a coarse clock: where the period is still the default (c->period_auto), it becomes
- * FC_FINE_PERIOD_NS for good (config.h). Caller holds the lock. */
-void fc__windup_fine_period_locked(struct fc_clock *c);
-/* The same, from a reader that could not take the lock (a signal handler, another writer): the next writer sets
- * it (the keeper's next re-anchor, at most a period on). Lock-free, async-signal-safe. */
-void fc__windup_want_fine_period(struct fc_clock *c);
+ * FC_FINE_PERIOD_NS for good (config.h), under the writer lock: waited for where `wait` and this thread is not
+ * inside the writer, else tried. A reader that cannot take it asks the next writer to (the keeper's next
+ * re-anchor or chores, at most a period on): lock-free, async-signal-safe. Caller does not hold the lock. */
+void fc__windup_fine_period(struct fc_clock *c, int wait);
 /* A bounded read's bound on the kernel backend (read.c): through the bound's seam (c->bound: its first bound, else
  * a poll), "unasked" without one on the global clock, else the kernel's NTP state. Caller holds the lock. */
 void fc__windup_bound_kernel_locked(struct fc_clock *c, struct fc_hand *p, int64_t now, int64_t life_ns);

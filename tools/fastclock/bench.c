@@ -393,6 +393,23 @@ static void measure_reanchor(const struct fc_status *st)
 }
 
 /* ---- reads after a pause ---- */
+/* The period the reads after a pause had (they come first, in a process of plain reads only): a
+ * FASTCLOCK_PERIOD_US the library took fixes it (fc_status, after them: a fixed period does not move), one it
+ * refused (named in config_error) leaves the default. */
+static void spacing_period(const struct fc_status *st)
+{
+	const char *e = getenv("FASTCLOCK_PERIOD_US");
+	char *out = B.spacing_period;
+	const size_t n = sizeof(B.spacing_period);
+	if (e && *e && !strstr(st->config_error, "FASTCLOCK_PERIOD_US="))
+		snprintf(out, n, "FASTCLOCK_PERIOD_US=%lld", (long long)(st->period_ns / 1000));
+	else if (e && *e)
+		snprintf(out, n, "the default for plain reads, %d ms (FASTCLOCK_PERIOD_US=%.12s ignored)",
+			 FC_PERIOD_PLAIN_NS / 1000000, e);
+	else
+		snprintf(out, n, "the default for plain reads, %d ms", FC_PERIOD_PLAIN_NS / 1000000);
+}
+
 /* The ordered counter's ns per tick against the kernel's CLOCK_MONOTONIC over 20 ms (the library's own rate is
  * fc_status's, which the reads after a pause come before): a part in 10^5 or better, for latencies of ns. */
 static double ctr_calibrate(void)
@@ -828,6 +845,7 @@ int cmd_bench(int argc, char **argv)
 	measure_spacing(all, nall);
 	fc_init();
 	fc_status(&st);
+	spacing_period(&st);
 	B.ns_per_tick = st.backend == FC_BACKEND_COUNTER && st.counter_hz ? 1e9 / (double)st.counter_hz : 1.0;
 	B.ctr_ns_per_tick = fcb_ctr_is_ns ? 1.0 : st.counter_hz ? 1e9 / (double)st.counter_hz : NAN;
 	res = calloc((size_t)m, sizeof(*res));

@@ -70,6 +70,7 @@ struct bench_cfg {
 	/* reads after a pause (spacing_measured 0: not measured: the counter's rate is unknown, or interrupted) */
 	int spacing_measured;
 	double spacing_budget_s;
+	char spacing_period[96]; /* the period they had, as the library took FASTCLOCK_PERIOD_US (bench.c) */
 	struct spacing_cell spacing[SPACING_ROWS][SPACING_PAIRS];
 };
 

@@ -218,32 +218,9 @@ static size_t spacing_verdict(char *buf, size_t n)
 				spacing_label(bench_spacing_ns[last], b, sizeof(b)), lo50, hi50, lo99, hi99);
 }
 
-/* The period the reads after a pause had: they come first, in a process that had made plain reads only.
- * FASTCLOCK_PERIOD_US as the library takes it (src/config.c): digits only, 1..1000000; any other value is
- * ignored there, and the period is the default. */
-static const char *spacing_period(char *buf, size_t n)
-{
-	const char *e = getenv("FASTCLOCK_PERIOD_US");
-	long long v = 0;
-	int ok = e && *e;
-	for (const char *s = e; ok && *s; s++) {
-		ok = *s >= '0' && *s <= '9' && v <= 1000000;
-		v = v * 10 + (*s - '0');
-	}
-	if (ok && v >= 1 && v <= 1000000)
-		snprintf(buf, n, "FASTCLOCK_PERIOD_US=%lld", v);
-	else if (e && *e)
-		snprintf(buf, n, "the default for plain reads, %d ms (FASTCLOCK_PERIOD_US=%.12s ignored)",
-			 FC_PERIOD_PLAIN_NS / 1000000, e);
-	else
-		snprintf(buf, n, "the default for plain reads, %d ms", FC_PERIOD_PLAIN_NS / 1000000);
-	return buf;
-}
-
 /* The text table: one row per spacing; fc_mono_ns's percentiles and the vDSO's, then each drop-in's ratios. */
 static void print_spacing_text(void)
 {
-	char per[96];
 	if (!B->spacing_measured)
 		return;
 	printf("\nreads after a pause: each read timed alone, beside the vDSO's (ns; x50, x99: p50/p50, p99/p99)\n");
@@ -271,17 +248,16 @@ static void print_spacing_text(void)
 	    "clock_gettime(REALTIME); cgt: fc_clock_gettime / clock_gettime, MONOTONIC; gtod: fc_gettimeofday / "
 	    "gettimeofday; n: reads of each (0: no time left in --duration); measured first, the process having made "
 	    "plain reads only: period %s",
-	    B->spacing[1][0].fc_gap50 / 1e3, B->spacing[4][0].fc_gap50 / 1e6, spacing_period(per, sizeof(per)));
+	    B->spacing[1][0].fc_gap50 / 1e3, B->spacing[4][0].fc_gap50 / 1e6, B->spacing_period);
 }
 
 static void print_spacing_markdown(void)
 {
-	char per[96];
 	if (!B->spacing_measured)
 		return;
 	printf("\nReads after a pause (one read timed alone, interleaved with the vDSO's; ns; x: fastclock / vDSO; "
 	       "measured first, the process having made plain reads only: period %s):\n\n",
-	       spacing_period(per, sizeof(per)));
+	       B->spacing_period);
 	printf(
 	       "| pause | reads | `fc_mono_ns` p50 / p90 / p99 | `clock_gettime` p50 / p90 / p99 | x p50 | x p99 "
 	       "| `fc_real_ns` x p50, p99 | `fc_clock_gettime` x p50, p99 | `fc_gettimeofday` x p50, p99 |\n"
@@ -309,10 +285,7 @@ static void json_spacing(struct jw *j)
 	       "between two ordered counter reads, their own cost taken off; timer slack 1 ns; first, in a "
 	       "process that had made plain reads only (no fc_init, fc_status, bounded or coarse read), no "
 	       "updater unless --updater");
-	{
-		char per[96];
-		jw_str(j, "period", spacing_period(per, sizeof(per)));
-	}
+	jw_str(j, "period", B->spacing_period);
 	jw_num(j, "budget_s", round(B->spacing_budget_s * 1000) / 1000);
 	jw_arr(j, "rows");
 	for (int r = 0; r < SPACING_ROWS; r++) {
