@@ -69,7 +69,8 @@ TEST(Vdso, its_clock_gettime_reads_the_clocks_libc_reads)
 	EXPECT_NE(f((clockid_t)12345, &ts), 0); // an id the kernel does not know fails (no errno: -EINVAL)
 }
 
-// Found by the start-up's trust step, not by the first call (which must cost one kernel read) nor at load.
+// Found by the start-up's trust step, not at load. (Not asserted of the first call: the trust step is due a
+// millisecond after initialisation, and a first call that a busy machine holds up that long takes it.)
 TEST(Vdso, the_library_reads_the_kernel_through_it_once_started)
 {
 	FC_TEST_NEEDS_A_FRESH_LIBRARY();
@@ -77,8 +78,6 @@ TEST(Vdso, the_library_reads_the_kernel_through_it_once_started)
 		GTEST_SKIP() << "no vDSO here";
 	EXPECT_EQ(forked([] {
 			  EXPECT_EQ(fc__global_clock()->kernel_gettime, nullptr); // not at load
-			  (void)fc_mono_ns();
-			  EXPECT_EQ(fc__global_clock()->kernel_gettime, nullptr); // nor on the first call
 			  ASSERT_EQ(fc_init(), 0);                                // the start-up finished
 			  EXPECT_EQ(fc__global_clock()->kernel_gettime, fc__vdso_clock_gettime());
 			  EXPECT_NE(fc__global_clock()->kernel_gettime, nullptr);
